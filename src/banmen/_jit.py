@@ -1,0 +1,52 @@
+"""``@kernel``: numba's ``njit(cache=True)`` for functions handed to a generic search.
+
+Numba caches a function compiled for *another* jitted function as an argument only if that
+argument pickles the same way in every process. A dispatcher pickles with a random uuid,
+so by default the generic search recompiles in every new process (numba issue #9237).
+Giving each kernel a deterministic uuid — its qualified name plus a digest of the source
+files it is built from — makes the cache hit, and a changed kernel source gets a new uuid,
+so a search compiled for the old kernel is not reused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from numba import njit
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_HERE = Path(__file__).resolve().parent
+_digests: dict[str, str] = {}
+
+
+def _digest(path: str) -> str:
+    d = _digests.get(path)
+    if d is None:
+        h = hashlib.sha256()
+        for p in (Path(path), _HERE / "_bits.py"):
+            try:
+                h.update(p.read_bytes())
+            except OSError:
+                h.update(str(p).encode())
+        d = _digests[path] = h.hexdigest()[:16]
+    return d
+
+
+def kernel(fn: F | None = None, **options: Any) -> Any:
+    """Compile ``fn`` like ``njit(cache=True, **options)``, with a stable identity."""
+
+    def wrap(f: F) -> Any:
+        dispatcher = njit(cache=True, **options)(f)
+        ident = f"{f.__module__}.{f.__qualname__}:{_digest(inspect.getfile(f))}"
+        try:
+            dispatcher._set_uuid(ident)
+        except (AttributeError, AssertionError):  # pragma: no cover - numba internals moved
+            pass
+        return dispatcher
+
+    return wrap(fn) if fn is not None else wrap

@@ -1,0 +1,641 @@
+"""Mattix (マティックス), Gakken's edition.
+
+Pieces with point values lie on an N×N board together with one cross chip. Player 1 always
+takes a piece from the chip's **row**, player 2 always from its **column**; the taken piece's
+value is added to the taker's score and the chip moves to the taken square. The game ends
+when the player to move has no piece in their line (there is no pass); the higher score
+wins, equal scores draw.
+
+Sets (Gakken): 4×4 uses 15 pieces 1,1,2,2,…,7,7,8; 6×6 uses 35 pieces — 1, 2, 3 three times
+each, 4–9 twice, 10 once, −1, −2, −3 twice and −4…−10 once. The chip's square starts empty.
+Any N×N board from 2×2 to 8×8 can be given as a layout string.
+
+Squares are numbered ``row * N + col`` with row 0 at the top; their names are a column letter
+and a row number counted from the top, so ``a1`` is the top-left square (as in Othello)::
+
+    >>> board = Board.from_layout("3,X,7,1/5,2,8,4/6,1,2,7/5,3,4,6")
+    >>> [square_name(sq, 4) for sq in board.legal_moves]
+    ['a1', 'c1', 'd1']
+    >>> board.push_name("c1")
+    >>> board.scores, board.turn
+    ((7, 0), 2)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from banmen._jit import kernel
+
+from banmen._bits import mix64, popcount64
+from banmen.search.alphabeta import Kernels
+
+__all__ = [
+    "Board",
+    "MattixError",
+    "InvalidLayoutError",
+    "InvalidMoveError",
+    "IllegalMoveError",
+    "PIECES",
+    "SIZES",
+    "CHIP",
+    "deal",
+    "square_name",
+    "parse_square",
+    "KERNELS",
+    "kernel_position",
+]
+
+CHIP = "X"
+ORDER = False
+MIN_SIZE, MAX_SIZE = 2, 8
+
+#: Gakken's piece sets by board size (the cross chip is extra).
+PIECES: dict[int, tuple[int, ...]] = {
+    4: (1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8),
+    6: tuple(
+        sorted(
+            [v for v in (1, 2, 3) for _ in range(3)]
+            + [v for v in range(4, 10) for _ in range(2)]
+            + [10]
+            + [v for v in (-1, -2, -3) for _ in range(2)]
+            + list(range(-10, -3))
+        )
+    ),
+}
+SIZES = tuple(sorted(PIECES))
+_MAX_ABS_VALUE = 999
+
+
+class MattixError(ValueError):
+    """Base class of Mattix input errors; the message names the bad input."""
+
+
+class InvalidLayoutError(MattixError):
+    """A layout string, JSON record or deal request that cannot describe a board."""
+
+
+class InvalidMoveError(MattixError):
+    """A move that is not a square name on this board."""
+
+
+class IllegalMoveError(MattixError):
+    """A square the side to move may not take."""
+
+
+# --------------------------------------------------------------------------- squares
+
+
+def square_name(sq: int, size: int) -> str:
+    """``"c2"``-style name: column letter, then row number counted from the top."""
+    return f"{chr(ord('a') + sq % size)}{sq // size + 1}"
+
+
+def parse_square(text: str, size: int) -> int:
+    """Square index from a name like ``"c2"`` (case-insensitive).
+
+    >>> parse_square("c2", 4)
+    6
+    """
+    t = text.strip().lower()
+    last = chr(ord("a") + size - 1)
+    if len(t) < 2 or not ("a" <= t[0] <= last) or not t[1:].isdigit():
+        raise InvalidMoveError(
+            f"bad square {text.strip()!r}: expected a column a-{last} and a row 1-{size}, "
+            f"like 'a1' or '{last}{size}'"
+        )
+    row = int(t[1:]) - 1
+    if not 0 <= row < size:
+        raise InvalidMoveError(f"bad square {text.strip()!r}: rows run from 1 to {size}")
+    return row * size + (ord(t[0]) - ord("a"))
+
+
+# --------------------------------------------------------------------------- deals
+
+
+class SplitMix64:
+    """The SplitMix64 generator (Steele, Lea & Flood 2014): tiny, and the same everywhere.
+
+    Deals use it instead of Python's or NumPy's generators so that a seed names the same
+    board on every machine and every version, and can be re-implemented in any language.
+    """
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed & 0xFFFFFFFFFFFFFFFF
+
+    def next(self) -> int:
+        self.state = (self.state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """Uniform integer in ``[0, n)`` by rejection (no modulo bias)."""
+        limit = (1 << 64) - ((1 << 64) % n)
+        while True:
+            x = self.next()
+            if x < limit:
+                return x % n
+
+
+def deal(size: int, seed: int) -> list[int | str]:
+    """Cells of a seeded deal, row-major: piece values and one ``"X"``.
+
+    The set (sorted ascending, chip last) is shuffled by Fisher–Yates driven by
+    ``SplitMix64(seed)``: for ``i`` from the last index down to 1, swap cell ``i`` with cell
+    ``below(i + 1)``.
+    """
+    if size not in PIECES:
+        sizes = ", ".join(map(str, SIZES))
+        raise InvalidLayoutError(
+            f"no piece set for a {size}x{size} board: seeded deals exist for sizes {sizes} "
+            "(give any other board as a layout string)"
+        )
+    if not isinstance(seed, int) or seed < 0 or seed >= 1 << 64:
+        raise InvalidLayoutError(f"seed must be an integer from 0 to 2**64-1, got {seed!r}")
+    cells: list[int | str] = [*PIECES[size], CHIP]
+    rng = SplitMix64(seed)
+    for i in range(len(cells) - 1, 0, -1):
+        j = rng.below(i + 1)
+        cells[i], cells[j] = cells[j], cells[i]
+    return cells
+
+
+# --------------------------------------------------------------------------- the board
+
+
+@dataclass(frozen=True)
+class _Undo:
+    square: int
+    value: int
+    chip: int
+
+
+class Board:
+    """A Mattix position with its move history (``push`` / ``pop``, as in python-chess).
+
+    ``cells[sq]`` is the piece value on ``sq`` or ``None`` (empty, or the chip's square);
+    ``chip`` is the chip's square; ``turn`` is 1 (takes from the chip's row) or 2 (takes from
+    its column); ``scores`` is ``(player 1, player 2)``.
+    """
+
+    def __init__(
+        self,
+        size: int,
+        cells: Sequence[int | None],
+        chip: int,
+        turn: int = 1,
+        scores: tuple[int, int] = (0, 0),
+    ) -> None:
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            raise InvalidLayoutError(
+                f"board size {size} is not supported: expected {MIN_SIZE} to {MAX_SIZE}"
+            )
+        if len(cells) != size * size:
+            raise InvalidLayoutError(f"expected {size * size} cells, got {len(cells)}")
+        if not 0 <= chip < size * size:
+            raise InvalidLayoutError(f"chip square {chip} is off the {size}x{size} board")
+        if cells[chip] is not None:
+            raise InvalidLayoutError("the chip's square must be empty")
+        if turn not in (1, 2):
+            raise InvalidLayoutError(f"side to move must be 1 or 2, got {turn!r}")
+        for v in cells:
+            if v is not None and abs(v) > _MAX_ABS_VALUE:
+                raise InvalidLayoutError(
+                    f"piece value {v} is out of range: expected -{_MAX_ABS_VALUE}..{_MAX_ABS_VALUE}"
+                )
+        self.size = size
+        self.cells: list[int | None] = list(cells)
+        self.chip = chip
+        self.turn = turn
+        self._scores = [int(scores[0]), int(scores[1])]
+        self.move_stack: list[int] = []
+        self._undo: list[_Undo] = []
+        self._start = (list(self.cells), chip, turn, (self._scores[0], self._scores[1]))
+
+    # ---- construction
+
+    @classmethod
+    def from_seed(cls, seed: int, size: int = 6) -> Board:
+        """The seeded deal for ``size`` (see :func:`deal`), player 1 to move."""
+        cells = deal(size, seed)
+        chip = cells.index(CHIP)
+        return cls(size, [None if c == CHIP else int(c) for c in cells], chip)
+
+    @classmethod
+    def from_layout(cls, text: str) -> Board:
+        """Parse a layout string: rows top to bottom separated by ``/``, cells by ``,``;
+        each cell an integer piece value, ``X`` (the chip) or ``.`` (empty); optionally a
+        space and the side to move, ``1`` or ``2``."""
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidLayoutError("empty layout: expected rows like '3,X,7,1/5,2,8,4/...'")
+        parts = text.split()
+        if len(parts) > 2:
+            raise InvalidLayoutError(
+                f"layout has {len(parts)} space-separated fields: expected 'ROWS' or 'ROWS SIDE'"
+            )
+        turn = 1
+        if len(parts) == 2:
+            if parts[1] not in ("1", "2"):
+                raise InvalidLayoutError(f"side to move must be 1 or 2, got {parts[1]!r}")
+            turn = int(parts[1])
+        rows = parts[0].split("/")
+        size = len(rows)
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            raise InvalidLayoutError(
+                f"layout has {size} rows: expected a square board of {MIN_SIZE} to {MAX_SIZE} rows"
+            )
+        cells: list[int | None] = []
+        chip = -1
+        for r, row in enumerate(rows):
+            items = row.split(",")
+            if len(items) != size:
+                raise InvalidLayoutError(
+                    f"row {r + 1} has {len(items)} cells, expected {size} (the board is square)"
+                )
+            for c, raw in enumerate(items):
+                item = raw.strip()
+                if item.upper() == CHIP:
+                    if chip >= 0:
+                        raise InvalidLayoutError(
+                            f"second cross chip at {square_name(r * size + c, size)}: "
+                            "a layout has exactly one X"
+                        )
+                    chip = r * size + c
+                    cells.append(None)
+                elif item == ".":
+                    cells.append(None)
+                else:
+                    try:
+                        value = int(item)
+                    except ValueError:
+                        raise InvalidLayoutError(
+                            f"bad cell {item!r} at {square_name(r * size + c, size)}: "
+                            "expected an integer piece value, X or ."
+                        ) from None
+                    cells.append(value)
+        if chip < 0:
+            raise InvalidLayoutError("no cross chip in layout: exactly one cell must be X")
+        return cls(size, cells, chip, turn)
+
+    def copy(self) -> Board:
+        b = Board.__new__(Board)
+        b.size = self.size
+        b.cells = list(self.cells)
+        b.chip = self.chip
+        b.turn = self.turn
+        b._scores = list(self._scores)
+        b.move_stack = list(self.move_stack)
+        b._undo = list(self._undo)
+        b._start = self._start
+        return b
+
+    # ---- state
+
+    @property
+    def scores(self) -> tuple[int, int]:
+        return (self._scores[0], self._scores[1])
+
+    def line(self, turn: int | None = None) -> list[int]:
+        """Squares of the line the side ``turn`` takes from (row for 1, column for 2)."""
+        t = self.turn if turn is None else turn
+        n = self.size
+        if t == 1:
+            r = self.chip // n
+            return [r * n + c for c in range(n)]
+        c = self.chip % n
+        return [r * n + c for r in range(n)]
+
+    @property
+    def legal_moves(self) -> list[int]:
+        """Squares the side to move may take, in square order."""
+        return [sq for sq in self.line() if self.cells[sq] is not None]
+
+    def is_legal(self, sq: int) -> bool:
+        return 0 <= sq < self.size * self.size and sq in self.legal_moves
+
+    def is_game_over(self) -> bool:
+        return not self.legal_moves
+
+    def pieces_left(self) -> int:
+        return sum(v is not None for v in self.cells)
+
+    def winner(self) -> int | None:
+        """1 or 2 once the game is over with a winner; ``None`` while playing or on a draw."""
+        if not self.is_game_over() or self._scores[0] == self._scores[1]:
+            return None
+        return 1 if self._scores[0] > self._scores[1] else 2
+
+    def result(self) -> str:
+        """``"1-0"``, ``"0-1"``, ``"1/2-1/2"`` or ``"*"`` (game not over)."""
+        if not self.is_game_over():
+            return "*"
+        w = self.winner()
+        return "1/2-1/2" if w is None else ("1-0" if w == 1 else "0-1")
+
+    def margin(self, turn: int | None = None) -> int:
+        """Score of ``turn`` (default: side to move) minus the opponent's."""
+        t = self.turn if turn is None else turn
+        d = self._scores[0] - self._scores[1]
+        return d if t == 1 else -d
+
+    # ---- moves
+
+    def parse_move(self, text: str) -> int:
+        """Square of a move name, checked for legality (raises a :class:`MattixError`)."""
+        sq = parse_square(text, self.size)
+        self._check_legal(sq)
+        return sq
+
+    def _check_legal(self, sq: int) -> None:
+        n = self.size
+        if not isinstance(sq, int) or not 0 <= sq < n * n:
+            raise InvalidMoveError(f"square {sq!r} is off the {n}x{n} board")
+        if self.is_game_over():
+            raise IllegalMoveError("the game is over")
+        name = square_name(sq, n)
+        if sq not in self.line():
+            which = "row" if self.turn == 1 else "column"
+            raise IllegalMoveError(
+                f"{name} is not in the chip's {which}: player {self.turn} takes from "
+                f"{', '.join(square_name(s, n) for s in self.legal_moves)}"
+            )
+        if self.cells[sq] is None:
+            raise IllegalMoveError(f"{name} has no piece to take")
+
+    def push(self, sq: int) -> None:
+        """Take the piece on ``sq`` (raises :class:`IllegalMoveError` if not allowed)."""
+        self._check_legal(sq)
+        value = self.cells[sq]
+        assert value is not None
+        self._undo.append(_Undo(sq, value, self.chip))
+        self.move_stack.append(sq)
+        self._scores[self.turn - 1] += value
+        self.cells[sq] = None
+        self.chip = sq
+        self.turn = 3 - self.turn
+
+    def push_name(self, text: str) -> None:
+        self.push(self.parse_move(text))
+
+    def pop(self) -> int:
+        """Undo the last move and return its square."""
+        if not self._undo:
+            raise IndexError("no move to undo")
+        u = self._undo.pop()
+        self.move_stack.pop()
+        self.turn = 3 - self.turn
+        self._scores[self.turn - 1] -= u.value
+        self.cells[u.square] = u.value
+        self.chip = u.chip
+        return u.square
+
+    # ---- notation
+
+    def layout(self) -> str:
+        """The layout string of this position (side appended when it is 2)."""
+        n = self.size
+        rows = []
+        for r in range(n):
+            items = []
+            for c in range(n):
+                sq = r * n + c
+                v = self.cells[sq]
+                items.append(CHIP if sq == self.chip else ("." if v is None else str(v)))
+            rows.append(",".join(items))
+        text = "/".join(rows)
+        return text if self.turn == 1 else f"{text} 2"
+
+    def start_board(self) -> Board:
+        """The position this board's move stack starts from."""
+        cells, chip, turn, scores = self._start
+        return Board(self.size, cells, chip, turn, scores)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready record: the start position plus the moves, and the current state."""
+        start = self.start_board()
+        return {
+            "game": "mattix",
+            "size": self.size,
+            "start": start.layout(),
+            "start_scores": list(start.scores),
+            "moves": [square_name(sq, self.size) for sq in self.move_stack],
+            "layout": self.layout(),
+            "turn": self.turn,
+            "scores": list(self.scores),
+            "result": self.result(),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, d: Any) -> Board:
+        """Rebuild a board from :meth:`to_dict` output by replaying its moves."""
+        if not isinstance(d, dict):
+            raise InvalidLayoutError("a Mattix record must be a JSON object")
+        if d.get("game", "mattix") != "mattix":
+            raise InvalidLayoutError(f"record is for game {d.get('game')!r}, not 'mattix'")
+        start = d.get("start")
+        if not isinstance(start, str):
+            raise InvalidLayoutError("record needs 'start': the layout string it starts from")
+        b = cls.from_layout(start)
+        scores = d.get("start_scores", [0, 0])
+        if (
+            not isinstance(scores, list)
+            or len(scores) != 2
+            or not all(isinstance(s, int) for s in scores)
+        ):
+            raise InvalidLayoutError("'start_scores' must be a list of two integers")
+        b = cls(b.size, b.cells, b.chip, b.turn, (scores[0], scores[1]))
+        moves = d.get("moves", [])
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+            raise InvalidLayoutError("'moves' must be a list of square names")
+        for i, m in enumerate(moves):
+            try:
+                b.push_name(m)
+            except MattixError as e:
+                raise InvalidLayoutError(f"move {i + 1} ({m!r}): {e}") from None
+        return b
+
+    @classmethod
+    def from_json(cls, text: str) -> Board:
+        try:
+            d = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise InvalidLayoutError(f"not valid JSON: {e.msg} at position {e.pos}") from None
+        return cls.from_dict(d)
+
+    def __iter__(self) -> Iterator[int | None]:
+        return iter(self.cells)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Board):
+            return NotImplemented
+        return (
+            self.size == other.size
+            and self.cells == other.cells
+            and self.chip == other.chip
+            and self.turn == other.turn
+            and self.scores == other.scores
+        )
+
+    def __repr__(self) -> str:
+        return f"Board.from_layout({self.layout()!r})"
+
+    def __str__(self) -> str:
+        n = self.size
+        width = max(3, max((len(str(v)) for v in self.cells if v is not None), default=1) + 1)
+        head = "   " + "".join(chr(ord("a") + c).rjust(width) for c in range(n))
+        lines = [head]
+        for r in range(n):
+            row = []
+            for c in range(n):
+                sq = r * n + c
+                v = self.cells[sq]
+                row.append((CHIP if sq == self.chip else "." if v is None else str(v)).rjust(width))
+            lines.append(f"{r + 1:>3}" + "".join(row))
+        p1, p2 = self.scores
+        if self.is_game_over():
+            status = f"game over: {self.result()}"
+        else:
+            status = f"player {self.turn} ({'row' if self.turn == 1 else 'column'}) to move"
+        lines.append(f"scores {p1} : {p2}, {status}")
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- search kernels
+#
+# State: (mask, chip, side) — mask has bit sq set where a piece remains (int64 bit pattern),
+# chip is the chip's square, side is 0 for player 1 (row) and 1 for player 2 (column).
+# ctx (int64): [0, NN) piece values; [NN, 2NN) for each row its squares by value, highest
+# first; [2NN, 3NN) the same for each column; ctx[3NN] = N. Precomputing the order per line
+# gives "biggest piece first" move ordering for free.
+
+
+@kernel
+def _gen_moves(ctx: Any, st: Any, buf: Any) -> int:
+    mask, chip, side = st
+    size = ctx[ctx.shape[0] - 1]
+    nn = size * size
+    if side == 0:
+        base = nn + (chip // size) * size
+    else:
+        base = 2 * nn + (chip % size) * size
+    n = 0
+    for i in range(size):
+        sq = ctx[base + i]
+        if (mask >> sq) & 1:
+            buf[n] = sq
+            n += 1
+    if n > 1 and ORDER:
+        # Order by net gain: the piece's value minus the best piece the opponent can then
+        # take from the line through it (the line is sorted, so the first hit is the best).
+        scores = np.empty(8, np.int64)
+        obase = 2 * nn if side == 0 else nn
+        for i in range(n):
+            sq = buf[i]
+            m2 = mask & ~(np.int64(1) << sq)
+            ob = obase + ((sq % size) if side == 0 else (sq // size)) * size
+            best = 0
+            for j in range(size):
+                s2 = ctx[ob + j]
+                if (m2 >> s2) & 1:
+                    best = ctx[s2]
+                    break
+            scores[i] = ctx[sq] - best
+        for i in range(1, n):
+            sq = buf[i]
+            sc = scores[i]
+            j = i - 1
+            while j >= 0 and scores[j] < sc:
+                buf[j + 1] = buf[j]
+                scores[j + 1] = scores[j]
+                j -= 1
+            buf[j + 1] = sq
+            scores[j + 1] = sc
+    return n
+
+
+@kernel
+def _play(ctx: Any, st: Any, mv: int) -> Any:
+    mask, chip, side = st
+    return (mask & ~(np.int64(1) << mv), np.int64(mv), np.int64(1) - side)
+
+
+@kernel
+def _gain(ctx: Any, st: Any, mv: int) -> int:
+    return ctx[mv]
+
+
+@kernel
+def _zero(ctx: Any, st: Any) -> int:
+    # Scores are banked as gains, so both the heuristic (the write-up's "score difference")
+    # and the value of a finished game are zero from here on.
+    return 0
+
+
+@kernel
+def _key(ctx: Any, st: Any) -> int:
+    mask, chip, side = st
+    return mix64(mask ^ mix64((chip << 1 | side) + 1))
+
+
+@kernel
+def _horizon(ctx: Any, st: Any) -> int:
+    return popcount64(st[0])
+
+
+KERNELS = Kernels(
+    gen_moves=_gen_moves,
+    play=_play,
+    gain=_gain,
+    evaluate=_zero,
+    final=_zero,
+    key=_key,
+    horizon=_horizon,
+    max_moves=MAX_SIZE,
+    max_plies=MAX_SIZE * MAX_SIZE,
+)
+
+
+def kernel_context(board: Board) -> npt.NDArray[np.int64]:
+    n = board.size
+    nn = n * n
+    values = [0 if v is None else v for v in board.cells]
+    ctx = np.zeros(3 * nn + 1, dtype=np.int64)
+    ctx[:nn] = values
+    for r in range(n):
+        line = sorted(range(r * n, r * n + n), key=lambda s: (-values[s], s))
+        ctx[nn + r * n : nn + r * n + n] = line
+    for c in range(n):
+        line = sorted(range(c, nn, n), key=lambda s: (-values[s], s))
+        ctx[2 * nn + c * n : 2 * nn + c * n + n] = line
+    ctx[3 * nn] = n
+    return ctx
+
+
+def kernel_state(board: Board) -> tuple[np.int64, np.int64, np.int64]:
+    mask = 0
+    for sq, v in enumerate(board.cells):
+        if v is not None:
+            mask |= 1 << sq
+    if mask >= 1 << 63:
+        mask -= 1 << 64
+    return (np.int64(mask), np.int64(board.chip), np.int64(board.turn - 1))
+
+
+def kernel_position(board: Board) -> tuple[npt.NDArray[np.int64], tuple[Any, ...]]:
+    """``(ctx, state)`` of ``board`` for the search kernels.
+
+    The context depends only on the piece values on the board, so it is the same for all
+    positions of one game (as long as it is built from the start position); a search
+    salts its table with a hash of it.
+    """
+    return kernel_context(board.start_board()), kernel_state(board)

@@ -1,0 +1,510 @@
+"""Negamax alpha-beta, written once and compiled for every game.
+
+A game hands the search a bundle of compiled *kernels* (:class:`Kernels`) over a compact
+state — a tuple of integers — plus a read-only ``ctx`` array of per-game constants (a Mattix
+deal's piece values, for example). Numba specialises :func:`_negamax` for each bundle, so
+the generic code runs as fast as a hand-written one (DESIGN.md, "Fast and generic at once").
+
+The kernel contract (all ``@njit``):
+
+``gen_moves(ctx, state, buf) -> n``
+    Write the legal moves (non-negative ints) into ``buf[:n]`` in the game's preferred search
+    order. ``n == 0`` means the game is over (a game with passes generates a pass move).
+``play(ctx, state, move) -> state``
+    The state after ``move`` (copy-make; states are immutable tuples).
+``gain(ctx, state, move) -> int``
+    Points the mover banks by ``move`` (Mattix: the piece's value; 0 for most games).
+``evaluate(ctx, state) -> int``
+    Heuristic value of the rest of the game for the side to move, used at the depth horizon.
+``final(ctx, state) -> int``
+    Exact value of a finished game for the side to move (after the gains already banked).
+``key(ctx, state) -> int``
+    64-bit hash of everything the value depends on, except ``ctx`` (the driver salts the key
+    with a hash of ``ctx`` so tables survive from one deal to the next).
+``horizon(ctx, state) -> int``
+    An upper bound on the plies left in the game that drops by at least one per move. A
+    search whose depth reaches it never calls ``evaluate``: its value is exact.
+
+The value of a node is ``max over moves (gain - value(child))`` — negamax with the gains
+banked along the way, so the value depends only on the state and transposes cleanly.
+
+The search is fail-soft principal-variation search with iterative deepening, aspiration
+windows, a two-slot-per-bucket transposition table (depth-preferred slot + always-replace
+slot, with aging), the TT move tried first, and a triangular PV table. Cancellation is
+cooperative: every 1024 nodes the search reads a stop flag (set by a timer thread for time
+limits, or by anyone else) and its node limit; once either trips, every frame unwinds and
+the iteration is discarded, so the reported move is that of the last completed iteration.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from banmen._bits import mix64
+from banmen.search.limits import STOP_REQUESTED, STOP_TIME, Deadline, Limit, StopFlag
+
+__all__ = ["Kernels", "AlphaBeta", "SearchInfo", "SearchResult", "INF"]
+
+INF = 1 << 30  #: larger than any game value
+
+# ctl[] slots: counters and switches shared between the driver and the compiled search.
+_NODES = 0
+_NODE_LIMIT = 1
+_ABORTED = 2
+_SALT = 3
+_GEN = 4
+_NO_ABORT = 5
+_SELDEPTH = 6
+_TT_SHIFT = 7
+_TT_MIN_DEPTH = 8
+_ETC_MIN_DEPTH = 9
+_CTL_SIZE = 10
+
+# TT flags
+_LOWER = 1
+_UPPER = 2
+_EXACT = 3
+
+_GOLDEN = -7046029254386353131  # 0x9E3779B97F4A7C15 as int64 (Fibonacci hashing)
+
+
+class Kernels(NamedTuple):
+    """The compiled functions through which the search sees a game (see module doc)."""
+
+    gen_moves: Any
+    play: Any
+    gain: Any
+    evaluate: Any
+    final: Any
+    key: Any
+    horizon: Any
+    max_moves: int  #: size of a move buffer: the most legal moves any position can have
+    max_plies: int  #: the longest game, in plies (bounds the PV and the search stack)
+
+
+@dataclass(frozen=True)
+class SearchInfo:
+    """Progress after a completed iteration."""
+
+    depth: int
+    score: int
+    nodes: int
+    seconds: float
+    pv: list[int]
+    exact: bool
+
+    @property
+    def nps(self) -> float:
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass
+class SearchResult:
+    """What a search established. ``move`` is ``None`` only when the game is over.
+
+    ``exact`` is true only if the score is the game-theoretic value (the completed
+    iteration reached every terminal position). ``stopped_by`` says why the search ended:
+    ``"exact"`` (solved), ``"depth"``, ``"time"``, ``"nodes"``, ``"stop"`` (stop flag) or
+    ``"game_over"``.
+    """
+
+    move: int | None
+    score: int
+    depth: int
+    nodes: int
+    seconds: float
+    pv: list[int] = field(default_factory=list)
+    exact: bool = False
+    stopped_by: str = "depth"
+
+    @property
+    def nps(self) -> float:
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+
+# --------------------------------------------------------------------------- compiled core
+
+
+@njit(cache=True, inline="always")
+def _tt_index(ctl: npt.NDArray[np.int64], k: int) -> int:
+    h = np.uint64(k) * np.uint64(_GOLDEN)
+    return np.int64(h >> np.uint64(ctl[_TT_SHIFT])) * 4
+
+
+@njit(cache=True, inline="always")
+def _pack(value: int, move: int, depth: int, flag: int, gen: int) -> int:
+    return (
+        (value + 2147483648)
+        | ((move + 1) << 32)
+        | (min(depth, 255) << 48)
+        | (flag << 56)
+        | ((gen & 31) << 58)
+    )
+
+
+@njit(cache=True)
+def _tt_store(
+    tt: npt.NDArray[np.int64],
+    ctl: npt.NDArray[np.int64],
+    k: int,
+    value: int,
+    move: int,
+    depth: int,
+    flag: int,
+) -> None:
+    i = _tt_index(ctl, k)
+    gen = ctl[_GEN]
+    d0 = tt[i + 1]
+    # Slot 0 keeps the deepest entry of the current search; slot 1 always takes the newcomer,
+    # or the entry slot 0 loses.
+    if (
+        tt[i] == k
+        or d0 == 0
+        or ((d0 >> 48) & 255) <= depth
+        or ((d0 >> 58) & 31) != (gen & 31)
+    ):
+        if tt[i] != k and d0 != 0:
+            tt[i + 2] = tt[i]
+            tt[i + 3] = d0
+        tt[i] = k
+        tt[i + 1] = _pack(value, move, depth, flag, gen)
+    else:
+        tt[i + 2] = k
+        tt[i + 3] = _pack(value, move, depth, flag, gen)
+
+
+@njit(cache=True, inline="always")
+def _tt_probe(tt: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64], k: int) -> int:
+    """Packed entry for key ``k`` or 0. A bucket's two slots share one cache line."""
+    i = _tt_index(ctl, k)
+    if tt[i] == k and tt[i + 1] != 0:
+        return tt[i + 1]
+    if tt[i + 2] == k and tt[i + 3] != 0:
+        return tt[i + 3]
+    return 0
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _negamax(
+    gen_moves: Any,
+    play: Any,
+    gain: Any,
+    evaluate: Any,
+    final: Any,
+    key: Any,
+    ctx: Any,
+    st: Any,
+    depth: int,
+    alpha: int,
+    beta: int,
+    ply: int,
+    pv_node: bool,
+    tt: npt.NDArray[np.int64],
+    moves: npt.NDArray[np.int64],
+    pv: npt.NDArray[np.int64],
+    pvlen: npt.NDArray[np.int64],
+    ctl: npt.NDArray[np.int64],
+    stop: npt.NDArray[np.int64],
+) -> int:
+    ctl[_NODES] += 1
+    if (ctl[_NODES] & 1023) == 0 and ctl[_NO_ABORT] == 0:
+        if stop[0] != 0 or ctl[_NODES] >= ctl[_NODE_LIMIT]:
+            ctl[_ABORTED] = 1
+    if ctl[_ABORTED] != 0:
+        return 0
+    pvlen[ply] = ply
+    if ply > ctl[_SELDEPTH]:
+        ctl[_SELDEPTH] = ply
+
+    buf = moves[ply]
+    n = gen_moves(ctx, st, buf)
+    if n == 0:
+        return final(ctx, st)
+    if depth <= 0:
+        return evaluate(ctx, st)
+
+    use_tt = depth >= ctl[_TT_MIN_DEPTH]
+    k = key(ctx, st) ^ ctl[_SALT]
+    e = _tt_probe(tt, ctl, k) if use_tt else 0
+    if e != 0:
+        tt_move = ((e >> 32) & 0xFFFF) - 1
+        if ((e >> 48) & 255) >= depth and not pv_node:
+            v = (e & 0xFFFFFFFF) - 2147483648
+            f = (e >> 56) & 3
+            if f == _EXACT or (f == _LOWER and v >= beta) or (f == _UPPER and v <= alpha):
+                return v
+        if tt_move >= 0:
+            # Bring the TT move to the front, keeping the game's order for the rest.
+            for i in range(n):
+                if buf[i] == tt_move:
+                    for j in range(i, 0, -1):
+                        buf[j] = buf[j - 1]
+                    buf[0] = tt_move
+                    break
+
+    if use_tt and not pv_node and depth >= ctl[_ETC_MIN_DEPTH]:
+        # Enhanced transposition cutoff: a child whose stored value already refutes this
+        # node's window ends the node without searching anything.
+        for i in range(n):
+            mv = buf[i]
+            ce = _tt_probe(tt, ctl, key(ctx, play(ctx, st, mv)) ^ ctl[_SALT])
+            if ce != 0 and ((ce >> 48) & 255) >= depth - 1:
+                cf = (ce >> 56) & 3
+                if cf == _EXACT or cf == _UPPER:
+                    v = gain(ctx, st, mv) - ((ce & 0xFFFFFFFF) - 2147483648)
+                    if v >= beta:
+                        return v
+
+    # Literal True/False arguments in the recursive calls would make numba compile extra
+    # overloads of this function that call each other, and such a set crashes when loaded
+    # from the on-disk cache; these flags are plain (non-literal) bools.
+    yes = ply >= 0
+    no = ply < 0
+    alpha0 = alpha
+    best = -INF
+    best_move = buf[0]
+    for i in range(n):
+        mv = buf[i]
+        g = gain(ctx, st, mv)
+        child = play(ctx, st, mv)
+        # value = g - child_value, so the child's window is (g - beta, g - alpha).
+        if i == 0:
+            v = g - _negamax(
+                gen_moves, play, gain, evaluate, final, key, ctx, child, depth - 1,
+                g - beta, g - alpha, ply + 1, pv_node,
+                tt, moves, pv, pvlen, ctl, stop,
+            )  # fmt: skip
+        else:
+            v = g - _negamax(
+                gen_moves, play, gain, evaluate, final, key, ctx, child, depth - 1,
+                g - alpha - 1, g - alpha, ply + 1, no,
+                tt, moves, pv, pvlen, ctl, stop,
+            )  # fmt: skip
+            if pv_node and alpha < v < beta and ctl[_ABORTED] == 0:
+                v = g - _negamax(
+                    gen_moves, play, gain, evaluate, final, key, ctx, child, depth - 1,
+                    g - beta, g - alpha, ply + 1, yes,
+                    tt, moves, pv, pvlen, ctl, stop,
+                )  # fmt: skip
+        if ctl[_ABORTED] != 0:
+            return 0
+        if v > best:
+            best = v
+            best_move = mv
+            if v > alpha:
+                alpha = v
+                pv[ply, ply] = mv
+                for j in range(ply + 1, pvlen[ply + 1]):
+                    pv[ply, j] = pv[ply + 1, j]
+                pvlen[ply] = max(pvlen[ply + 1], ply + 1)
+                if alpha >= beta:
+                    break
+
+    if best >= beta:
+        flag = _LOWER
+    elif best <= alpha0:
+        flag = _UPPER
+    else:
+        flag = _EXACT
+    if use_tt:
+        _tt_store(tt, ctl, k, best, best_move, depth, flag)
+    return best
+
+
+@njit(cache=True)
+def _horizon(horizon: Any, ctx: Any, st: Any) -> int:
+    return horizon(ctx, st)
+
+
+@njit(cache=True)
+def _root_moves(gen_moves: Any, ctx: Any, st: Any, buf: npt.NDArray[np.int64]) -> int:
+    return gen_moves(ctx, st, buf)
+
+
+@njit(cache=True)
+def _ctx_salt(ctx: npt.NDArray[np.int64]) -> int:
+    h = 0x2545F4914F6CDD1D
+    for i in range(ctx.shape[0]):
+        h = mix64(h ^ ctx[i])
+    return h
+
+
+# --------------------------------------------------------------------------- driver
+
+
+class AlphaBeta:
+    """Iterative-deepening PVS over a game's :class:`Kernels`, with a persistent TT.
+
+    One instance per game kind; reuse it between moves so the table carries over.
+
+    ``tt_bits`` sets the table to ``2 ** tt_bits`` buckets of two entries (16 bytes each).
+    """
+
+    def __init__(self, kernels: Kernels, tt_bits: int = 20) -> None:
+        if not 4 <= tt_bits <= 30:
+            raise ValueError("tt_bits must be between 4 and 30")
+        self.kernels = kernels
+        self.tt_bits = tt_bits
+        # 64-byte aligned, so that each 32-byte bucket sits in one cache line.
+        raw = np.zeros((4 << tt_bits) + 8, dtype=np.int64)
+        off = (-raw.ctypes.data % 64) // 8
+        self.tt = raw[off : off + (4 << tt_bits)]
+        plies = kernels.max_plies + 2
+        self.moves = np.zeros((plies, kernels.max_moves), dtype=np.int64)
+        self.pv = np.zeros((plies, plies), dtype=np.int64)
+        self.pvlen = np.zeros(plies, dtype=np.int64)
+        self.ctl = np.zeros(_CTL_SIZE, dtype=np.int64)
+        self.ctl[_TT_SHIFT] = 64 - tt_bits
+        self._generation = 0
+        # Tunables (defaults chosen by the Mattix benchmark, docs/BENCHMARKS.md).
+        self.aspiration = 1  #: half-width of the aspiration window around the last score
+        self.exact_jump = 8  #: deepen one ply at a time up to here, then go to the horizon
+        self.tt_min_depth = 1  #: no table probes or stores below this remaining depth
+        self.etc_min_depth = 99  #: enhanced transposition cutoffs from this remaining depth
+        self.method = "pvs"  #: "pvs" (aspiration windows) or "mtdf" for each iteration
+
+    def clear(self) -> None:
+        """Forget everything in the transposition table."""
+        self.tt[:] = 0
+
+    def horizon(self, ctx: Any, state: Any) -> int:
+        return int(_horizon(self.kernels.horizon, ctx, state))
+
+    def _run(
+        self, ctx: Any, state: Any, depth: int, lo: int, hi: int, pv_node: bool, stop: Any
+    ) -> int:
+        k = self.kernels
+        return int(
+            _negamax(
+                k.gen_moves, k.play, k.gain, k.evaluate, k.final, k.key, ctx, state,
+                depth, lo, hi, 0, pv_node, self.tt, self.moves,
+                self.pv, self.pvlen, self.ctl, stop,
+            )  # fmt: skip
+        )
+
+    def _iteration(self, ctx: Any, state: Any, depth: int, guess: int, stop: Any) -> int:
+        """Value at ``depth`` (PV left in ``self.pv[0]``); meaningless if aborted."""
+        ctl = self.ctl
+        if depth > 1 and self.method == "mtdf":
+            # MTD(f): null-window tests converge on the value; a final narrow PV search
+            # (cheap: the table is warm) fills in the principal variation.
+            lo, hi, g = -INF, INF, guess
+            while lo < hi:
+                beta = g + 1 if g == lo else g
+                g = self._run(ctx, state, depth, beta - 1, beta, False, stop)
+                if ctl[_ABORTED]:
+                    return 0
+                if g < beta:
+                    hi = g
+                else:
+                    lo = g
+            return self._run(ctx, state, depth, g - 1, g + 1, True, stop)
+        if depth == 1 or self.aspiration <= 0:
+            lo, hi = -INF, INF
+        else:
+            lo, hi = guess - self.aspiration, guess + self.aspiration
+        delta = max(self.aspiration, 1)
+        while True:
+            v = self._run(ctx, state, depth, lo, hi, True, stop)
+            if ctl[_ABORTED]:
+                return 0
+            if v <= lo and lo > -INF:
+                lo = max(-INF, v - delta)
+                delta *= 4
+            elif v >= hi and hi < INF:
+                hi = min(INF, v + delta)
+                delta *= 4
+            else:
+                return v
+
+    def search(
+        self,
+        ctx: npt.NDArray[np.int64],
+        state: tuple[Any, ...],
+        limit: Limit | None = None,
+        *,
+        stop: StopFlag | None = None,
+        on_info: Callable[[SearchInfo], None] | None = None,
+    ) -> SearchResult:
+        """Search ``state`` within ``limit`` (unbounded: solve exactly).
+
+        Iterations deepen one ply at a time, then jump to the game's horizon (where the
+        value is exact) unless a depth limit comes first. The first iteration always
+        completes, so a position with legal moves always gets a move, even if ``stop`` was
+        already set when the search began.
+        """
+        limit = limit or Limit()
+        k = self.kernels
+        t0 = time.perf_counter()
+        flag = stop if stop is not None else StopFlag()
+        ctl = self.ctl
+        ctl[_NODES] = 0
+        ctl[_ABORTED] = 0
+        ctl[_SELDEPTH] = 0
+        ctl[_NODE_LIMIT] = limit.nodes if limit.nodes is not None else (1 << 62)
+        ctl[_SALT] = _ctx_salt(ctx)
+        ctl[_TT_MIN_DEPTH] = self.tt_min_depth
+        ctl[_ETC_MIN_DEPTH] = self.etc_min_depth
+        self._generation += 1
+        ctl[_GEN] = self._generation
+
+        n_root = int(_root_moves(k.gen_moves, ctx, state, self.moves[0]))
+        horizon = self.horizon(ctx, state)
+        if n_root == 0:
+            v = int(_call2(k.final, ctx, state))
+            return SearchResult(None, v, 0, 0, time.perf_counter() - t0, [], True, "game_over")
+
+        max_depth = max(1, horizon)
+        if limit.depth is not None:
+            max_depth = min(max_depth, limit.depth)
+        depths = list(range(1, min(max_depth, self.exact_jump) + 1))
+        if depths[-1] < max_depth:
+            depths.append(max_depth)
+
+        best: SearchResult | None = None
+        stopped_by = "depth"
+        score = 0
+        with Deadline(flag, limit.time):
+            for depth in depths:
+                ctl[_NO_ABORT] = 1 if depth == 1 else 0
+                v = self._iteration(ctx, state, depth, score, flag.array)
+                if ctl[_ABORTED]:
+                    reason = flag.reason
+                    stopped_by = {STOP_TIME: "time", STOP_REQUESTED: "stop"}.get(reason, "nodes")
+                    break
+                score = v
+                pv = [int(m) for m in self.pv[0, : int(self.pvlen[0])]]
+                exact = depth >= horizon
+                elapsed = time.perf_counter() - t0
+                nodes = int(ctl[_NODES])
+                best = SearchResult(pv[0], score, depth, nodes, elapsed, pv, exact, "depth")
+                if on_info is not None:
+                    on_info(SearchInfo(depth, score, nodes, elapsed, pv, exact))
+                if exact:
+                    stopped_by = "exact"
+                    break
+                if limit.nodes is not None and nodes >= limit.nodes:
+                    stopped_by = "nodes"
+                    break
+                if flag.is_set():
+                    stopped_by = "time" if flag.reason == STOP_TIME else "stop"
+                    break
+        if flag.reason == STOP_TIME:
+            flag.clear()  # our own deadline's mark; a caller's stop request is left alone
+        assert best is not None  # the first iteration cannot be aborted
+        best.nodes = int(ctl[_NODES])
+        best.seconds = time.perf_counter() - t0
+        best.stopped_by = stopped_by
+        return best
+
+
+@njit(cache=True)
+def _call2(fn: Any, ctx: Any, st: Any) -> int:
+    return fn(ctx, st)

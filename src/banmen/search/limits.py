@@ -1,0 +1,132 @@
+"""Search limits and cooperative cancellation.
+
+A search stops at the first bound it meets — time, depth or nodes — or when someone sets
+its :class:`StopFlag`. Compiled searches cannot read a clock cheaply, so time is enforced by
+a :class:`Deadline`: a timer thread that sets the stop flag when time is up, while the
+compiled search (which releases the GIL) polls the flag every few hundred nodes. The same
+flag, placed in shared memory, lets another process stop a search running in a worker.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import threading
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["Limit", "StopFlag", "Deadline", "STOP_REQUESTED", "STOP_TIME"]
+
+#: Values a :class:`StopFlag` can hold: why the search was asked to stop.
+STOP_NONE = 0
+STOP_REQUESTED = 1
+STOP_TIME = 2
+
+
+@dataclass(frozen=True)
+class Limit:
+    """Bounds for one search; ``None`` means unbounded.
+
+    ``time`` is in seconds (wall clock), ``depth`` in plies, ``nodes`` in visited nodes.
+    With no bound at all a search runs to the end of the game (an exact solve).
+
+    >>> Limit(time=0.5)
+    Limit(time=0.5, depth=None, nodes=None)
+    """
+
+    time: float | None = None
+    depth: int | None = None
+    nodes: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.time is not None and not (self.time > 0 and math.isfinite(self.time)):
+            raise ValueError(f"time limit must be a positive number of seconds, got {self.time!r}")
+        if self.depth is not None and (not isinstance(self.depth, int) or self.depth < 1):
+            raise ValueError(f"depth limit must be a positive integer, got {self.depth!r}")
+        if self.nodes is not None and (not isinstance(self.nodes, int) or self.nodes < 1):
+            raise ValueError(f"node limit must be a positive integer, got {self.nodes!r}")
+
+    @property
+    def unbounded(self) -> bool:
+        return self.time is None and self.depth is None and self.nodes is None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"time": self.time, "depth": self.depth, "nodes": self.nodes}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Limit:
+        return cls(time=d.get("time"), depth=d.get("depth"), nodes=d.get("nodes"))
+
+
+class StopFlag:
+    """A one-cell int64 array a compiled search polls; nonzero means "stop now".
+
+    ``StopFlag()`` lives in this process (stop from another thread);
+    ``StopFlag.shared()`` lives in shared memory and can be handed to a child process
+    at start-up, so the parent can stop the child's search.
+    """
+
+    __slots__ = ("array", "_raw")
+
+    def __init__(self, raw: Any = None) -> None:
+        self._raw = raw
+        if raw is None:
+            self.array: npt.NDArray[np.int64] = np.zeros(1, dtype=np.int64)
+        else:
+            self.array = np.frombuffer(raw, dtype=np.int64, count=1)
+
+    @classmethod
+    def shared(cls) -> StopFlag:
+        return cls(multiprocessing.get_context("spawn").RawArray("q", 1))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        if self._raw is None:
+            raise TypeError("only StopFlag.shared() can be sent to another process")
+        return (StopFlag, (self._raw,))
+
+    def set(self, reason: int = STOP_REQUESTED) -> None:
+        if self.array[0] == STOP_NONE:
+            self.array[0] = reason
+
+    def clear(self) -> None:
+        self.array[0] = STOP_NONE
+
+    @property
+    def reason(self) -> int:
+        return int(self.array[0])
+
+    def is_set(self) -> bool:
+        return self.reason != STOP_NONE
+
+
+class Deadline:
+    """Context manager that sets ``flag`` to :data:`STOP_TIME` after ``seconds``.
+
+    Used around a compiled (GIL-releasing) search, it stops the search within the time
+    the search needs to reach its next poll of the flag — well under a millisecond.
+    """
+
+    def __init__(self, flag: StopFlag, seconds: float | None) -> None:
+        self.flag = flag
+        self.seconds = seconds
+        self._timer: threading.Timer | None = None
+
+    def __enter__(self) -> Deadline:
+        if self.seconds is not None:
+            self._timer = threading.Timer(self.seconds, self.flag.set, args=(STOP_TIME,))
+            self._timer.daemon = True
+            self._timer.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
