@@ -33,6 +33,7 @@ import numpy.typing as npt
 from banmen._jit import kernel
 
 from banmen._bits import mix64, popcount64
+from banmen.games._base import GameDef
 from banmen.search.alphabeta import Kernels
 
 __all__ = [
@@ -347,6 +348,9 @@ class Board:
 
     # ---- moves
 
+    def move_name(self, sq: int) -> str:
+        return square_name(sq, self.size)
+
     def parse_move(self, text: str) -> int:
         """Square of a move name, checked for legality (raises a :class:`MattixError`)."""
         sq = parse_square(text, self.size)
@@ -639,3 +643,19 @@ def kernel_position(board: Board) -> tuple[npt.NDArray[np.int64], tuple[Any, ...
     salts its table with a hash of it.
     """
     return kernel_context(board.start_board()), kernel_state(board)
+
+
+GAME = GameDef(
+    name="mattix",
+    title="Mattix",
+    board_from_dict=Board.from_dict,
+    kernels=KERNELS,
+    search_position=kernel_position,
+    score_offset=lambda board: board.margin(),
+    # 2**18 buckets (8 MiB): the exact 6x6 solve is memory-bound, and this size solves
+    # fastest on the benchmark (docs/BENCHMARKS.md).
+    tt_bits=18,
+    # A whole 6x6 game (35 plies) solves in well under a second, so solve whenever
+    # a 6x6 game or less is left; 8x8 games deepen ply by ply until then.
+    solve_horizon=36,
+)

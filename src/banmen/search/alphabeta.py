@@ -139,13 +139,16 @@ def _tt_index(ctl: npt.NDArray[np.int64], k: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def _pack(value: int, move: int, depth: int, flag: int, gen: int) -> int:
+def _pack(value: int, move: int, depth: int, flag: int, gen: int, solved: bool) -> int:
+    # value: bits 0-31 (offset by 2**31); move + 1: bits 32-47; depth: 48-55; flag: 56-57;
+    # generation: 58-61; solved (searched to the end of the game): bit 62.
     return (
         (value + 2147483648)
         | ((move + 1) << 32)
         | (min(depth, 255) << 48)
         | (flag << 56)
-        | ((gen & 31) << 58)
+        | ((gen & 15) << 58)
+        | (np.int64(solved) << 62)
     )
 
 
@@ -158,6 +161,7 @@ def _tt_store(
     move: int,
     depth: int,
     flag: int,
+    solved: bool,
 ) -> None:
     i = _tt_index(ctl, k)
     gen = ctl[_GEN]
@@ -168,16 +172,16 @@ def _tt_store(
         tt[i] == k
         or d0 == 0
         or ((d0 >> 48) & 255) <= depth
-        or ((d0 >> 58) & 31) != (gen & 31)
+        or ((d0 >> 58) & 15) != (gen & 15)
     ):
         if tt[i] != k and d0 != 0:
             tt[i + 2] = tt[i]
             tt[i + 3] = d0
         tt[i] = k
-        tt[i + 1] = _pack(value, move, depth, flag, gen)
+        tt[i + 1] = _pack(value, move, depth, flag, gen, solved)
     else:
         tt[i + 2] = k
-        tt[i + 3] = _pack(value, move, depth, flag, gen)
+        tt[i + 3] = _pack(value, move, depth, flag, gen, solved)
 
 
 @njit(cache=True, inline="always")
@@ -199,6 +203,7 @@ def _negamax(
     evaluate: Any,
     final: Any,
     key: Any,
+    horizon: Any,
     ctx: Any,
     st: Any,
     depth: int,
@@ -235,7 +240,7 @@ def _negamax(
     e = _tt_probe(tt, ctl, k) if use_tt else 0
     if e != 0:
         tt_move = ((e >> 32) & 0xFFFF) - 1
-        if ((e >> 48) & 255) >= depth and not pv_node:
+        if (((e >> 48) & 255) >= depth or (e >> 62) & 1) and not pv_node:
             v = (e & 0xFFFFFFFF) - 2147483648
             f = (e >> 56) & 3
             if f == _EXACT or (f == _LOWER and v >= beta) or (f == _UPPER and v <= alpha):
@@ -255,7 +260,7 @@ def _negamax(
         for i in range(n):
             mv = buf[i]
             ce = _tt_probe(tt, ctl, key(ctx, play(ctx, st, mv)) ^ ctl[_SALT])
-            if ce != 0 and ((ce >> 48) & 255) >= depth - 1:
+            if ce != 0 and (((ce >> 48) & 255) >= depth - 1 or (ce >> 62) & 1):
                 cf = (ce >> 56) & 3
                 if cf == _EXACT or cf == _UPPER:
                     v = gain(ctx, st, mv) - ((ce & 0xFFFFFFFF) - 2147483648)
@@ -277,19 +282,19 @@ def _negamax(
         # value = g - child_value, so the child's window is (g - beta, g - alpha).
         if i == 0:
             v = g - _negamax(
-                gen_moves, play, gain, evaluate, final, key, ctx, child, depth - 1,
+                gen_moves, play, gain, evaluate, final, key, horizon, ctx, child, depth - 1,
                 g - beta, g - alpha, ply + 1, pv_node,
                 tt, moves, pv, pvlen, ctl, stop,
             )  # fmt: skip
         else:
             v = g - _negamax(
-                gen_moves, play, gain, evaluate, final, key, ctx, child, depth - 1,
+                gen_moves, play, gain, evaluate, final, key, horizon, ctx, child, depth - 1,
                 g - alpha - 1, g - alpha, ply + 1, no,
                 tt, moves, pv, pvlen, ctl, stop,
             )  # fmt: skip
             if pv_node and alpha < v < beta and ctl[_ABORTED] == 0:
                 v = g - _negamax(
-                    gen_moves, play, gain, evaluate, final, key, ctx, child, depth - 1,
+                    gen_moves, play, gain, evaluate, final, key, horizon, ctx, child, depth - 1,
                     g - beta, g - alpha, ply + 1, yes,
                     tt, moves, pv, pvlen, ctl, stop,
                 )  # fmt: skip
@@ -314,7 +319,11 @@ def _negamax(
     else:
         flag = _EXACT
     if use_tt:
-        _tt_store(tt, ctl, k, best, best_move, depth, flag)
+        # A subtree searched to the end of the game holds its game-theoretic value (or a
+        # true bound on it): mark it solved so that deeper iterations reuse it too. Its
+        # depth for replacement is its real size, the plies left.
+        h = horizon(ctx, st)
+        _tt_store(tt, ctl, k, best, best_move, min(depth, h), flag, depth >= h)
     return best
 
 
@@ -365,7 +374,11 @@ class AlphaBeta:
         self._generation = 0
         # Tunables (defaults chosen by the Mattix benchmark, docs/BENCHMARKS.md).
         self.aspiration = 1  #: half-width of the aspiration window around the last score
-        self.exact_jump = 8  #: deepen one ply at a time up to here, then go to the horizon
+        #: With at most ``solve_horizon`` plies left, deepen one ply at a time only up to
+        #: ``exact_jump`` and then search to the end of the game (an exact solve); otherwise
+        #: deepen one ply at a time all the way.
+        self.solve_horizon = 0
+        self.exact_jump = 8
         self.tt_min_depth = 1  #: no table probes or stores below this remaining depth
         self.etc_min_depth = 99  #: enhanced transposition cutoffs from this remaining depth
         self.method = "pvs"  #: "pvs" (aspiration windows) or "mtdf" for each iteration
@@ -383,7 +396,7 @@ class AlphaBeta:
         k = self.kernels
         return int(
             _negamax(
-                k.gen_moves, k.play, k.gain, k.evaluate, k.final, k.key, ctx, state,
+                k.gen_moves, k.play, k.gain, k.evaluate, k.final, k.key, k.horizon, ctx, state,
                 depth, lo, hi, 0, pv_node, self.tt, self.moves,
                 self.pv, self.pvlen, self.ctl, stop,
             )  # fmt: skip
@@ -435,8 +448,9 @@ class AlphaBeta:
     ) -> SearchResult:
         """Search ``state`` within ``limit`` (unbounded: solve exactly).
 
-        Iterations deepen one ply at a time, then jump to the game's horizon (where the
-        value is exact) unless a depth limit comes first. The first iteration always
+        Iterations deepen one ply at a time, or — when the game is short enough to solve
+        (``solve_horizon``) — a few plies at a time and then straight to the game's horizon,
+        where the value is exact; a depth limit comes first if it is lower. The first iteration always
         completes, so a position with legal moves always gets a move, even if ``stop`` was
         already set when the search began.
         """
@@ -464,9 +478,12 @@ class AlphaBeta:
         max_depth = max(1, horizon)
         if limit.depth is not None:
             max_depth = min(max_depth, limit.depth)
-        depths = list(range(1, min(max_depth, self.exact_jump) + 1))
-        if depths[-1] < max_depth:
-            depths.append(max_depth)
+        if horizon <= self.solve_horizon:
+            depths = list(range(1, min(max_depth, self.exact_jump) + 1))
+            if depths[-1] < max_depth:
+                depths.append(max_depth)
+        else:
+            depths = list(range(1, max_depth + 1))
 
         best: SearchResult | None = None
         stopped_by = "depth"

@@ -1,0 +1,60 @@
+"""What every game tells the rest of banmen about itself."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from banmen.search.alphabeta import Kernels
+
+
+class GameBoard(Protocol):
+    """The board API front ends rely on (python-chess style ``push`` / ``pop``)."""
+
+    move_stack: list[int]
+
+    @property
+    def legal_moves(self) -> Sequence[int]: ...
+
+    @property
+    def turn(self) -> int: ...
+
+    def push(self, move: int) -> None: ...
+
+    def pop(self) -> int: ...
+
+    def is_game_over(self) -> bool: ...
+
+    def result(self) -> str: ...
+
+    def move_name(self, move: int) -> str: ...
+
+    def parse_move(self, text: str) -> int: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+    def copy(self) -> Any: ...
+
+
+@dataclass(frozen=True)
+class GameDef:
+    """A game as the engine layer and the front ends see it.
+
+    ``search_position(board)`` gives ``(ctx, state)`` for the compiled kernels;
+    ``score_offset(board)`` converts a search value (the rest of the game, from the side
+    to move's view) into the score users see (Mattix: plus the current score margin).
+    """
+
+    name: str
+    title: str
+    board_from_dict: Callable[[Any], Any]
+    kernels: Kernels | None = None
+    search_position: Callable[[Any], tuple[npt.NDArray[np.int64], tuple[Any, ...]]] | None = None
+    score_offset: Callable[[Any], int] = lambda board: 0
+    tt_bits: int = 20
+    #: with at most this many plies left, alpha-beta jumps to an exact solve (see AlphaBeta)
+    solve_horizon: int = 0
