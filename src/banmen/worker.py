@@ -1,0 +1,394 @@
+"""Engines in worker processes, so front ends never block while the AI thinks.
+
+:class:`EngineWorker` is one spawned process that runs :meth:`Engine.think` jobs one at a
+time; it shares a :class:`~banmen.search.limits.StopFlag` with its parent, so ``stop()``
+makes the current search return its best move within milliseconds. Messages from the
+worker (progress, result, error) are read by a thread and handed to callbacks.
+
+:class:`EnginePool` is the asyncio face used by the web app: a fixed number of workers
+(the cap on concurrent searches), ``submit()`` returning a :class:`Job` whose
+``on_info`` callbacks run on the event loop, and ``await job`` giving the result.
+
+The synchronous :meth:`EngineWorker.think` serves the CLI and tests::
+
+    worker = EngineWorker()
+    result = worker.think("mattix", board.to_dict(), "alphabeta:time=1")
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import multiprocessing
+import os
+import queue
+import signal
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from banmen.engine import Info, Result
+from banmen.search.limits import Limit, StopFlag
+
+__all__ = ["EngineError", "EngineWorker", "EnginePool", "Job", "Progress"]
+
+_PROGRESS_PERIOD = 0.25  # seconds between node-count updates during a long iteration
+_ids = itertools.count(1)
+
+
+class EngineError(RuntimeError):
+    """A job could not run: a bad request, or the worker process died."""
+
+
+# --------------------------------------------------------------------------- child side
+
+
+def _warm_up(game: str) -> None:
+    from banmen.engine import AlphaBetaEngine
+    from banmen.games import get_game
+
+    g = get_game(game)
+    if g.name == "mattix":
+        from banmen.games.mattix import Board
+
+        AlphaBetaEngine(g).think(Board.from_seed(0, 4), Limit(depth=2))
+
+
+def _worker_main(conn: Any, stop: StopFlag, warm: Sequence[str]) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
+    from banmen.engine import AlphaBetaEngine, make_engine, parse_spec
+    from banmen.games import get_game
+
+    lock = threading.Lock()
+
+    def send(msg: tuple[Any, ...]) -> None:
+        with lock:
+            conn.send(msg)
+
+    for g in warm:
+        try:
+            _warm_up(g)
+        except Exception as e:  # pragma: no cover - reported, not fatal
+            send(("log", f"warm-up of {g} failed: {e}"))
+    send(("ready", os.getpid()))
+
+    engines: dict[str, AlphaBetaEngine] = {}
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            return
+        if msg[0] == "quit":
+            return
+        if msg[0] != "think":
+            continue
+        _, job_id, game_name, board_dict, spec_text, limit_dict = msg
+        try:
+            game = get_game(game_name)
+            board = game.board_from_dict(board_dict)
+            spec = parse_spec(spec_text)
+            limit = Limit.from_dict(limit_dict) if limit_dict else spec.limit
+            if spec.kind == "random":
+                engine: Any = make_engine(game, spec)
+            else:
+                engine = engines.get(game.name)
+                if engine is None:
+                    engine = engines[game.name] = AlphaBetaEngine(game)
+            done = threading.Event()
+            t0 = time.perf_counter()
+
+            def progress() -> None:
+                search = getattr(engine, "search", None)
+                while not done.wait(_PROGRESS_PERIOD):
+                    if search is not None:
+                        nodes = int(search.ctl[0])
+                        send(("progress", job_id, nodes, time.perf_counter() - t0))
+
+            ticker = threading.Thread(target=progress, daemon=True)
+            ticker.start()
+            try:
+                result = engine.think(
+                    board, limit, lambda info: send(("info", job_id, info.to_dict())), stop
+                )
+            finally:
+                done.set()
+                ticker.join()
+            send(("result", job_id, result.to_dict()))
+        except Exception as e:
+            send(("error", job_id, str(e) or type(e).__name__))
+
+
+# --------------------------------------------------------------------------- parent side
+
+
+class Progress:
+    """Node count of a running search, between iterations (for live display)."""
+
+    __slots__ = ("nodes", "seconds")
+
+    def __init__(self, nodes: int, seconds: float) -> None:
+        self.nodes = nodes
+        self.seconds = seconds
+
+    @property
+    def nps(self) -> float:
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"nodes": self.nodes, "seconds": self.seconds, "nps": self.nps}
+
+
+class EngineWorker:
+    """One engine process. ``think()`` blocks; ``start_job()`` does not."""
+
+    def __init__(self, warm: Sequence[str] = ("mattix",)) -> None:
+        self._warm = tuple(warm)
+        self._lock = threading.Lock()
+        self._handlers: dict[int, Callable[[tuple[Any, ...]], None]] = {}
+        self.ready = threading.Event()
+        self.pid: int | None = None
+        self._start()
+
+    def _start(self) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.stop_flag = StopFlag.shared()
+        self._conn, child = ctx.Pipe()
+        self.proc = ctx.Process(
+            target=_worker_main, args=(child, self.stop_flag, self._warm), daemon=True
+        )
+        self.proc.start()
+        child.close()
+        self.ready.clear()
+        self.dead = threading.Event()
+        self._reader = threading.Thread(target=self._read, args=(self._conn,), daemon=True)
+        self._reader.start()
+
+    def _read(self, conn: Any) -> None:
+        while True:
+            try:
+                msg = conn.recv()
+            except (EOFError, OSError):
+                break
+            if msg[0] == "ready":
+                self.pid = msg[1]
+                self.ready.set()
+            elif msg[0] == "log":
+                pass
+            else:
+                with self._lock:
+                    handler = self._handlers.get(msg[1])
+                if handler is not None:
+                    handler(msg)
+        # The process is gone: fail whatever was running.
+        self.dead.set()
+        with self._lock:
+            handlers = list(self._handlers.items())
+            self._handlers.clear()
+        for job_id, handler in handlers:
+            handler(("error", job_id, "the engine process stopped unexpectedly"))
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.is_alive()
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait until the worker has warmed up; False if it died or time ran out."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.ready.wait(0.05):
+            if self.dead.is_set() or (deadline is not None and time.monotonic() > deadline):
+                return False
+        return True
+
+    def restart(self) -> None:
+        self.close()
+        self._start()
+
+    def start_job(
+        self,
+        game: str,
+        board: dict[str, Any],
+        spec: str,
+        limit: Limit | None,
+        handler: Callable[[tuple[Any, ...]], None],
+    ) -> int:
+        """Send a job; ``handler`` gets every message about it, on the reader thread."""
+        if not self.alive:
+            self.restart()
+        job_id = next(_ids)
+        self.stop_flag.clear()
+        with self._lock:
+            self._handlers[job_id] = handler
+        try:
+            self._conn.send(
+                ("think", job_id, game, board, spec, None if limit is None else limit.to_dict())
+            )
+        except (OSError, ValueError) as e:
+            with self._lock:
+                self._handlers.pop(job_id, None)
+            raise EngineError(f"could not reach the engine process: {e}") from None
+        return job_id
+
+    def finish_job(self, job_id: int) -> None:
+        with self._lock:
+            self._handlers.pop(job_id, None)
+
+    def stop(self) -> None:
+        """Make the running search return its best move now."""
+        self.stop_flag.set()
+
+    def think(
+        self,
+        game: str,
+        board: dict[str, Any],
+        spec: str,
+        limit: Limit | None = None,
+        on_info: Callable[[Info], None] | None = None,
+    ) -> Result:
+        """Run one search in the worker and wait for it (``on_info`` runs in this thread)."""
+        inbox: queue.Queue[tuple[Any, ...]] = queue.Queue()
+        job_id = self.start_job(game, board, spec, limit, inbox.put)
+        try:
+            while True:
+                msg = inbox.get()
+                if msg[0] == "info" and on_info is not None:
+                    on_info(Info(**msg[2]))
+                elif msg[0] == "result":
+                    return Result.from_dict(msg[2])
+                elif msg[0] == "error":
+                    raise EngineError(msg[2])
+        finally:
+            self.finish_job(job_id)
+
+    def close(self) -> None:
+        try:
+            self._conn.send(("quit",))
+        except (OSError, ValueError):
+            pass
+        self.proc.join(timeout=2)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join(timeout=2)
+        self._conn.close()
+
+    def __enter__(self) -> EngineWorker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Job:
+    """A search running in an :class:`EnginePool`; ``await job`` for its :class:`Result`."""
+
+    def __init__(
+        self,
+        on_info: Callable[[Info], None] | None,
+        on_progress: Callable[[Progress], None] | None,
+    ) -> None:
+        self.future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
+        self.on_info = on_info
+        self.on_progress = on_progress
+        self.worker: EngineWorker | None = None
+        self._stop_requested = False
+
+    def stop(self) -> None:
+        """Ask the search to return its best move now (safe to call at any time)."""
+        self._stop_requested = True
+        if self.worker is not None and not self.future.done():
+            self.worker.stop()
+
+    def __await__(self) -> Any:
+        return self.future.__await__()
+
+
+class EnginePool:
+    """A fixed set of engine workers shared by all web sessions."""
+
+    def __init__(self, size: int | None = None, warm: Sequence[str] = ("mattix",)) -> None:
+        self.size = max(1, size or os.cpu_count() or 1)
+        self._warm = tuple(warm)
+        self._workers: list[EngineWorker] = []
+        self._idle: asyncio.Queue[EngineWorker] | None = None
+        self.running = 0
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._idle = asyncio.Queue()
+        self._workers = await loop.run_in_executor(
+            None, lambda: [EngineWorker(self._warm) for _ in range(self.size)]
+        )
+        for w in self._workers:
+            self._idle.put_nowait(w)
+
+    @property
+    def ready(self) -> bool:
+        return bool(self._workers) and all(w.ready.is_set() for w in self._workers)
+
+    def submit(
+        self,
+        game: str,
+        board: dict[str, Any],
+        spec: str,
+        limit: Limit | None = None,
+        on_info: Callable[[Info], None] | None = None,
+        on_progress: Callable[[Progress], None] | None = None,
+    ) -> Job:
+        """Queue a search; it starts as soon as a worker is free."""
+        job = Job(on_info, on_progress)
+        asyncio.get_running_loop().create_task(self._run(job, game, board, spec, limit))
+        return job
+
+    async def _run(
+        self, job: Job, game: str, board: dict[str, Any], spec: str, limit: Limit | None
+    ) -> None:
+        assert self._idle is not None, "EnginePool.start() was not awaited"
+        loop = asyncio.get_running_loop()
+        worker = await self._idle.get()
+        self.running += 1
+        try:
+            job.worker = worker
+
+            def handle(msg: tuple[Any, ...]) -> None:
+                try:
+                    loop.call_soon_threadsafe(self._deliver, job, msg)
+                except RuntimeError:  # the loop has closed: nobody is waiting any more
+                    pass
+
+            try:
+                job_id = worker.start_job(game, board, spec, limit, handle)
+            except EngineError as e:
+                job.future.set_exception(e)
+                return
+            if job._stop_requested:
+                worker.stop()
+            try:
+                await asyncio.shield(job.future)
+            except Exception:
+                pass
+            worker.finish_job(job_id)
+        finally:
+            self.running -= 1
+            job.worker = None
+            if not worker.alive:
+                await loop.run_in_executor(None, worker.restart)
+            self._idle.put_nowait(worker)
+
+    @staticmethod
+    def _deliver(job: Job, msg: tuple[Any, ...]) -> None:
+        if job.future.done():
+            return
+        kind = msg[0]
+        if kind == "info" and job.on_info is not None:
+            job.on_info(Info(**msg[2]))
+        elif kind == "progress" and job.on_progress is not None:
+            job.on_progress(Progress(msg[2], msg[3]))
+        elif kind == "result":
+            job.future.set_result(Result.from_dict(msg[2]))
+        elif kind == "error":
+            job.future.set_exception(EngineError(msg[2]))
+
+    async def close(self) -> None:
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, lambda: [w.close() for w in self._workers])
+        self._workers = []
