@@ -117,6 +117,12 @@ class AlphaBetaEngine:
         self.search = AlphaBeta(game.kernels, tt_bits=game.tt_bits)
         self.search.solve_horizon = game.solve_horizon
 
+    def warm_up(self) -> None:
+        """Load (or, the first time ever, compile) the search for this game now, so that
+        the first real search's time is its own."""
+        if self.game.sample is not None:
+            self.think(self.game.sample(), Limit(depth=2))
+
     def think(
         self,
         board: Any,

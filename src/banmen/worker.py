@@ -48,11 +48,7 @@ def _warm_up(game: str) -> None:
     from banmen.engine import AlphaBetaEngine
     from banmen.games import get_game
 
-    g = get_game(game)
-    if g.name == "mattix":
-        from banmen.games.mattix import Board
-
-        AlphaBetaEngine(g).think(Board.from_seed(0, 4), Limit(depth=2))
+    AlphaBetaEngine(get_game(game)).warm_up()
 
 
 def _worker_main(conn: Any, stop: StopFlag, warm: Sequence[str]) -> None:

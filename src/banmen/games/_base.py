@@ -55,6 +55,8 @@ class GameDef:
     kernels: Kernels | None = None
     search_position: Callable[[Any], tuple[npt.NDArray[np.int64], tuple[Any, ...]]] | None = None
     score_offset: Callable[[Any], int] = lambda board: 0
+    #: a small position, searched once to load (or compile) the kernels before timing
+    sample: Callable[[], Any] | None = None
     tt_bits: int = 20
     #: with at most this many plies left, alpha-beta jumps to an exact solve (see AlphaBeta)
     solve_horizon: int = 0

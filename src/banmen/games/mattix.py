@@ -371,7 +371,11 @@ class Board:
                 f"{', '.join(square_name(s, n) for s in self.legal_moves)}"
             )
         if self.cells[sq] is None:
-            raise IllegalMoveError(f"{name} has no piece to take")
+            what = "is the chip's own square" if sq == self.chip else "has no piece to take"
+            raise IllegalMoveError(
+                f"{name} {what}: player {self.turn} takes from "
+                f"{', '.join(square_name(s, n) for s in self.legal_moves)}"
+            )
 
     def push(self, sq: int) -> None:
         """Take the piece on ``sq`` (raises :class:`IllegalMoveError` if not allowed)."""
@@ -652,6 +656,7 @@ GAME = GameDef(
     kernels=KERNELS,
     search_position=kernel_position,
     score_offset=lambda board: board.margin(),
+    sample=lambda: Board.from_seed(0, 4),
     # 2**18 buckets (8 MiB): the exact 6x6 solve is memory-bound, and this size solves
     # fastest on the benchmark (docs/BENCHMARKS.md).
     tt_bits=18,

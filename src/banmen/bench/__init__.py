@@ -1,0 +1,111 @@
+"""``banmen bench``: measured figures, written as JSON under ``bench/results/``.
+
+Each suite returns a JSON-ready dict. A run records the machine, the versions and the
+command beside the figures, so docs/BENCHMARKS.md can cite them. Speed is measured here,
+never asserted in a test.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["SUITES", "machine", "run_suites"]
+
+
+def machine() -> dict[str, Any]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import numba
+    import numpy
+
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "numba": numba.__version__,
+        "numpy": numpy.__version__,
+    }
+
+
+def _mattix_solve(quick: bool) -> dict[str, Any]:
+    from banmen.bench.mattix import bench_solve
+
+    return bench_solve(5 if quick else 20)
+
+
+def _mattix_depth(quick: bool) -> dict[str, Any]:
+    from banmen.bench.mattix import bench_depth
+
+    return bench_depth([0] if quick else [0, 1, 2, 3, 4], seconds=1.0)
+
+
+def _mattix_first_player(quick: bool) -> dict[str, Any]:
+    from banmen.bench.mattix import first_player
+
+    workers = min(2, os.cpu_count() or 1)
+    return {
+        "6x6": first_player(6, 20 if quick else 1000, workers),
+        "4x4": first_player(4, 200 if quick else 10000, workers),
+    }
+
+
+def _web_lag(quick: bool) -> dict[str, Any]:
+    from banmen.web.lagbench import measure
+
+    return measure(1.0)
+
+
+SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
+    "mattix-solve": ("exact solves of seeded 6x6 deals", _mattix_solve),
+    "mattix-depth": ("depth reached in 1 s: plain negamax, plain alpha-beta, banmen", _mattix_depth),
+    "mattix-first-player": ("perfect-play first-player advantage", _mattix_first_player),
+    "web-lag": ("web server event-loop lag during a 1 s search", _web_lag),
+}
+
+
+def run_suites(
+    names: list[str],
+    quick: bool,
+    out_dir: Path,
+    progress: Callable[[str], None] = lambda s: None,
+) -> tuple[dict[str, Any], Path]:
+    """Run ``names`` (all if empty) and write one JSON file; returns it and its path."""
+    unknown = [n for n in names if n not in SUITES]
+    if unknown:
+        raise ValueError(
+            f"unknown benchmark {unknown[0]!r}: expected one of {', '.join(SUITES)}"
+        )
+    chosen = names or list(SUITES)
+    started = _dt.datetime.now(_dt.timezone.utc)
+    record: dict[str, Any] = {
+        "date": started.isoformat(timespec="seconds"),
+        "command": "banmen bench " + " ".join(sys.argv[2:]) if len(sys.argv) > 1 else "",
+        "quick": quick,
+        "machine": machine(),
+        "results": {},
+    }
+    for name in chosen:
+        progress(f"{name}: {SUITES[name][0]} …")
+        t0 = time.perf_counter()
+        record["results"][name] = SUITES[name][1](quick)
+        record["results"][name]["suite_seconds"] = time.perf_counter() - t0
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stamp = started.strftime("%Y%m%d-%H%M%S")
+    path = out_dir / f"bench-{stamp}{'-quick' if quick else ''}.json"
+    path.write_text(json.dumps(record, indent=2) + "\n")
+    return record, path

@@ -1,0 +1,69 @@
+"""``banmen bench``: run the benchmark suites and write their JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+
+def _summary(record: dict[str, Any]) -> Table:
+    t = Table(title="banmen bench", show_lines=False)
+    t.add_column("suite")
+    t.add_column("figure")
+    res = record["results"]
+    if "mattix-solve" in res:
+        r = res["mattix-solve"]
+        t.add_row(
+            "mattix-solve",
+            f"{r['boards']} boards: median {r['median_seconds']:.3f} s, max {r['max_seconds']:.3f} s,"
+            f" median {r['median_nodes']:,.0f} nodes, {r['nodes_per_second'] / 1e6:.1f} M nodes/s",
+        )
+    if "mattix-depth" in res:
+        d = res["mattix-depth"]["median_depth"]
+        t.add_row(
+            "mattix-depth",
+            f"median depth in 1 s: plain negamax {d['plain_negamax']}, plain alpha-beta "
+            f"{d['plain_alphabeta']}, banmen {d['banmen']}",
+        )
+    if "mattix-first-player" in res:
+        for k, r in res["mattix-first-player"].items():
+            if not isinstance(r, dict):
+                continue
+            w, dr, lo = r["first_player_wins"], r["draws"], r["first_player_losses"]
+            t.add_row(
+                f"first player {k}",
+                f"{r['boards']} boards: wins {w['share']:.1%}, draws {dr['share']:.1%}, "
+                f"losses {lo['share']:.1%}, mean margin {r['mean_margin']:+.2f}",
+            )
+    if "web-lag" in res:
+        r = res["web-lag"]
+        t.add_row("web-lag", ", ".join(f"{k}={v}" for k, v in r.items() if not isinstance(v, (dict, list))))
+    return t
+
+
+def bench(
+    suites: Annotated[
+        list[str] | None,
+        typer.Argument(help="Suites to run (default: all): mattix-solve, mattix-depth, "
+                       "mattix-first-player, web-lag."),
+    ] = None,
+    quick: Annotated[bool, typer.Option(help="Small sample sizes (a smoke test).")] = False,
+    output: Annotated[Path, typer.Option(help="Directory for the JSON results.")] = Path(
+        "bench/results"
+    ),
+) -> None:
+    """Measure speed and write the figures as JSON (see docs/BENCHMARKS.md)."""
+    from banmen.bench import run_suites
+    from banmen.cli import fail
+
+    console = Console(highlight=False)
+    try:
+        record, path = run_suites(list(suites or []), quick, output, console.print)
+    except ValueError as e:
+        raise fail(str(e)) from None
+    console.print(_summary(record))
+    console.print(f"written: {path}")
