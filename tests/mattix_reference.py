@@ -8,7 +8,7 @@ rather than fast.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 
 @dataclass
@@ -72,7 +72,7 @@ def exact_value(game: RefGame) -> int:
     values = {(r, c): game.grid[r][c] for r in range(n) for c in range(n)}
     start = frozenset(k for k, v in values.items() if v is not None)
 
-    @lru_cache(maxsize=None)
+    @cache
     def negamax(left: frozenset[tuple[int, int]], chip: tuple[int, int], turn: int) -> int:
         r0, c0 = chip
         if turn == 1:

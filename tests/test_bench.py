@@ -19,10 +19,11 @@ def test_plain_searches_complete_some_depth() -> None:
 
 def test_first_player_study_counts_add_up() -> None:
     rec = first_player(4, 12, workers=1)
-    w, d, l = (rec[k]["count"] for k in ("first_player_wins", "draws", "first_player_losses"))
-    assert w + d + l == 12 == sum(rec["margin_histogram"].values())
+    keys = ("first_player_wins", "draws", "first_player_losses")
+    w, d, lost = (rec[k]["count"] for k in keys)
+    assert w + d + lost == 12 == sum(rec["margin_histogram"].values())
     values = [exact_value(parse(Board.from_seed(s, 4).layout())) for s in range(12)]
-    assert w == sum(v > 0 for v in values) and l == sum(v < 0 for v in values)
+    assert w == sum(v > 0 for v in values) and lost == sum(v < 0 for v in values)
     assert rec["mean_margin"] == sum(values) / 12
     lo, hi = rec["first_player_wins"]["ci95"]
     assert lo <= w / 12 <= hi

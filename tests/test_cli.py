@@ -54,7 +54,10 @@ def test_bad_input_gives_one_line_errors() -> None:
     for args, fragment in [
         (["solve", "mattix", "1,2/3,4"], "no cross chip"),
         (["solve", "chess", "x"], "unknown game 'chess'"),
-        (["solve", "mattix", EXAMPLE, "--timeout", "-1"], "--timeout must be a positive number of seconds"),
+        (
+            ["solve", "mattix", EXAMPLE, "--timeout", "-1"],
+            "--timeout must be a positive number of seconds",
+        ),
         (["play", "mattix", "--second", "cpu:depth=zero"], "depth must be an integer"),
         (["play", "mattix", "--size", "5"], "no piece set for a 5x5 board"),
         (["bench", "nonsense"], "unknown benchmark 'nonsense'"),

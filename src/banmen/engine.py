@@ -144,8 +144,15 @@ class AlphaBetaEngine:
 
             def relay(si: SearchInfo) -> None:
                 callback(
-                    Info(si.depth, si.score + offset, si.nodes, si.nps, names(si.pv),
-                         si.seconds, si.exact)  # fmt: skip
+                    Info(
+                        si.depth,
+                        si.score + offset,
+                        si.nodes,
+                        si.nps,
+                        names(si.pv),
+                        si.seconds,
+                        si.exact,
+                    )  # fmt: skip
                 )
 
         r = self.search.search(ctx, state, lim, stop=stop, on_info=relay)
@@ -197,7 +204,7 @@ ENGINE_KINDS = {
     "random": "uniformly random legal moves; option seed=N",
 }
 _ALIASES = {"cpu": "alphabeta", "ab": "alphabeta"}
-_OPTIONS = {
+_OPTIONS: dict[str, dict[str, type[int] | type[float]]] = {
     "alphabeta": {"depth": int, "time": float, "nodes": int},
     "perfect": {"time": float, "nodes": int},
     "random": {"seed": int},
@@ -253,9 +260,8 @@ def parse_spec(text: str) -> PlayerSpec:
         try:
             v = conv(value.strip())
         except ValueError:
-            raise SpecError(
-                f"bad value in {item!r}: {key} must be {'an integer' if conv is int else 'a number'}"
-            ) from None
+            what = "an integer" if conv is int else "a number"
+            raise SpecError(f"bad value in {item!r}: {key} must be {what}") from None
         if (conv is float and not v > 0) or (conv is int and key != "seed" and v < 1) or v < 0:
             raise SpecError(f"bad value in {item!r}: {key} must be positive")
         if conv is float and v > 1e6:

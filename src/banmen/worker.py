@@ -51,6 +51,37 @@ def _warm_up(game: str) -> None:
     AlphaBetaEngine(get_game(game)).warm_up()
 
 
+def _think_with_progress(
+    engine: Any,
+    board: Any,
+    limit: Limit,
+    stop: StopFlag,
+    job_id: int,
+    send: Callable[[tuple[Any, ...]], None],
+) -> Result:
+    """Run one search, relaying each iteration's info and, every quarter second, the
+    node count (a long iteration is otherwise silent)."""
+    done = threading.Event()
+    t0 = time.perf_counter()
+    search = getattr(engine, "search", None)
+
+    def progress() -> None:
+        while not done.wait(_PROGRESS_PERIOD):
+            if search is not None:
+                send(("progress", job_id, int(search.ctl[0]), time.perf_counter() - t0))
+
+    ticker = threading.Thread(target=progress, daemon=True)
+    ticker.start()
+    try:
+        result: Result = engine.think(
+            board, limit, lambda info: send(("info", job_id, info.to_dict())), stop
+        )
+    finally:
+        done.set()
+        ticker.join()
+    return result
+
+
 def _worker_main(conn: Any, stop: StopFlag, warm: Sequence[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
     from banmen.engine import AlphaBetaEngine, make_engine, parse_spec
@@ -91,25 +122,7 @@ def _worker_main(conn: Any, stop: StopFlag, warm: Sequence[str]) -> None:
                 engine = engines.get(game.name)
                 if engine is None:
                     engine = engines[game.name] = AlphaBetaEngine(game)
-            done = threading.Event()
-            t0 = time.perf_counter()
-
-            def progress() -> None:
-                search = getattr(engine, "search", None)
-                while not done.wait(_PROGRESS_PERIOD):
-                    if search is not None:
-                        nodes = int(search.ctl[0])
-                        send(("progress", job_id, nodes, time.perf_counter() - t0))
-
-            ticker = threading.Thread(target=progress, daemon=True)
-            ticker.start()
-            try:
-                result = engine.think(
-                    board, limit, lambda info: send(("info", job_id, info.to_dict())), stop
-                )
-            finally:
-                done.set()
-                ticker.join()
+            result = _think_with_progress(engine, board, limit, stop, job_id, send)
             send(("result", job_id, result.to_dict()))
         except Exception as e:
             send(("error", job_id, str(e) or type(e).__name__))
@@ -386,5 +399,9 @@ class EnginePool:
 
     async def close(self) -> None:
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(None, lambda: [w.close() for w in self._workers])
+        def close_all() -> None:
+            for w in self._workers:
+                w.close()
+
+        await loop.run_in_executor(None, close_all)
         self._workers = []

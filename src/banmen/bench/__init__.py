@@ -67,12 +67,16 @@ def _mattix_first_player(quick: bool) -> dict[str, Any]:
 def _web_lag(quick: bool) -> dict[str, Any]:
     from banmen.web.lagbench import measure
 
-    return measure(1.0)
+    result: dict[str, Any] = measure(1.0)
+    return result
 
 
 SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
     "mattix-solve": ("exact solves of seeded 6x6 deals", _mattix_solve),
-    "mattix-depth": ("depth reached in 1 s: plain negamax, plain alpha-beta, banmen", _mattix_depth),
+    "mattix-depth": (
+        "depth reached in 1 s: plain negamax, plain alpha-beta, banmen",
+        _mattix_depth,
+    ),
     "mattix-first-player": ("perfect-play first-player advantage", _mattix_first_player),
     "web-lag": ("web server event-loop lag during a 1 s search", _web_lag),
 }
@@ -87,11 +91,9 @@ def run_suites(
     """Run ``names`` (all if empty) and write one JSON file; returns it and its path."""
     unknown = [n for n in names if n not in SUITES]
     if unknown:
-        raise ValueError(
-            f"unknown benchmark {unknown[0]!r}: expected one of {', '.join(SUITES)}"
-        )
+        raise ValueError(f"unknown benchmark {unknown[0]!r}: expected one of {', '.join(SUITES)}")
     chosen = names or list(SUITES)
-    started = _dt.datetime.now(_dt.timezone.utc)
+    started = _dt.datetime.now(_dt.UTC)
     record: dict[str, Any] = {
         "date": started.isoformat(timespec="seconds"),
         "command": "banmen bench " + " ".join(sys.argv[2:]) if len(sys.argv) > 1 else "",

@@ -146,8 +146,10 @@ def solve_boards(seeds: list[int], size: int = 6) -> list[dict[str, Any]]:
         r = search.search(ctx, state, Limit())
         dt = time.perf_counter() - t0
         assert r.exact
-        rows.append({"seed": seed, "value": r.score, "seconds": dt, "nodes": r.nodes,
-                     "best_move": board.move_name(r.move) if r.move is not None else None})  # fmt: skip
+        best = board.move_name(r.move) if r.move is not None else None
+        rows.append(
+            {"seed": seed, "value": r.score, "seconds": dt, "nodes": r.nodes, "best_move": best}
+        )
     return rows
 
 
@@ -173,7 +175,7 @@ def bench_depth(seeds: list[int], seconds: float = 1.0) -> dict[str, Any]:
     from banmen.engine import AlphaBetaEngine
     from banmen.games import get_game
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for seed in seeds:
         board = Board.from_seed(seed, 6)
         neg = plain_depth_in(board, seconds, pruning=False)
@@ -223,7 +225,7 @@ def first_player(size: int, n: int, workers: int = 2) -> dict[str, Any]:
     losses = sum(v < 0 for v in values)
     mean, lo, hi = mean_ci([float(v) for v in values])
 
-    def share(k: int) -> dict[str, float]:
+    def share(k: int) -> dict[str, Any]:
         a, b = wilson(k, n)
         return {"count": k, "share": k / n, "ci95": [a, b]}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -56,11 +56,11 @@ def serve(
     ),
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
     db: Annotated[
-        Optional[str],  # noqa: UP007
+        str | None,  # noqa: UP007
         typer.Option(help="SQLite file for saved games (default: the user data directory)."),
     ] = None,
     workers: Annotated[
-        Optional[int],  # noqa: UP007
+        int | None,  # noqa: UP007
         typer.Option(help="Engine worker processes: the cap on searches at once (default: cores)."),
     ] = None,
 ) -> None:

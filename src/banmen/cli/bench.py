@@ -19,8 +19,9 @@ def _summary(record: dict[str, Any]) -> Table:
         r = res["mattix-solve"]
         t.add_row(
             "mattix-solve",
-            f"{r['boards']} boards: median {r['median_seconds']:.3f} s, max {r['max_seconds']:.3f} s,"
-            f" median {r['median_nodes']:,.0f} nodes, {r['nodes_per_second'] / 1e6:.1f} M nodes/s",
+            f"{r['boards']} boards: median {r['median_seconds']:.3f} s, "
+            f"max {r['max_seconds']:.3f} s, median {r['median_nodes']:,.0f} nodes, "
+            f"{r['nodes_per_second'] / 1e6:.1f} M nodes/s",
         )
     if "mattix-depth" in res:
         d = res["mattix-depth"]["median_depth"]
@@ -41,15 +42,20 @@ def _summary(record: dict[str, Any]) -> Table:
             )
     if "web-lag" in res:
         r = res["web-lag"]
-        t.add_row("web-lag", ", ".join(f"{k}={v}" for k, v in r.items() if not isinstance(v, (dict, list))))
+        t.add_row(
+            "web-lag",
+            ", ".join(f"{k}={v}" for k, v in r.items() if not isinstance(v, (dict, list))),
+        )
     return t
 
 
 def bench(
     suites: Annotated[
         list[str] | None,
-        typer.Argument(help="Suites to run (default: all): mattix-solve, mattix-depth, "
-                       "mattix-first-player, web-lag."),
+        typer.Argument(
+            help="Suites to run (default: all): mattix-solve, mattix-depth, "
+            "mattix-first-player, web-lag."
+        ),
     ] = None,
     quick: Annotated[bool, typer.Option(help="Small sample sizes (a smoke test).")] = False,
     output: Annotated[Path, typer.Option(help="Directory for the JSON results.")] = Path(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -75,11 +75,11 @@ def play(
     game: Annotated[str, typer.Argument(help="Game to play: mattix.")],
     size: Annotated[int, typer.Option(help="Board size (4 or 6 for seeded deals).")] = 6,
     seed: Annotated[
-        Optional[int],  # noqa: UP007
+        int | None,  # noqa: UP007
         typer.Option(help="Deal seed (default: random, printed so the game can be replayed)."),
     ] = None,
     layout: Annotated[
-        Optional[str],  # noqa: UP007
+        str | None,  # noqa: UP007
         typer.Option(help="Start from a layout string instead of a seeded deal."),
     ] = None,
     first: Annotated[str, typer.Option(help="Player 1: 'human' or an engine spec.")] = "human",
@@ -182,7 +182,9 @@ def play(
                 hint_engine.warm_up()
             with console.status("thinking…"):
                 r = hint_engine.think(board)
-            console.print(f"hint: {r.move}, {_describe(r)}; line {' '.join(r.pv[:8])}", markup=False)
+            console.print(
+                f"hint: {r.move}, {_describe(r)}; line {' '.join(r.pv[:8])}", markup=False
+            )
             continue
         try:
             board.push(board.parse_move(text))

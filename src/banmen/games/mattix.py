@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from banmen._jit import kernel
 
 from banmen._bits import mix64, popcount64
+from banmen._jit import kernel
 from banmen.games._base import GameDef
 from banmen.search.alphabeta import Kernels
 

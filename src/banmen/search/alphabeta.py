@@ -168,12 +168,7 @@ def _tt_store(
     d0 = tt[i + 1]
     # Slot 0 keeps the deepest entry of the current search; slot 1 always takes the newcomer,
     # or the entry slot 0 loses.
-    if (
-        tt[i] == k
-        or d0 == 0
-        or ((d0 >> 48) & 255) <= depth
-        or ((d0 >> 58) & 15) != (gen & 15)
-    ):
+    if tt[i] == k or d0 == 0 or ((d0 >> 48) & 255) <= depth or ((d0 >> 58) & 15) != (gen & 15):
         if tt[i] != k and d0 != 0:
             tt[i + 2] = tt[i]
             tt[i + 3] = d0
@@ -396,9 +391,26 @@ class AlphaBeta:
         k = self.kernels
         return int(
             _negamax(
-                k.gen_moves, k.play, k.gain, k.evaluate, k.final, k.key, k.horizon, ctx, state,
-                depth, lo, hi, 0, pv_node, self.tt, self.moves,
-                self.pv, self.pvlen, self.ctl, stop,
+                k.gen_moves,
+                k.play,
+                k.gain,
+                k.evaluate,
+                k.final,
+                k.key,
+                k.horizon,
+                ctx,
+                state,
+                depth,
+                lo,
+                hi,
+                0,
+                pv_node,
+                self.tt,
+                self.moves,
+                self.pv,
+                self.pvlen,
+                self.ctl,
+                stop,
             )  # fmt: skip
         )
 
@@ -450,9 +462,9 @@ class AlphaBeta:
 
         Iterations deepen one ply at a time, or — when the game is short enough to solve
         (``solve_horizon``) — a few plies at a time and then straight to the game's horizon,
-        where the value is exact; a depth limit comes first if it is lower. The first iteration always
-        completes, so a position with legal moves always gets a move, even if ``stop`` was
-        already set when the search began.
+        where the value is exact; a depth limit comes first if it is lower. The first
+        iteration always completes, so a position with legal moves always gets a move, even
+        if ``stop`` was already set when the search began.
         """
         limit = limit or Limit()
         k = self.kernels
