@@ -64,6 +64,12 @@ def _mattix_first_player(quick: bool) -> dict[str, Any]:
     }
 
 
+def _deadline(quick: bool) -> dict[str, Any]:
+    from banmen.bench.mattix import deadline_overshoot
+
+    return deadline_overshoot(0.1, 10 if quick else 50)
+
+
 def _web_lag(quick: bool) -> dict[str, Any]:
     from banmen.web.lagbench import measure
 
@@ -78,6 +84,7 @@ SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
         _mattix_depth,
     ),
     "mattix-first-player": ("perfect-play first-player advantage", _mattix_first_player),
+    "search-deadline": ("how far past a 0.1 s deadline a search returns", _deadline),
     "web-lag": ("web server event-loop lag during a 1 s search", _web_lag),
 }
 

@@ -242,3 +242,32 @@ def first_player(size: int, n: int, workers: int = 2) -> dict[str, Any]:
         "seconds": time.perf_counter() - t0,
         "workers": workers,
     }
+
+
+def deadline_overshoot(limit_seconds: float = 0.1, runs: int = 30) -> dict[str, Any]:
+    """How far past its deadline a time-limited search returns (an 8x8 board, never solved
+    in time, so every run ends by the clock)."""
+    from banmen.engine import AlphaBetaEngine
+    from banmen.games import get_game
+
+    layout = "/".join(
+        ",".join("X" if (r, c) == (3, 4) else str((r * 8 + c) * 37 % 23 - 9) for c in range(8))
+        for r in range(8)
+    )
+    board = Board.from_layout(layout)
+    engine = AlphaBetaEngine(get_game("mattix"))
+    engine.warm_up()
+    over = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        r = engine.think(board, Limit(time=limit_seconds))
+        over.append((time.perf_counter() - t0 - limit_seconds) * 1000)
+        assert r.stopped_by == "time"
+    over.sort()
+    return {
+        "limit_seconds": limit_seconds,
+        "runs": runs,
+        "overshoot_ms_median": statistics.median(over),
+        "overshoot_ms_p90": over[int(0.9 * (runs - 1))],
+        "overshoot_ms_max": over[-1],
+    }

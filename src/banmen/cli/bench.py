@@ -40,6 +40,14 @@ def _summary(record: dict[str, Any]) -> Table:
                 f"{r['boards']} boards: wins {w['share']:.1%}, draws {dr['share']:.1%}, "
                 f"losses {lo['share']:.1%}, mean margin {r['mean_margin']:+.2f}",
             )
+    if "search-deadline" in res:
+        r = res["search-deadline"]
+        t.add_row(
+            "search-deadline",
+            f"{r['runs']} searches of {r['limit_seconds']} s: overshoot median "
+            f"{r['overshoot_ms_median']:.2f} ms, p90 {r['overshoot_ms_p90']:.2f} ms, "
+            f"max {r['overshoot_ms_max']:.2f} ms",
+        )
     if "web-lag" in res:
         r = res["web-lag"]
         t.add_row(
@@ -54,7 +62,7 @@ def bench(
         list[str] | None,
         typer.Argument(
             help="Suites to run (default: all): mattix-solve, mattix-depth, "
-            "mattix-first-player, web-lag."
+            "mattix-first-player, search-deadline, web-lag."
         ),
     ] = None,
     quick: Annotated[bool, typer.Option(help="Small sample sizes (a smoke test).")] = False,
