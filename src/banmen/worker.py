@@ -399,6 +399,7 @@ class EnginePool:
 
     async def close(self) -> None:
         loop = asyncio.get_running_loop()
+
         def close_all() -> None:
             for w in self._workers:
                 w.close()

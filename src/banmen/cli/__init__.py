@@ -56,12 +56,15 @@ def serve(
     ),
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
     db: Annotated[
-        str | None,  # noqa: UP007
+        str | None,
         typer.Option(help="SQLite file for saved games (default: the user data directory)."),
     ] = None,
     workers: Annotated[
-        int | None,  # noqa: UP007
-        typer.Option(help="Engine worker processes: the cap on searches at once (default: cores)."),
+        int | None,
+        typer.Option(
+            help="Engine worker processes, the cap on searches at once "
+            "(default: one per core but one, at least 1)."
+        ),
     ] = None,
 ) -> None:
     """Start the web app (http://127.0.0.1:8000 by default)."""

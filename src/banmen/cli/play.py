@@ -75,11 +75,11 @@ def play(
     game: Annotated[str, typer.Argument(help="Game to play: mattix.")],
     size: Annotated[int, typer.Option(help="Board size (4 or 6 for seeded deals).")] = 6,
     seed: Annotated[
-        int | None,  # noqa: UP007
+        int | None,
         typer.Option(help="Deal seed (default: random, printed so the game can be replayed)."),
     ] = None,
     layout: Annotated[
-        str | None,  # noqa: UP007
+        str | None,
         typer.Option(help="Start from a layout string instead of a seeded deal."),
     ] = None,
     first: Annotated[str, typer.Option(help="Player 1: 'human' or an engine spec.")] = "human",

@@ -43,7 +43,7 @@ def solve(
     position: Annotated[str, typer.Argument(help="The position (Mattix: a layout string).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     timeout: Annotated[
-        float | None,  # noqa: UP007
+        float | None,
         typer.Option(help="Give up after this many seconds (then the answer is 'unknown')."),
     ] = None,
 ) -> None:

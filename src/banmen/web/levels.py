@@ -1,0 +1,65 @@
+"""Who plays a side in the web app: a human or a CPU level, and the caps on CPU moves.
+
+A level is a name the page shows plus a player spec (see :func:`banmen.engine.parse_spec`).
+Every CPU move runs under a time cap, whatever its spec says, so one request can never keep
+a worker busy for long; the size of the engine pool caps how many searches run at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from banmen.engine import SpecError, parse_spec
+from banmen.search.limits import Limit
+
+__all__ = ["Level", "DEFAULT_LEVELS", "MOVE_TIME_CAP", "HUMAN", "capped_limit", "make_levels"]
+
+#: Seconds any single CPU move may take. An exact solve cut off by it reports
+#: ``exact=False``, so the page never calls such a result proven.
+MOVE_TIME_CAP = 30.0
+
+HUMAN = "human"
+
+
+@dataclass(frozen=True)
+class Level:
+    name: str
+    label: str
+    spec: str | None  # None: a human plays this side
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.spec is not None
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {"name": self.name, "label": self.label, "spec": self.spec}
+
+
+DEFAULT_LEVELS: tuple[Level, ...] = (
+    Level(HUMAN, "Human", None),
+    Level("normal", "CPU normal", "alphabeta:depth=1"),
+    Level("strong", "CPU strong", "alphabeta:depth=3"),
+    Level("1s", "CPU 1 s", "alphabeta:time=1"),
+    Level("perfect", "CPU perfect", "perfect"),
+)
+
+
+def capped_limit(spec: str, cap: float = MOVE_TIME_CAP) -> Limit:
+    """The spec's own limit with its time bound lowered to ``cap`` seconds."""
+    own = parse_spec(spec).limit
+    time = cap if own.time is None else min(own.time, cap)
+    return Limit(time=time, depth=own.depth, nodes=own.nodes)
+
+
+def make_levels(extra: Mapping[str, str] | None = None) -> dict[str, Level]:
+    """The default levels plus ``extra`` (name -> spec); raises ``SpecError`` on a bad spec."""
+    levels = {lv.name: lv for lv in DEFAULT_LEVELS}
+    for name, spec in (extra or {}).items():
+        if not name or name == HUMAN:
+            raise SpecError(
+                f"bad level name {name!r}: expected a non-empty name other than 'human'"
+            )
+        parse_spec(spec)  # fail at start-up, not on the first CPU move
+        levels[name] = Level(name, f"CPU {name}", spec)
+    return levels

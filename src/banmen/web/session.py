@@ -1,0 +1,659 @@
+"""Game sessions: the server's authoritative copy of each game being viewed.
+
+A :class:`GameSession` holds a Mattix :class:`~banmen.games.mattix.Board`, the settings of
+the view (who plays each side, CPU delay, paused) and the connected clients. Clients only
+*ask*: every message is validated here, the rules are applied here, CPU moves are searched
+in the engine pool (never on the event loop), the game is saved after every change, and
+then every client gets the full state. A :class:`Hub` maps game ids to live sessions,
+loading saved games on demand and dropping a session (stopping its search) when its last
+client leaves — a reconnecting client reloads it, and the CPU resumes thinking.
+
+Everything here runs on the event loop and never blocks it: rules checks are microseconds,
+SQLite runs on the store's own thread, searches run in worker processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import sqlite3
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from banmen.engine import Info, Result
+from banmen.games.mattix import SIZES, Board, MattixError
+from banmen.web.levels import HUMAN, Level, capped_limit
+from banmen.web.protocol import (
+    MAX_DELAY_MS,
+    Join,
+    Message,
+    Move,
+    NewGame,
+    ProtocolError,
+    Settings,
+    Stop,
+    Undo,
+    parse_message,
+)
+from banmen.web.store import GameStore, is_game_id, new_game_id
+from banmen.worker import EngineError, EnginePool, Job, Progress
+
+__all__ = ["Client", "GameSession", "Hub", "Services", "DEFAULTS"]
+
+log = logging.getLogger("banmen.web")
+
+GAME = "mattix"
+RECORD_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Defaults:
+    size: int = 6
+    players: tuple[str, str] = (HUMAN, "normal")
+    delay_ms: int = 700
+
+
+DEFAULTS = Defaults()
+
+
+@dataclass
+class Services:
+    """What every session shares: the saved-game store, the engine pool, the levels."""
+
+    store: GameStore
+    pool: EnginePool
+    levels: dict[str, Level]
+
+
+class Client:
+    """One WebSocket connection, seen from the game.
+
+    Outgoing messages go through a queue drained by the client's own task, so they keep
+    their order and a slow or vanished client never holds up the game or other clients.
+    """
+
+    #: Live-thinking messages are dropped beyond this backlog; state and errors never are.
+    MAX_BACKLOG = 256
+
+    def __init__(self, send_text: Callable[[str], Awaitable[None]]) -> None:
+        self._send_text = send_text
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._closed = False
+        self.session: GameSession | None = None
+        self._task = asyncio.get_running_loop().create_task(self._pump())
+
+    def send(self, msg: dict[str, Any]) -> None:
+        if self._closed:
+            return
+        if self._queue.qsize() >= self.MAX_BACKLOG and msg.get("type") in ("info", "progress"):
+            return
+        self._queue.put_nowait(json.dumps(msg, separators=(",", ":")))
+
+    def error(self, message: str) -> None:
+        self.send({"type": "error", "message": message})
+
+    async def _pump(self) -> None:
+        while True:
+            text = await self._queue.get()
+            if text is None:
+                return
+            try:
+                await self._send_text(text)
+            except Exception:
+                # Any failure here means the connection is gone; the reader side notices
+                # the disconnect and detaches the client.
+                self._closed = True
+                return
+
+    async def close(self) -> None:
+        """Flush what is queued (briefly) and stop the sender task."""
+        if not self._task.done():
+            self._queue.put_nowait(None)
+            try:
+                await asyncio.wait_for(self._task, timeout=1.0)
+            except (TimeoutError, asyncio.CancelledError):
+                self._task.cancel()
+        self._closed = True
+
+
+@dataclass
+class _CpuTurn:
+    """One CPU search in flight; stale results are recognised by identity."""
+
+    job: Job
+    player: int
+    level: str
+    started: float = field(default_factory=time.monotonic)
+    stopping: bool = False
+
+
+_STOPPED_BY = {
+    "depth": "depth-limited search",
+    "time": "time limit",
+    "nodes": "node limit",
+    "stop": "Stop pressed",
+}
+
+
+def verdict(player: int, result: Result) -> str:
+    """One line on what a CPU result says about the game's outcome."""
+    if result.score is None:
+        return ""
+    s = result.score
+    what = "0 (a draw)" if s == 0 else f"+{abs(s)} for player {player if s > 0 else 3 - player}"
+    if result.exact:
+        return f"proven final margin: {what}"
+    why = _STOPPED_BY.get(result.stopped_by, result.stopped_by)
+    return f"estimated final margin: {what} (not proven: {why})"
+
+
+class GameSession:
+    """One Mattix game and the clients watching it."""
+
+    def __init__(
+        self,
+        game_id: str,
+        board: Board,
+        services: Services,
+        *,
+        seed: int | None,
+        players: dict[int, str],
+        delay_ms: int = DEFAULTS.delay_ms,
+        paused: bool = False,
+        cpu: dict[str, Any] | None = None,
+    ) -> None:
+        self.id = game_id
+        self.board = board
+        self.services = services
+        self.seed = seed
+        self.players = dict(players)
+        self.delay_ms = delay_ms
+        self.paused = paused
+        self.cpu = cpu  # the last CPU move's search result, for display
+        self.clients: set[Client] = set()
+        self._start = board.start_board()
+        self._turn: _CpuTurn | None = None
+        self._info: dict[str, Any] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._closed = False
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def new(
+        cls,
+        services: Services,
+        *,
+        size: int,
+        seed: int,
+        players: dict[int, str],
+        delay_ms: int = DEFAULTS.delay_ms,
+    ) -> GameSession:
+        return cls(
+            new_game_id(),
+            Board.from_seed(seed, size),
+            services,
+            seed=seed,
+            players=players,
+            delay_ms=delay_ms,
+        )
+
+    @classmethod
+    def from_record(cls, game_id: str, record: dict[str, Any], services: Services) -> GameSession:
+        """Rebuild a saved session; raises ``ValueError`` if the record is unusable."""
+        board = Board.from_dict(record.get("board"))
+        levels = services.levels
+        raw_players = record.get("players")
+        players = {1: DEFAULTS.players[0], 2: DEFAULTS.players[1]}
+        if isinstance(raw_players, dict):
+            for side in (1, 2):
+                lv = raw_players.get(str(side))
+                # A level that no longer exists falls back to the default for that side.
+                if isinstance(lv, str) and lv in levels:
+                    players[side] = lv
+        seed = record.get("seed")
+        delay = record.get("delay_ms")
+        if not (isinstance(delay, int) and 0 <= delay <= MAX_DELAY_MS):
+            delay = DEFAULTS.delay_ms
+        cpu = record.get("cpu")
+        if not (isinstance(cpu, dict) and isinstance(cpu.get("ply"), int)):
+            cpu = None  # display only: drop it rather than trip over it later
+        return cls(
+            game_id,
+            board,
+            services,
+            seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
+            players=players,
+            delay_ms=delay,
+            paused=record.get("paused") is True,
+            cpu=cpu,
+        )
+
+    def record(self) -> dict[str, Any]:
+        """The JSON object saved in the store."""
+        return {
+            "version": RECORD_VERSION,
+            "board": self.board.to_dict(),
+            "seed": self.seed,
+            "players": {str(k): v for k, v in self.players.items()},
+            "delay_ms": self.delay_ms,
+            "paused": self.paused,
+            "cpu": self.cpu,
+        }
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def size(self) -> int:
+        return self.board.size
+
+    def level(self, side: int) -> Level:
+        return self.services.levels[self.players[side]]
+
+    def _turn_at(self, ply: int) -> int:
+        """Side to move before move ``ply`` (0-based); Mattix has no passes."""
+        return self._start.turn if ply % 2 == 0 else 3 - self._start.turn
+
+    def undo_target(self) -> int | None:
+        """How many moves remain after an undo, or None if there is nothing to undo.
+
+        With a human playing, go back to the latest earlier position where a human is to
+        move (so undo against the CPU takes back the CPU's reply too); with two CPUs, one
+        move.
+        """
+        n = len(self.board.move_stack)
+        if n == 0:
+            return None
+        humans = {side for side in (1, 2) if not self.level(side).is_cpu}
+        if not humans:
+            return n - 1
+        for k in range(n - 1, -1, -1):
+            if self._turn_at(k) in humans:
+                return k
+        return None
+
+    def view(self) -> dict[str, Any]:
+        """The full state message."""
+        b = self.board
+        history = []
+        chip = self._start.chip
+        for k, sq in enumerate(b.move_stack):
+            history.append(
+                {
+                    "ply": k + 1,
+                    "player": self._turn_at(k),
+                    "square": b.move_name(sq),
+                    "sq": sq,
+                    "from": chip,
+                    "value": self._start.cells[sq],
+                }
+            )
+            chip = sq
+        over = b.is_game_over()
+        thinking = None
+        if self._turn is not None:
+            thinking = {
+                "player": self._turn.player,
+                "level": self._turn.level,
+                "seconds": round(time.monotonic() - self._turn.started, 3),
+                "stopping": self._turn.stopping,
+            }
+        return {
+            "type": "state",
+            "id": self.id,
+            "game": GAME,
+            "size": b.size,
+            "seed": None if self.seed is None else str(self.seed),
+            "cells": list(b.cells),
+            "chip": b.chip,
+            "turn": b.turn,
+            "scores": list(b.scores),
+            "line": b.line(),
+            "legal": [] if over else b.legal_moves,
+            "history": history,
+            "last": history[-1] if history else None,
+            "over": over,
+            "result": b.result(),
+            "winner": b.winner(),
+            "players": {str(k): v for k, v in self.players.items()},
+            "delay_ms": self.delay_ms,
+            "paused": self.paused,
+            "thinking": thinking,
+            "info": self._info,
+            "cpu": self.cpu,
+            "can_undo": self.undo_target() is not None,
+            "levels": [lv.to_dict() for lv in self.services.levels.values()],
+        }
+
+    # ------------------------------------------------------------------ clients
+
+    def attach(self, client: Client) -> None:
+        self.clients.add(client)
+        client.session = self
+
+    def detach(self, client: Client) -> None:
+        self.clients.discard(client)
+        if client.session is self:
+            client.session = None
+
+    def broadcast(self, msg: dict[str, Any]) -> None:
+        for c in self.clients:
+            c.send(msg)
+
+    def broadcast_state(self) -> None:
+        if self.clients:
+            self.broadcast(self.view())
+
+    def close(self) -> None:
+        """Stop any search; the session is no longer live (its record stays saved)."""
+        self._closed = True
+        self._cancel_cpu()
+
+    async def save(self) -> None:
+        try:
+            await self.services.store.asave(self.id, GAME, self.record())
+        except sqlite3.Error as e:
+            log.error("could not save game %s: %s", self.id, e)
+            self.broadcast({"type": "error", "message": f"could not save the game: {e}"})
+
+    async def _commit(self) -> None:
+        """After every change: save, let the CPU move if it is its turn, tell everyone."""
+        await self.save()
+        self.kick()
+        self.broadcast_state()
+
+    # ------------------------------------------------------------------ messages
+
+    async def handle(self, client: Client, msg: Message) -> None:
+        """Carry out a validated message; raises :class:`ProtocolError` and changes nothing
+        if it cannot be done."""
+        if isinstance(msg, Move):
+            await self._human_move(msg.square)
+        elif isinstance(msg, Undo):
+            await self._undo()
+        elif isinstance(msg, Stop):
+            self._stop()
+        elif isinstance(msg, Settings):
+            await self._settings(msg)
+        else:  # join / new are the hub's business
+            raise ProtocolError(f"unexpected {type(msg).__name__} message")
+
+    async def _human_move(self, square: str) -> None:
+        b = self.board
+        if b.is_game_over():
+            raise ProtocolError("the game is over: start a new game or undo")
+        lv = self.level(b.turn)
+        if lv.is_cpu:
+            raise ProtocolError(
+                f"not a human's turn: player {b.turn} is played by {lv.label}; "
+                "wait for its move (or press Stop)"
+            )
+        try:
+            sq = b.parse_move(square)
+        except MattixError as e:
+            raise ProtocolError(str(e)) from None
+        b.push(sq)
+        await self._commit()
+
+    async def _undo(self) -> None:
+        target = self.undo_target()
+        if target is None:
+            raise ProtocolError(
+                "nothing to undo: no moves yet"
+                if not self.board.move_stack
+                else "nothing to undo: there is no earlier human turn to go back to"
+            )
+        self._cancel_cpu()
+        while len(self.board.move_stack) > target:
+            self.board.pop()
+        if not any(not self.level(s).is_cpu for s in (1, 2)):
+            # CPU against CPU: without a pause the undone move would be replayed at once.
+            self.paused = True
+        if self.cpu is not None and self.cpu.get("ply", 0) > target:
+            self.cpu = None
+        await self._commit()
+
+    def _stop(self) -> None:
+        turn = self._turn
+        if turn is None:
+            raise ProtocolError("no CPU is thinking: Stop makes a thinking CPU move at once")
+        turn.stopping = True
+        turn.job.stop()
+        self.broadcast_state()
+
+    async def _settings(self, msg: Settings) -> None:
+        if msg.players:
+            for side, name in msg.players.items():
+                if self.players[side] != name:
+                    self.players[side] = name
+                    if side == self.board.turn:
+                        # The side to move changed hands: its search (if any) is moot.
+                        self._cancel_cpu()
+        if msg.delay_ms is not None:
+            self.delay_ms = msg.delay_ms
+            self._cancel_timer()  # re-armed with the new delay by kick()
+        if msg.paused is not None:
+            self.paused = msg.paused
+            # Pausing lets a running search finish its move but starts no new one.
+            if msg.paused:
+                self._cancel_timer()
+        await self._commit()
+
+    # ------------------------------------------------------------------ the CPU
+
+    def _cpu_to_move(self) -> Level | None:
+        if self._closed or self.paused or self.board.is_game_over():
+            return None
+        lv = self.level(self.board.turn)
+        return lv if lv.is_cpu else None
+
+    def kick(self) -> None:
+        """Start the CPU's move if it is a CPU's turn and nothing is under way."""
+        if self._turn is not None or self._timer is not None or self._cpu_to_move() is None:
+            return
+        watching = self.level(1).is_cpu and self.level(2).is_cpu
+        delay = self.delay_ms / 1000 if watching else 0.0
+        if delay <= 0:
+            self._start_cpu()
+        else:
+            self._timer = asyncio.get_running_loop().call_later(delay, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        if self._turn is None and self._cpu_to_move() is not None:
+            self._start_cpu()
+            self.broadcast_state()
+
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _cancel_cpu(self) -> None:
+        """Abandon the CPU's move: its search is stopped and its result will be ignored."""
+        self._cancel_timer()
+        if self._turn is not None:
+            self._turn.job.stop()
+            self._turn = None
+        self._info = None
+
+    def _start_cpu(self) -> None:
+        lv = self._cpu_to_move()
+        assert lv is not None and lv.spec is not None
+        player = self.board.turn
+        holder: list[_CpuTurn] = []
+
+        def on_info(info: Info) -> None:
+            if holder and self._turn is holder[0]:
+                self._info = {**info.to_dict(), "player": player}
+                self.broadcast({"type": "info", **self._info})
+
+        def on_progress(p: Progress) -> None:
+            if holder and self._turn is holder[0]:
+                self.broadcast({"type": "progress", "player": player, **p.to_dict()})
+
+        job = self.services.pool.submit(
+            GAME,
+            self.board.to_dict(),
+            lv.spec,
+            capped_limit(lv.spec),
+            on_info=on_info,
+            on_progress=on_progress,
+        )
+        turn = _CpuTurn(job, player, lv.name)
+        holder.append(turn)
+        self._turn = turn
+        self._info = None
+        task = asyncio.get_running_loop().create_task(self._finish_cpu(turn))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _finish_cpu(self, turn: _CpuTurn) -> None:
+        try:
+            try:
+                result = await turn.job
+            except EngineError as e:
+                if self._turn is turn:
+                    await self._cpu_failed(str(e))
+                return
+            if self._turn is not turn:
+                return  # abandoned (undo, new settings, everyone left): drop the result
+            self._turn = None
+            self._info = None
+            try:
+                if result.move is None:
+                    raise MattixError("the engine returned no move")
+                sq = self.board.parse_move(result.move)
+            except MattixError as e:
+                await self._cpu_failed(f"bad engine move {result.move!r}: {e}")
+                return
+            self.board.push(sq)
+            self.cpu = {
+                **result.to_dict(),
+                "player": turn.player,
+                "level": turn.level,
+                "ply": len(self.board.move_stack),
+                "verdict": verdict(turn.player, result),
+            }
+            await self._commit()
+        except Exception:  # a bug: log it rather than lose it in a dropped task
+            log.exception("CPU move failed in game %s", self.id)
+
+    async def _cpu_failed(self, why: str) -> None:
+        self._turn = None
+        self._info = None
+        self.paused = True  # do not retry in a loop; the user can resume
+        self.broadcast({"type": "error", "message": f"the CPU could not move ({why}); paused"})
+        await self._commit()
+
+
+class Hub:
+    """Live sessions by id, plus the routing of client messages to them."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.sessions: dict[str, GameSession] = {}
+        # join / new await the store; one at a time, so a game is never loaded twice.
+        self._lock = asyncio.Lock()
+
+    async def handle(self, client: Client, raw: str | bytes | None) -> None:
+        """Validate and carry out one message; any problem becomes an ``error`` reply."""
+        try:
+            msg = parse_message(raw, self.services.levels, SIZES)
+            if isinstance(msg, Join):
+                await self.join(client, msg.id)
+            elif isinstance(msg, NewGame):
+                await self.new_game(client, msg)
+            elif client.session is None:
+                raise ProtocolError('no game yet: send {"type": "join"} first')
+            else:
+                await client.session.handle(client, msg)
+        except ProtocolError as e:
+            client.error(str(e))
+        except Exception:
+            log.exception("error while handling a message")
+            client.error("internal server error while handling the message (see the server log)")
+
+    async def join(self, client: Client, game_id: str | None) -> None:
+        if game_id is not None and not is_game_id(game_id):
+            raise ProtocolError(
+                f"bad game id {game_id[:24]!r}: expected up to 64 letters, digits, '-' or '_'"
+            )
+        async with self._lock:
+            current = client.session
+            if current is not None and game_id == current.id:
+                client.send(current.view())  # a re-join is a request for the state
+                return
+            notice = None
+            session = self.sessions.get(game_id) if game_id else None
+            if session is None and game_id:
+                session, notice = await self._load(game_id)
+            if session is None:
+                session = self._create(None, NewGame(None, None, None))
+                await session.save()
+            self._enter(client, session)
+        if notice:
+            client.send({"type": "notice", "message": notice})
+        session.kick()  # if the CPU was to move when the game was saved, it resumes
+        client.send(session.view())
+
+    async def _load(self, game_id: str) -> tuple[GameSession | None, str | None]:
+        saved = await self.services.store.aload(game_id)
+        if saved is None or saved.game != GAME:
+            return None, f"no saved game {game_id!r}: started a new game"
+        try:
+            session = GameSession.from_record(game_id, saved.state, self.services)
+        except (ValueError, TypeError, KeyError) as e:
+            return None, f"saved game {game_id!r} could not be read ({e}): started a new game"
+        self.sessions[game_id] = session
+        return session, None
+
+    async def new_game(self, client: Client, msg: NewGame) -> None:
+        async with self._lock:
+            session = self._create(client.session, msg)
+            await session.save()
+            self._enter(client, session)
+        session.kick()
+        client.send(session.view())
+
+    def _create(self, current: GameSession | None, msg: NewGame) -> GameSession:
+        """A new game; unspecified settings are carried over from ``current``."""
+        if current is not None:
+            players = dict(current.players)
+            size, delay = current.size, current.delay_ms
+        else:
+            players = {1: DEFAULTS.players[0], 2: DEFAULTS.players[1]}
+            size, delay = DEFAULTS.size, DEFAULTS.delay_ms
+        players.update(msg.players or {})
+        # Short random seeds are easy to read out and type in again to replay a deal.
+        seed = msg.seed if msg.seed is not None else secrets.randbelow(10**9)
+        session = GameSession.new(
+            self.services, size=msg.size or size, seed=seed, players=players, delay_ms=delay
+        )
+        self.sessions[session.id] = session
+        return session
+
+    def _enter(self, client: Client, session: GameSession) -> None:
+        if client.session is not session:
+            self.leave(client)
+            session.attach(client)
+
+    def leave(self, client: Client) -> None:
+        """Detach ``client``; a session nobody watches is closed (it stays saved)."""
+        session = client.session
+        if session is None:
+            return
+        session.detach(client)
+        if not session.clients:
+            session.close()
+            self.sessions.pop(session.id, None)
+
+    def close(self) -> None:
+        for session in list(self.sessions.values()):
+            session.close()
+        self.sessions.clear()

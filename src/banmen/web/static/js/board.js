@@ -1,0 +1,135 @@
+// SVG drawing of a Mattix board from a server "state" message.
+//
+// The SVG uses a fixed coordinate system (100 units per cell) and a viewBox, so CSS can
+// scale it to any width. It is redrawn from scratch on every state: boards are at most
+// 8x8, and a full redraw can never leave stale highlights behind.
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const CELL = 100;
+const MARGIN = 34; // room for the column letters (top) and row numbers (left)
+const PAD = 8;
+
+export const PLAYER_COLORS = { 1: "#2563eb", 2: "#d97706" };
+
+export function squareName(sq, size) {
+  return String.fromCharCode(97 + (sq % size)) + String(Math.floor(sq / size) + 1);
+}
+
+function el(name, attrs = {}, text) {
+  const node = document.createElementNS(SVG_NS, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function cellOrigin(sq, size) {
+  return [MARGIN + (sq % size) * CELL, MARGIN + Math.floor(sq / size) * CELL];
+}
+
+function center(sq, size) {
+  const [x, y] = cellOrigin(sq, size);
+  return [x + CELL / 2, y + CELL / 2];
+}
+
+function drawChip(g, sq, size) {
+  const [cx, cy] = center(sq, size);
+  const long = 58;
+  const thick = 18;
+  const chip = el("g", { class: "chip", "data-square": squareName(sq, size) });
+  chip.append(
+    el("rect", { x: cx - long / 2, y: cy - thick / 2, width: long, height: thick, rx: 4, fill: "#c0392b" }),
+    el("rect", { x: cx - thick / 2, y: cy - long / 2, width: thick, height: long, rx: 4, fill: "#c0392b" }),
+  );
+  chip.append(el("title", {}, `cross chip on ${squareName(sq, size)}`));
+  g.append(chip);
+}
+
+// Draw `state` into `svg`. `interactive` says whether the legal pieces can be taken now;
+// `onTake(name)` is called when the user picks one (click, tap, Enter or Space).
+export function renderBoard(svg, state, { interactive, onTake }) {
+  const n = state.size;
+  const span = MARGIN + n * CELL + PAD;
+  svg.setAttribute("viewBox", `0 0 ${span} ${span}`);
+  svg.dataset.mover = String(state.turn); // the stylesheet colours the legal pieces by it
+  svg.replaceChildren();
+
+  const legal = new Set(state.legal);
+  const mover = state.turn;
+
+  svg.append(el("rect", { x: 0, y: 0, width: span, height: span, rx: 14, class: "board-bg" }));
+
+  // Coordinates: columns a, b, c... across the top; rows 1, 2, 3... down the left side.
+  for (let i = 0; i < n; i++) {
+    svg.append(
+      el("text", { x: MARGIN + i * CELL + CELL / 2, y: MARGIN - 10, class: "coord", "text-anchor": "middle" },
+        String.fromCharCode(97 + i)),
+      el("text", { x: MARGIN / 2, y: MARGIN + i * CELL + CELL / 2 + 7, class: "coord", "text-anchor": "middle" },
+        String(i + 1)),
+    );
+  }
+
+  // The line the side to move takes from.
+  if (!state.over) {
+    const row = Math.floor(state.chip / n);
+    const col = state.chip % n;
+    const band = mover === 1
+      ? { x: MARGIN, y: MARGIN + row * CELL, width: n * CELL, height: CELL }
+      : { x: MARGIN + col * CELL, y: MARGIN, width: CELL, height: n * CELL };
+    svg.append(el("rect", { ...band, rx: 10, fill: PLAYER_COLORS[mover], "fill-opacity": 0.22, class: "line-band" }));
+  }
+
+  for (let sq = 0; sq < n * n; sq++) {
+    const [x, y] = cellOrigin(sq, n);
+    svg.append(el("rect", { x: x + 3, y: y + 3, width: CELL - 6, height: CELL - 6, rx: 10, class: "cell" }));
+  }
+
+  // The last move: a dashed path from where the chip was to the square just taken.
+  const last = state.last;
+  if (last) {
+    const [x1, y1] = center(last.from, n);
+    const [x2, y2] = center(last.sq, n);
+    svg.append(el("line", { x1, y1, x2, y2, class: "last-path", stroke: PLAYER_COLORS[last.player] }));
+    const [x, y] = cellOrigin(last.sq, n);
+    svg.append(el("rect", {
+      x: x + 6, y: y + 6, width: CELL - 12, height: CELL - 12, rx: 12,
+      class: "last-move", stroke: PLAYER_COLORS[last.player], "data-square": last.square,
+    }));
+    svg.append(el("text", { x: x + CELL - 12, y: y + CELL - 14, class: "last-label", "text-anchor": "end", fill: PLAYER_COLORS[last.player] },
+      (last.value > 0 ? "+" : "") + last.value));
+  }
+
+  for (let sq = 0; sq < n * n; sq++) {
+    const value = state.cells[sq];
+    if (value === null) continue;
+    const name = squareName(sq, n);
+    const [x, y] = cellOrigin(sq, n);
+    const canTake = interactive && legal.has(sq);
+    const negative = value < 0;
+    const classes = ["piece", negative ? "negative" : "positive"];
+    if (legal.has(sq)) classes.push("legal");
+    if (canTake) classes.push("takeable");
+    const g = el("g", { class: classes.join(" "), "data-square": name, "data-value": value });
+    g.append(el("rect", { x: x + 10, y: y + 10, width: CELL - 20, height: CELL - 20, rx: 12, class: "tile" }));
+    g.append(el("text", {
+      x: x + CELL / 2, y: y + CELL / 2 + 13, class: "value", "text-anchor": "middle",
+      "font-size": String(value).length > 2 ? 30 : 38,
+    }, String(value)));
+    if (canTake) {
+      g.setAttribute("role", "button");
+      g.setAttribute("tabindex", "0");
+      g.setAttribute("aria-label", `take ${value} at ${name}`);
+      g.addEventListener("click", () => onTake(name));
+      g.addEventListener("keydown", (ev) => {
+        if (ev.key === "Enter" || ev.key === " ") {
+          ev.preventDefault();
+          onTake(name);
+        }
+      });
+    } else {
+      g.append(el("title", {}, `${value} on ${name}`));
+    }
+    svg.append(g);
+  }
+
+  drawChip(svg, state.chip, n);
+}
