@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from numba import njit
+from typing import Any
+
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.core.extending import intrinsic
 
 
 @njit(cache=True, inline="always")
@@ -20,3 +25,23 @@ def mix64(x: int) -> int:
     x = (x ^ ((x >> 30) & 0x3FFFFFFFF)) * -4658895280553007687  # 0xBF58476D1CE4E5B9
     x = (x ^ ((x >> 27) & 0x1FFFFFFFFF)) * -7723592293110705685  # 0x94D049BB133111EB
     return x ^ ((x >> 31) & 0x1FFFFFFFF)
+
+
+@intrinsic
+def prefetch(typingctx: Any, arr: Any, idx: Any) -> Any:
+    """Hint the CPU to fetch ``arr[idx]`` into cache (LLVM's ``llvm.prefetch``, read, high
+    locality). It changes no value, only when memory arrives."""
+    sig = types.void(arr, idx)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen

@@ -47,7 +47,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from banmen._bits import mix64
+from banmen._bits import mix64, prefetch
 from banmen.search.limits import STOP_REQUESTED, STOP_TIME, Deadline, Limit, StopFlag
 
 __all__ = ["Kernels", "AlphaBeta", "SearchInfo", "SearchResult", "INF"]
@@ -65,7 +65,8 @@ _SELDEPTH = 6
 _TT_SHIFT = 7
 _TT_MIN_DEPTH = 8
 _ETC_MIN_DEPTH = 9
-_CTL_SIZE = 10
+_PREFETCH = 10
+_CTL_SIZE = 11
 
 # TT flags
 _LOWER = 1
@@ -262,6 +263,13 @@ def _negamax(
                     if v >= beta:
                         return v
 
+    if ctl[_PREFETCH] != 0 and depth - 1 >= ctl[_TT_MIN_DEPTH]:
+        # The search is memory-bound: ask for every child's bucket now, so the cache misses
+        # overlap instead of coming one child at a time.
+        for i in range(n):
+            ck = key(ctx, play(ctx, st, buf[i])) ^ ctl[_SALT]
+            prefetch(tt, _tt_index(ctl, ck))
+
     # Literal True/False arguments in the recursive calls would make numba compile extra
     # overloads of this function that call each other, and such a set crashes when loaded
     # from the on-disk cache; these flags are plain (non-literal) bools.
@@ -376,6 +384,7 @@ class AlphaBeta:
         self.exact_jump = 8
         self.tt_min_depth = 1  #: no table probes or stores below this remaining depth
         self.etc_min_depth = 99  #: enhanced transposition cutoffs from this remaining depth
+        self.prefetch = True  #: prefetch the children's table buckets
         self.method = "pvs"  #: "pvs" (aspiration windows) or "mtdf" for each iteration
 
     def clear(self) -> None:
@@ -478,6 +487,7 @@ class AlphaBeta:
         ctl[_SALT] = _ctx_salt(ctx)
         ctl[_TT_MIN_DEPTH] = self.tt_min_depth
         ctl[_ETC_MIN_DEPTH] = self.etc_min_depth
+        ctl[_PREFETCH] = int(self.prefetch)
         self._generation += 1
         ctl[_GEN] = self._generation
 
