@@ -108,14 +108,25 @@ class AlphaBetaEngine:
     between calls (and is salted per deal, so it is safe across games).
     """
 
-    def __init__(self, game: GameDef, limit: Limit | None = None, name: str | None = None) -> None:
+    def __init__(
+        self,
+        game: GameDef,
+        limit: Limit | None = None,
+        name: str | None = None,
+        tt_bits: int | None = None,
+    ) -> None:
         if game.kernels is None or game.search_position is None:
             raise SpecError(f"{game.name} has no alpha-beta kernels")
         self.game = game
         self.limit = limit if limit is not None else Limit(time=1.0)
         self.name = name or "alphabeta"
-        self.search = AlphaBeta(game.kernels, tt_bits=game.tt_bits)
+        self.search = AlphaBeta(game.kernels, tt_bits=tt_bits or game.tt_bits)
         self.search.solve_horizon = game.solve_horizon
+
+    def new_game(self) -> None:
+        """Forget the table, so the next game's moves depend on nothing played before
+        (the arena relies on this to make every game reproducible from its seed)."""
+        self.search.clear()
 
     def warm_up(self) -> None:
         """Load (or, the first time ever, compile) the search for this game now, so that

@@ -60,3 +60,10 @@ class GameDef:
     tt_bits: int = 20
     #: with at most this many plies left, alpha-beta jumps to an exact solve (see AlphaBeta)
     solve_horizon: int = 0
+    #: ``new_board(seed, size)``: the starting position a seed names (a deal, an opening);
+    #: ``size`` ``None`` means the game's default size
+    new_board: Callable[[int, int | None], Any] | None = None
+    #: ``scores(board)``: the two sides' points at the end (Mattix: pieces taken)
+    scores: Callable[[Any], tuple[int, int]] = lambda board: (0, 0)
+    #: the longest possible game in plies (a guard for the arena)
+    max_plies: int = 1000

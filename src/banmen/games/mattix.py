@@ -219,6 +219,7 @@ class Board:
         self.move_stack: list[int] = []
         self._undo: list[_Undo] = []
         self._start = (list(self.cells), chip, turn, (self._scores[0], self._scores[1]))
+        self._kernel_ctx: npt.NDArray[np.int64] | None = None  # see kernel_position()
 
     # ---- construction
 
@@ -295,6 +296,7 @@ class Board:
         b.move_stack = list(self.move_stack)
         b._undo = list(self._undo)
         b._start = self._start
+        b._kernel_ctx = self._kernel_ctx
         return b
 
     # ---- state
@@ -642,11 +644,14 @@ def kernel_state(board: Board) -> tuple[np.int64, np.int64, np.int64]:
 def kernel_position(board: Board) -> tuple[npt.NDArray[np.int64], tuple[Any, ...]]:
     """``(ctx, state)`` of ``board`` for the search kernels.
 
-    The context depends only on the piece values on the board, so it is the same for all
-    positions of one game (as long as it is built from the start position); a search
-    salts its table with a hash of it.
+    The context depends only on the piece values of the start position, so it is the same
+    for all positions of one game (a search salts its table with a hash of it); it is built
+    once per game and kept on the board.
     """
-    return kernel_context(board.start_board()), kernel_state(board)
+    ctx = board._kernel_ctx
+    if ctx is None:
+        ctx = board._kernel_ctx = kernel_context(board.start_board())
+    return ctx, kernel_state(board)
 
 
 GAME = GameDef(
@@ -657,6 +662,9 @@ GAME = GameDef(
     search_position=kernel_position,
     score_offset=lambda board: board.margin(),
     sample=lambda: Board.from_seed(0, 4),
+    new_board=lambda seed, size: Board.from_seed(seed, 6 if size is None else size),
+    scores=lambda board: board.scores,
+    max_plies=MAX_SIZE * MAX_SIZE,
     # 2**18 buckets (8 MiB): the exact 6x6 solve is memory-bound, and this size solves
     # fastest on the benchmark (docs/BENCHMARKS.md).
     tt_bits=18,

@@ -48,6 +48,7 @@ import numpy.typing as npt
 from numba import njit
 
 from banmen._bits import mix64, prefetch
+from banmen._jit import bound
 from banmen.search.limits import STOP_REQUESTED, STOP_TIME, Deadline, Limit, StopFlag
 
 __all__ = ["Kernels", "AlphaBeta", "SearchInfo", "SearchResult", "INF"]
@@ -386,20 +387,38 @@ class AlphaBeta:
         self.etc_min_depth = 99  #: enhanced transposition cutoffs from this remaining depth
         self.prefetch = True  #: prefetch the children's table buckets
         self.method = "pvs"  #: "pvs" (aspiration windows) or "mtdf" for each iteration
+        self._bound = False
 
     def clear(self) -> None:
         """Forget everything in the transposition table."""
         self.tt[:] = 0
 
+    def _bind(self, ctx: Any, state: Any, stop: Any) -> None:
+        """Resolve the compiled functions for this game's types once (see ``_jit.bound``):
+        a shallow search is then a few microseconds of Python, not a hundred."""
+        k = self.kernels
+        self._salt = bound(_ctx_salt, ctx)
+        self._root = bound(_root_moves, k.gen_moves, ctx, state, self.moves[0])
+        self._hor = bound(_horizon, k.horizon, ctx, state)
+        self._fin = bound(_call2, k.final, ctx, state)
+        self._neg = bound(
+            _negamax, k.gen_moves, k.play, k.gain, k.evaluate, k.final, k.key, k.horizon,
+            ctx, state, 0, -INF, INF, 0, True, self.tt, self.moves, self.pv, self.pvlen,
+            self.ctl, stop,
+        )  # fmt: skip
+        self._bound = True
+
     def horizon(self, ctx: Any, state: Any) -> int:
-        return int(_horizon(self.kernels.horizon, ctx, state))
+        if not self._bound:
+            self._bind(ctx, state, np.zeros(1, dtype=np.int64))
+        return int(self._hor(self.kernels.horizon, ctx, state))
 
     def _run(
         self, ctx: Any, state: Any, depth: int, lo: int, hi: int, pv_node: bool, stop: Any
     ) -> int:
         k = self.kernels
         return int(
-            _negamax(
+            self._neg(
                 k.gen_moves,
                 k.play,
                 k.gain,
@@ -479,22 +498,24 @@ class AlphaBeta:
         k = self.kernels
         t0 = time.perf_counter()
         flag = stop if stop is not None else StopFlag()
+        if not self._bound:
+            self._bind(ctx, state, flag.array)
         ctl = self.ctl
         ctl[_NODES] = 0
         ctl[_ABORTED] = 0
         ctl[_SELDEPTH] = 0
         ctl[_NODE_LIMIT] = limit.nodes if limit.nodes is not None else (1 << 62)
-        ctl[_SALT] = _ctx_salt(ctx)
+        ctl[_SALT] = self._salt(ctx)
         ctl[_TT_MIN_DEPTH] = self.tt_min_depth
         ctl[_ETC_MIN_DEPTH] = self.etc_min_depth
         ctl[_PREFETCH] = int(self.prefetch)
         self._generation += 1
         ctl[_GEN] = self._generation
 
-        n_root = int(_root_moves(k.gen_moves, ctx, state, self.moves[0]))
+        n_root = int(self._root(k.gen_moves, ctx, state, self.moves[0]))
         horizon = self.horizon(ctx, state)
         if n_root == 0:
-            v = int(_call2(k.final, ctx, state))
+            v = int(self._fin(k.final, ctx, state))
             return SearchResult(None, v, 0, 0, time.perf_counter() - t0, [], True, "game_over")
 
         max_depth = max(1, horizon)
