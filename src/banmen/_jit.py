@@ -63,6 +63,7 @@ def bound(dispatcher: Any, *args: Any) -> Callable[..., Any]:
     from numba import typeof
 
     dispatcher(*args)  # compile, or load from the cache
-    sig = tuple(typeof(a) for a in args)
+    sig = tuple(typeof(a) for a in args)  # type: ignore[no-untyped-call]
     compiled = dispatcher.overloads.get(sig)
-    return dispatcher if compiled is None else compiled.entry_point
+    fn: Callable[..., Any] = dispatcher if compiled is None else compiled.entry_point
+    return fn

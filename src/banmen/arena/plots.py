@@ -1,0 +1,150 @@
+"""Plots of a run's report (matplotlib, written as PNG and SVG)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from banmen.arena.report import numeric_option
+
+__all__ = ["write_plots", "varying_option"]
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no display needed
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def varying_option(report: dict[str, Any]) -> str | None:
+    """The numeric spec option (e.g. ``depth``) that differs between players, if one does."""
+    specs = [p["spec"] for p in report["players"]]
+    for key in ("depth", "time", "nodes", "playouts"):
+        values = {numeric_option(s, key) for s in specs} - {None}
+        if len(values) > 1:
+            return key
+    return None
+
+
+def _save(fig: Any, out: Path, stem: str) -> list[Path]:
+    paths = [out / f"{stem}.png", out / f"{stem}.svg"]
+    for p in paths:
+        fig.savefig(p, dpi=120, bbox_inches="tight")
+    return paths
+
+
+def plot_vs_param(report: dict[str, Any], out: Path, param: str) -> list[Path]:
+    """Score rate against a spec parameter, with 95% Wilson error bars.
+
+    In a gauntlet each point is an opponent's score against the gauntlet player; in a round
+    robin, each player's score over all its games."""
+    plt = _pyplot()
+    spec_of = {p["name"]: p["spec"] for p in report["players"]}
+    points = []
+    gauntlet = report["config"].get("gauntlet")
+    if gauntlet:
+        for r in report["pairings"]:
+            x = numeric_option(spec_of[r["b"]], param)
+            if x is None or not r["games"]:
+                continue
+            y = 1 - r["a_score"]
+            lo, hi = 1 - r["a_score_ci95"][1], 1 - r["a_score_ci95"][0]
+            points.append((x, y, lo, hi, r["b"]))
+        ylabel = f"score against {gauntlet}"
+    else:
+        from banmen.stats import wilson
+
+        for p in report["players"]:
+            x = numeric_option(p["spec"], param)
+            if x is None or not p["games"]:
+                continue
+            lo, hi = wilson(p["points"], p["games"])
+            points.append((x, p["score"], lo, hi, p["name"]))
+        ylabel = "score over all games"
+    if not points:
+        return []
+    points.sort()
+    xs = [p[0] for p in points]
+    ys = [p[1] for p in points]
+    err = [[p[1] - p[2] for p in points], [p[3] - p[1] for p in points]]
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    ax.errorbar(xs, ys, yerr=err, fmt="o-", capsize=4, color="#1f5fbf")
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel(param)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(0, 1)
+    ax.set_xticks(xs)
+    ax.set_title(f"{report['run']}: score vs {param} (95% Wilson intervals)", fontsize=10)
+    ax.grid(alpha=0.3)
+    paths = _save(fig, out, f"score-vs-{param}")
+    plt.close(fig)
+    return paths
+
+
+def plot_heatmap(report: dict[str, Any], out: Path) -> list[Path]:
+    """Row player's score against column player, every pairing of the run."""
+    plt = _pyplot()
+    names = [p["name"] for p in report["players"]]
+    idx = {n: i for i, n in enumerate(names)}
+    n = len(names)
+    grid = [[float("nan")] * n for _ in range(n)]
+    for r in report["pairings"]:
+        if r["games"]:
+            i, j = idx[r["a"]], idx[r["b"]]
+            grid[i][j] = r["a_score"]
+            grid[j][i] = 1 - r["a_score"]
+    fig, ax = plt.subplots(figsize=(1.0 + 0.7 * n, 0.8 + 0.6 * n))
+    im = ax.imshow(grid, cmap="RdYlGn", vmin=0, vmax=1)
+    ax.set_xticks(range(n), names, rotation=45, ha="right")
+    ax.set_yticks(range(n), names)
+    for i in range(n):
+        for j in range(n):
+            v = grid[i][j]
+            if v == v:  # not NaN
+                ax.text(j, i, f"{100 * v:.0f}", ha="center", va="center", fontsize=8)
+    fig.colorbar(im, ax=ax, label="row player's score")
+    ax.set_title(f"{report['run']}: scores (%)", fontsize=10)
+    paths = _save(fig, out, "heatmap")
+    plt.close(fig)
+    return paths
+
+
+def plot_margins(report: dict[str, Any], out: Path) -> list[Path]:
+    """Histogram of final score margins, one panel per pairing (first-named player's view)."""
+    plt = _pyplot()
+    rows = [r for r in report["pairings"] if r["games"]][:12]
+    if not rows:
+        return []
+    cols = min(3, len(rows))
+    nrows = (len(rows) + cols - 1) // cols
+    fig, axes = plt.subplots(nrows, cols, figsize=(3.4 * cols, 2.6 * nrows), squeeze=False)
+    for ax, r in zip(axes.flat, rows, strict=False):
+        m = r["margins"]
+        lo, hi = min(m), max(m)
+        ax.hist(m, bins=range(lo, hi + 2), align="left", color="#d08a2e", edgecolor="white")
+        ax.axvline(0, color="grey", lw=0.8)
+        ax.set_title(f"{r['a']} vs {r['b']}", fontsize=9)
+        ax.set_xlabel(f"margin for {r['a']}", fontsize=8)
+    for ax in list(axes.flat)[len(rows) :]:
+        ax.axis("off")
+    fig.suptitle(f"{report['run']}: final score margins", fontsize=10)
+    fig.tight_layout()
+    paths = _save(fig, out, "margins")
+    plt.close(fig)
+    return paths
+
+
+def write_plots(report: dict[str, Any], out: Path, param: str | None = None) -> list[Path]:
+    """Every plot that makes sense for this run; returns the files written."""
+    out.mkdir(parents=True, exist_ok=True)
+    files: list[Path] = []
+    key = param or varying_option(report)
+    if key:
+        files += plot_vs_param(report, out, key)
+    if len(report["players"]) >= 2:
+        files += plot_heatmap(report, out)
+    files += plot_margins(report, out)
+    return files

@@ -1,0 +1,174 @@
+"""The statistics of a run, rebuilt from its games in the database.
+
+Everything here is a pure function of the run's configuration and games, so
+``banmen arena report RUN`` gives the same report however often and whenever it runs.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import statistics
+from typing import Any
+
+from banmen.arena.runner import planned_jobs, sprt_decisions
+from banmen.arena.schedule import Player, make_pairings
+from banmen.arena.store import ArenaStore, GameRecord, RunConfig
+from banmen.engine import parse_spec
+from banmen.stats import bradley_terry, elo_from_score, mean_ci, wilson, z_value
+
+__all__ = ["build_report", "games_csv", "pairings_csv"]
+
+
+def _elo(score: float) -> float:
+    if score <= 0:
+        return -math.inf
+    if score >= 1:
+        return math.inf
+    return elo_from_score(score)
+
+
+def _finite(x: float) -> float | None:
+    """JSON has no infinity: an unbounded Elo (a 100% score) is reported as null."""
+    return x if math.isfinite(x) else None
+
+
+def _margin(g: GameRecord, a: str) -> int:
+    return g.score1 - g.score2 if g.first == a else g.score2 - g.score1
+
+
+def _points(g: GameRecord, name: str) -> float:
+    return g.points_first() if g.first == name else 1 - g.points_first()
+
+
+def _pairing_row(
+    index: int, a: str, b: str, games: list[GameRecord], sprt: dict[str, Any] | None
+) -> dict[str, Any]:
+    n = len(games)
+    wins = sum(1 for g in games if _points(g, a) == 1)
+    losses = sum(1 for g in games if _points(g, a) == 0)
+    draws = n - wins - losses
+    pts = wins + draws / 2
+    score = pts / n if n else 0.5
+    lo, hi = wilson(pts, n) if n else (0.0, 1.0)
+    margins = [_margin(g, a) for g in games]
+    row: dict[str, Any] = {
+        "pairing": index,
+        "a": a,
+        "b": b,
+        "games": n,
+        "a_wins": wins,
+        "draws": draws,
+        "a_losses": losses,
+        "a_score": score,
+        "a_score_ci95": [lo, hi],
+        "elo_diff": _finite(_elo(score)) if n else None,
+        "elo_diff_ci95": [_finite(_elo(lo)), _finite(_elo(hi))] if n else [None, None],
+        "mean_margin": statistics.fmean(margins) if margins else None,
+        "mean_margin_ci95": list(mean_ci(margins)[1:]) if len(margins) > 1 else None,
+        "margins": margins,
+        "first_player_wins": sum(1 for g in games if g.result == "1-0"),
+    }
+    if sprt is not None:
+        row["sprt"] = sprt
+    return row
+
+
+def build_report(store: ArenaStore, run_id: str) -> dict[str, Any]:
+    """The whole report as one JSON-ready dict."""
+    config = store.run_config(run_id)
+    games = store.games(run_id)
+    return report_from(config, games, run_id, store.status(run_id))
+
+
+def report_from(
+    config: RunConfig, games: list[GameRecord], run_id: str = "", status: str = ""
+) -> dict[str, Any]:
+    players = [Player(p["name"], p["spec"]) for p in config.players]
+    names = [p.name for p in players]
+    pairings = make_pairings(players, config.gauntlet)
+    sprt = sprt_decisions(config, games) if config.sprt else {}
+    by_pairing: dict[int, list[GameRecord]] = {i: [] for i in range(len(pairings))}
+    for g in games:
+        by_pairing.setdefault(g.pairing, []).append(g)
+    rows = [_pairing_row(i, a, b, by_pairing[i], sprt.get(i)) for i, (a, b) in enumerate(pairings)]
+
+    # Elo from all pairwise results at once (relative to the first player listed).
+    index = {n: i for i, n in enumerate(names)}
+    results = [(index[r["a"]], index[r["b"]], r["a_score"] * r["games"], r["games"])
+               for r in rows if r["games"]]  # fmt: skip
+    ratings, cov = bradley_terry(len(names), results)
+    z = z_value(0.95)
+    per_player = []
+    for i, p in enumerate(players):
+        mine = [g for g in games if p.name in (g.first, g.second)]
+        pts = sum(_points(g, p.name) for g in mine)
+        moves = [t for g in mine for k, t in enumerate(g.times) if
+                 (k % 2 == 0) == (g.first == p.name)]  # fmt: skip
+        half = z * math.sqrt(cov[i][i]) if math.isfinite(cov[i][i]) else math.inf
+        per_player.append({
+            "name": p.name,
+            "spec": p.spec,
+            "games": len(mine),
+            "points": pts,
+            "score": pts / len(mine) if mine else None,
+            "elo": ratings[i],
+            "elo_ci95": [_finite(ratings[i] - half), _finite(ratings[i] + half)],
+            "mean_move_seconds": statistics.fmean(moves) if moves else None,
+        })  # fmt: skip
+
+    n = len(games)
+    fw = sum(1 for g in games if g.result == "1-0")
+    fl = sum(1 for g in games if g.result == "0-1")
+    fd = n - fw - fl
+    planned = len(planned_jobs(config))
+    return {
+        "run": run_id,
+        "status": status,
+        "config": config.to_dict(),
+        "games_played": n,
+        "games_planned": planned,
+        "pairings": rows,
+        "players": per_player,
+        "elo_anchor": names[0],
+        "first_player": {
+            "games": n,
+            "wins": fw,
+            "draws": fd,
+            "losses": fl,
+            "win_rate": fw / n if n else None,
+            "win_rate_ci95": list(wilson(fw, n)) if n else None,
+            "score": (fw + fd / 2) / n if n else None,
+            "score_ci95": list(wilson(fw + fd / 2, n)) if n else None,
+        },
+    }
+
+
+def numeric_option(spec: str, key: str) -> float | None:
+    value = parse_spec(spec).options.get(key)
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def games_csv(games: list[GameRecord]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["pairing", "pair", "swapped", "first", "second", "deal_seed", "result",
+                "score1", "score2", "plies", "seconds", "moves"])  # fmt: skip
+    for g in games:
+        w.writerow([g.pairing, g.pair, int(g.swapped), g.first, g.second, g.deal_seed, g.result,
+                    g.score1, g.score2, len(g.moves), round(sum(g.times), 6),
+                    " ".join(g.moves)])  # fmt: skip
+    return buf.getvalue()
+
+
+def pairings_csv(report: dict[str, Any]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["a", "b", "games", "a_wins", "draws", "a_losses", "a_score", "a_score_lo",
+                "a_score_hi", "elo_diff", "elo_lo", "elo_hi", "mean_margin"])  # fmt: skip
+    for r in report["pairings"]:
+        w.writerow([r["a"], r["b"], r["games"], r["a_wins"], r["draws"], r["a_losses"],
+                    r["a_score"], *r["a_score_ci95"], r["elo_diff"], *r["elo_diff_ci95"],
+                    r["mean_margin"]])  # fmt: skip
+    return buf.getvalue()

@@ -1,0 +1,96 @@
+"""Who plays whom, on which deal, with which side first.
+
+A run is a list of jobs, one game each. Games come in **pairs**: both games of a pair use
+the same deal (the same seed), with the sides swapped, so the first player's advantage
+cancels within every pair. Pair ``i`` of every pairing uses deal seed ``seed + i``, so all
+pairings of a run meet the same deals.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from banmen.engine import SpecError, parse_spec
+
+__all__ = ["Player", "Job", "parse_player", "make_pairings", "make_jobs", "ScheduleError"]
+
+_NAME = re.compile(r"^[A-Za-z0-9_.+-]{1,40}$")
+
+
+class ScheduleError(ValueError):
+    """Players or options that cannot make a run."""
+
+
+@dataclass(frozen=True)
+class Player:
+    name: str
+    spec: str
+
+
+@dataclass(frozen=True)
+class Job:
+    """One game: ``first`` moves first (side 1) on the deal ``deal_seed``."""
+
+    pairing: int
+    pair: int
+    swapped: bool
+    first: str
+    second: str
+    deal_seed: int
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        return (self.pairing, self.pair, int(self.swapped))
+
+
+def parse_player(text: str) -> Player:
+    """``NAME=SPEC`` (or just ``SPEC``, which then names itself)."""
+    raw = text.strip()
+    name, eq, spec = raw.partition("=")
+    if not eq:
+        name, spec = raw, raw
+    name, spec = name.strip(), spec.strip()
+    if not _NAME.match(name):
+        raise ScheduleError(
+            f"bad player name {name!r}: use 1-40 letters, digits and _.+- (as in NAME=SPEC)"
+        )
+    try:
+        parse_spec(spec)
+    except SpecError as e:
+        raise ScheduleError(f"player {name}: {e}") from None
+    return Player(name, spec)
+
+
+def make_pairings(players: list[Player], gauntlet: str | None = None) -> list[tuple[str, str]]:
+    """Round robin (every two players once) or, with ``gauntlet``, that player against each
+    of the others. In each pairing the first name is the one listed first."""
+    names = [p.name for p in players]
+    if len(names) < 2:
+        raise ScheduleError("a run needs at least two players (--player NAME=SPEC, twice)")
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise ScheduleError(f"player name {sorted(dup)[0]!r} is used twice: names must differ")
+    if gauntlet is not None:
+        if gauntlet not in names:
+            raise ScheduleError(
+                f"--gauntlet {gauntlet!r} is not a player: expected one of {', '.join(names)}"
+            )
+        return [(gauntlet, n) for n in names if n != gauntlet]
+    return [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+
+
+def make_jobs(pairings: list[tuple[str, str]], games: int, seed: int) -> list[Job]:
+    """``games`` per pairing (an even number: ``games // 2`` pairs), interleaved so that
+    every pairing progresses at the same pace (and an interrupted run is balanced)."""
+    if games < 2 or games % 2:
+        raise ScheduleError(
+            f"--games must be an even number of at least 2 (games come in pairs), got {games}"
+        )
+    jobs = []
+    for pair in range(games // 2):
+        for index, (a, b) in enumerate(pairings):
+            deal = seed + pair
+            jobs.append(Job(index, pair, False, a, b, deal))
+            jobs.append(Job(index, pair, True, b, a, deal))
+    return jobs

@@ -1,0 +1,245 @@
+"""Arena runs and games in SQLite (stdlib ``sqlite3``, WAL mode).
+
+Only the parent process writes. Each finished game is committed on its own as it
+arrives, keyed by ``(run, pairing, pair, swapped)``: a run killed at any moment holds
+every game that finished and none that did not, and resuming it plays exactly the
+missing games (a second insert of the same key is refused, so nothing is counted twice).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import secrets
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+__all__ = ["ArenaStore", "RunConfig", "GameRecord", "default_db_path"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS arena_runs (
+    id       TEXT PRIMARY KEY,
+    config   TEXT NOT NULL,
+    status   TEXT NOT NULL,
+    created  TEXT NOT NULL,
+    updated  TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS arena_games (
+    run_id    TEXT NOT NULL REFERENCES arena_runs(id),
+    pairing   INTEGER NOT NULL,
+    pair      INTEGER NOT NULL,
+    swapped   INTEGER NOT NULL,
+    first     TEXT NOT NULL,
+    second    TEXT NOT NULL,
+    deal_seed INTEGER NOT NULL,
+    result    TEXT NOT NULL,
+    score1    INTEGER NOT NULL,
+    score2    INTEGER NOT NULL,
+    moves     TEXT NOT NULL,
+    times     TEXT NOT NULL,
+    finished  TEXT NOT NULL,
+    PRIMARY KEY (run_id, pairing, pair, swapped)
+);
+"""
+
+
+def default_db_path() -> Path:
+    """The same file as the web app's saved games: ``$BANMEN_DB`` or the user data folder."""
+    import os
+
+    env = os.environ.get("BANMEN_DB")
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_data_dir("banmen")) / "banmen.sqlite3"
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+
+
+@dataclass
+class RunConfig:
+    """Everything needed to (re)build a run's job list."""
+
+    game: str
+    players: list[dict[str, str]]  # [{"name": ..., "spec": ...}]
+    games: int  # per pairing
+    seed: int
+    size: int | None = None
+    gauntlet: str | None = None
+    sprt: list[float] | None = None  # [elo0, elo1]
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "players": self.players,
+            "games": self.games,
+            "seed": self.seed,
+            "size": self.size,
+            "gauntlet": self.gauntlet,
+            "sprt": self.sprt,
+            "alpha": self.alpha,
+            "beta": self.beta,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RunConfig:
+        return cls(**d)
+
+
+@dataclass
+class GameRecord:
+    pairing: int
+    pair: int
+    swapped: bool
+    first: str
+    second: str
+    deal_seed: int
+    result: str  # "1-0", "0-1", "1/2-1/2" from the first mover's side
+    score1: int
+    score2: int
+    moves: list[str] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+    seconds: float = 0.0  # wall time of the whole game (not stored)
+    stored: bool = True  # False if the database held this game already (not stored)
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        return (self.pairing, self.pair, int(self.swapped))
+
+    def points_first(self) -> float:
+        return {"1-0": 1.0, "0-1": 0.0}.get(self.result, 0.5)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pairing": self.pairing,
+            "pair": self.pair,
+            "swapped": self.swapped,
+            "first": self.first,
+            "second": self.second,
+            "deal_seed": self.deal_seed,
+            "result": self.result,
+            "score1": self.score1,
+            "score2": self.score2,
+            "moves": self.moves,
+            "times": self.times,
+        }
+
+
+class ArenaStore:
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Several processes write (the workers); the busy timeout makes them queue.
+        self._conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=60)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        # NORMAL: a commit survives the process being killed (WAL); only a power cut can
+        # lose the last commits — and a lost game is simply replayed on resume.
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> ArenaStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- runs
+
+    def create_run(self, config: RunConfig, run_id: str | None = None) -> str:
+        rid = run_id or f"{config.game}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}-" + (
+            secrets.token_hex(2)
+        )
+        now = _now()
+        try:
+            self._conn.execute(
+                "INSERT INTO arena_runs (id, config, status, created, updated) "
+                "VALUES (?, ?, 'running', ?, ?)",
+                (rid, json.dumps(config.to_dict()), now, now),
+            )
+        except sqlite3.IntegrityError:
+            raise ValueError(
+                f"a run named {rid!r} exists already: choose another --name, or "
+                f"continue it with --resume {rid}"
+            ) from None
+        return rid
+
+    def run_config(self, run_id: str) -> RunConfig:
+        row = self._conn.execute("SELECT config FROM arena_runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            known = self.run_ids()
+            hint = f"; runs here: {', '.join(known[-5:])}" if known else "; there are no runs"
+            raise ValueError(f"no arena run {run_id!r} in {self.path}{hint}")
+        return RunConfig.from_dict(json.loads(row[0]))
+
+    def run_ids(self) -> list[str]:
+        return [r[0] for r in self._conn.execute("SELECT id FROM arena_runs ORDER BY created, id")]
+
+    def runs(self) -> list[dict[str, Any]]:
+        rows = self._conn.execute(
+            "SELECT r.id, r.config, r.status, r.created, r.updated, "
+            "(SELECT COUNT(*) FROM arena_games g WHERE g.run_id = r.id) "
+            "FROM arena_runs r ORDER BY r.created DESC, r.id"
+        ).fetchall()
+        return [
+            {
+                "id": i,
+                "config": json.loads(c),
+                "status": s,
+                "created": cr,
+                "updated": u,
+                "games_played": n,
+            }  # fmt: skip
+            for i, c, s, cr, u, n in rows
+        ]
+
+    def set_status(self, run_id: str, status: str) -> None:
+        self._conn.execute(
+            "UPDATE arena_runs SET status = ?, updated = ? WHERE id = ?", (status, _now(), run_id)
+        )
+
+    def status(self, run_id: str) -> str:
+        row = self._conn.execute("SELECT status FROM arena_runs WHERE id = ?", (run_id,)).fetchone()
+        return str(row[0]) if row else ""
+
+    # ---- games
+
+    def add_game(self, run_id: str, g: GameRecord) -> bool:
+        """Commit one finished game; False if that game was recorded already."""
+        try:
+            self._conn.execute(
+                "INSERT INTO arena_games (run_id, pairing, pair, swapped, first, second, "
+                "deal_seed, result, score1, score2, moves, times, finished) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, g.pairing, g.pair, int(g.swapped), g.first, g.second, g.deal_seed,
+                 g.result, g.score1, g.score2, json.dumps(g.moves), json.dumps(g.times), _now()),
+            )  # fmt: skip
+        except sqlite3.IntegrityError:
+            return False
+        return True
+
+    def done_keys(self, run_id: str) -> set[tuple[int, int, int]]:
+        rows = self._conn.execute(
+            "SELECT pairing, pair, swapped FROM arena_games WHERE run_id = ?", (run_id,)
+        )
+        return {(int(a), int(b), int(c)) for a, b, c in rows}
+
+    def games(self, run_id: str) -> list[GameRecord]:
+        rows = self._conn.execute(
+            "SELECT pairing, pair, swapped, first, second, deal_seed, result, score1, score2, "
+            "moves, times FROM arena_games WHERE run_id = ? ORDER BY pairing, pair, swapped",
+            (run_id,),
+        ).fetchall()
+        return [
+            GameRecord(p, q, bool(s), f, sec, d, r, s1, s2, json.loads(m), json.loads(t))
+            for p, q, s, f, sec, d, r, s1, s2, m, t in rows
+        ]

@@ -1,0 +1,326 @@
+"""``banmen arena``: AI-vs-AI runs, their reports and plots."""
+
+from __future__ import annotations
+
+import json
+import math
+import secrets
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+from typer.core import TyperGroup
+
+from banmen.arena.report import build_report, games_csv, pairings_csv
+from banmen.arena.runner import Progress, run_arena
+from banmen.arena.schedule import ScheduleError, make_pairings, parse_player
+from banmen.arena.store import ArenaStore, RunConfig, default_db_path
+
+
+class _DefaultToRun(TyperGroup):
+    """``banmen arena GAME ...`` and ``banmen arena --resume RUN`` mean ``arena run ...``."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+app = typer.Typer(
+    cls=_DefaultToRun,
+    help="AI-vs-AI runs: `banmen arena GAME --player NAME=SPEC ...`, "
+    "`banmen arena report RUN`, `banmen arena list`.",
+    no_args_is_help=True,
+)
+
+DbOption = Annotated[
+    Path | None, typer.Option("--db", help="SQLite file (default: the user data directory).")
+]
+
+
+def _fail(message: str) -> typer.Exit:
+    from banmen.cli import fail
+
+    return fail(message)
+
+
+def _store(db: Path | None) -> ArenaStore:
+    return ArenaStore(db or default_db_path())
+
+
+def _fmt_ci(lo: float | None, hi: float | None, pct: bool = False) -> str:
+    def f(x: float | None) -> str:
+        if x is None:
+            return "∞"
+        return f"{100 * x:.1f}" if pct else f"{x:+.0f}"
+
+    return f"[{f(lo)}, {f(hi)}]"
+
+
+def _pct_ci(ci: list[float]) -> str:
+    return _fmt_ci(ci[0], ci[1], pct=True)
+
+
+def _fmt_seconds(s: float | None) -> str:
+    if s is None:
+        return ""
+    return f"{s:.2f} s" if s >= 0.1 else f"{1000 * s:.2f} ms"
+
+
+def report_tables(report: dict[str, Any]) -> Group:
+    pairs = Table(title="pairings (score of the first-named player, 95% intervals)")
+    for col in ("pairing", "games", "W-D-L", "score %", "Elo diff", "mean margin"):
+        pairs.add_column(col, justify="right" if col != "pairing" else "left")
+    sprt_col = any("sprt" in r for r in report["pairings"])
+    if sprt_col:
+        pairs.add_column("SPRT")
+    for r in report["pairings"]:
+        if not r["games"]:
+            cells = [f"{r['a']} vs {r['b']}", "0", "", "", "", ""]
+        else:
+            elo = "∞" if r["elo_diff"] is None else f"{r['elo_diff']:+.0f}"
+            cells = [
+                f"{r['a']} vs {r['b']}",
+                str(r["games"]),
+                f"{r['a_wins']}-{r['draws']}-{r['a_losses']}",
+                f"{100 * r['a_score']:.1f} {_pct_ci(r['a_score_ci95'])}",
+                f"{elo} {_fmt_ci(r['elo_diff_ci95'][0], r['elo_diff_ci95'][1])}",
+                f"{r['mean_margin']:+.2f}",
+            ]
+        if sprt_col:
+            s = r.get("sprt") or {}
+            cells.append(f"{s.get('decision') or 'running'} (LLR {s.get('llr', 0):.2f})")
+        pairs.add_row(*cells)
+    players = Table(
+        title=f"players (Elo fitted from all games, relative to {report['elo_anchor']})"
+    )
+    for col in ("player", "spec", "games", "score %", "Elo", "per move"):
+        players.add_column(col, justify="left" if col in ("player", "spec") else "right")
+    for p in report["players"]:
+        lo, hi = p["elo_ci95"]
+        players.add_row(
+            p["name"],
+            p["spec"],
+            str(p["games"]),
+            "" if p["score"] is None else f"{100 * p['score']:.1f}",
+            f"{p['elo']:+.0f} {_fmt_ci(lo, hi)}",
+            _fmt_seconds(p["mean_move_seconds"]),
+        )
+    fp = report["first_player"]
+    line = Text(
+        f"games {report['games_played']}/{report['games_planned']}"
+        + (
+            f" · first player: {fp['wins']}-{fp['draws']}-{fp['losses']}, wins "
+            f"{100 * fp['win_rate']:.1f}% {_pct_ci(fp['win_rate_ci95'])}"
+            if fp["games"]
+            else ""
+        )
+    )
+    return Group(pairs, players, line)
+
+
+def _live_view(p: Progress, config: RunConfig) -> Group:
+    eta = p.eta
+    head = Text(
+        f"games {p.done}/{p.total} · {p.rate:.1f} games/s · ETA "
+        + ("—" if eta is None else time.strftime("%H:%M:%S", time.gmtime(eta)))
+        + (f" · SPRT stopped {len(p.stopped_pairings)} pairing(s)" if p.stopped_pairings else "")
+    )
+    from banmen.arena.schedule import Player
+
+    players = [Player(x["name"], x["spec"]) for x in config.players]
+    table = Table(box=None)
+    for col in ("pairing", "W-D-L", "score %"):
+        table.add_column(col)
+    for i, (a, b) in enumerate(make_pairings(players, config.gauntlet)):
+        gs = [g for g in p.games if g.pairing == i]
+        pts = [g.points_first() if g.first == a else 1 - g.points_first() for g in gs]
+        w, lo = pts.count(1.0), pts.count(0.0)
+        d = len(pts) - w - lo
+        score = f"{100 * sum(pts) / len(pts):.1f}" if pts else ""
+        table.add_row(f"{a} vs {b}", f"{w}-{d}-{lo}", score)
+    return Group(head, table)
+
+
+@app.command("run")
+def run(
+    game: Annotated[str | None, typer.Argument(help="Game, e.g. mattix.")] = None,
+    player: Annotated[
+        list[str] | None,
+        typer.Option("--player", "-p", help="NAME=SPEC (repeat), e.g. d3=alphabeta:depth=3."),
+    ] = None,
+    games: Annotated[
+        int, typer.Option(help="Games per pairing (even: games come in pairs).")
+    ] = 100,
+    workers: Annotated[int | None, typer.Option(help="Worker processes (default: cores).")] = None,
+    seed: Annotated[int | None, typer.Option(help="First deal seed (default: random).")] = None,
+    size: Annotated[int | None, typer.Option(help="Board size (Mattix: 4 or 6).")] = None,
+    gauntlet: Annotated[
+        str | None, typer.Option(help="Play this player against each of the others only.")
+    ] = None,
+    sprt: Annotated[
+        str | None, typer.Option(help="ELO0,ELO1: stop a pairing once the SPRT decides.")
+    ] = None,
+    name: Annotated[str | None, typer.Option(help="Name for the run (default: generated).")] = None,
+    resume: Annotated[str | None, typer.Option(help="Continue the run RUN.")] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the final report as JSON.")
+    ] = False,
+    db: DbOption = None,
+) -> None:
+    """Play a run: round robin (or gauntlet) of paired games, in parallel."""
+    from banmen.games import get_game
+
+    if workers is not None and workers < 1:
+        raise _fail(f"--workers must be at least 1, got {workers}")
+    store = _store(db)
+    try:
+        if resume:
+            if game or player:
+                raise _fail("--resume continues a run as configured: give no GAME or --player")
+            run_id = resume
+            config = store.run_config(run_id)
+        else:
+            if not game:
+                raise _fail("give a GAME (e.g. mattix) and players, or --resume RUN")
+            g = get_game(game)
+            if g.new_board is None:
+                raise _fail(f"{g.name} cannot be played in the arena yet")
+            players = [parse_player(p) for p in (player or [])]
+            make_pairings(players, gauntlet)  # validates names, count, gauntlet
+            sprt_pair = None
+            if sprt is not None:
+                try:
+                    e0, e1 = (float(x) for x in sprt.split(","))
+                except ValueError:
+                    raise _fail(f"--sprt takes ELO0,ELO1 (two numbers), got {sprt!r}") from None
+                if not e1 > e0:
+                    raise _fail(f"--sprt needs ELO0 < ELO1, got {sprt!r}")
+                sprt_pair = [e0, e1]
+            if g.name == "mattix" and size is not None:
+                g.new_board(0, size)  # a bad size fails here, with the game's own message
+            config = RunConfig(
+                game=g.name,
+                players=[{"name": p.name, "spec": p.spec} for p in players],
+                games=games,
+                seed=seed if seed is not None else secrets.randbelow(1_000_000),
+                size=size,
+                gauntlet=gauntlet,
+                sprt=sprt_pair,
+            )
+            from banmen.arena.runner import planned_jobs
+
+            planned_jobs(config)  # validates --games
+            run_id = store.create_run(config, name)
+    except (ValueError, ScheduleError) as e:
+        raise _fail(str(e)) from None
+
+    console = Console(highlight=False, stderr=as_json)
+    console.print(f"run [bold]{run_id}[/bold] · {config.game} · deals from seed {config.seed} "
+                  f"· db {store.path}")  # fmt: skip
+    last = [0.0]
+    live = Live(console=console, refresh_per_second=4, transient=False)
+
+    def show(p: Progress) -> None:
+        now = time.monotonic()
+        if now - last[0] >= 0.2 or p.done == p.total:
+            last[0] = now
+            live.update(_live_view(p, config))
+
+    try:
+        with live:
+            progress = run_arena(store, run_id, workers, show)
+    except KeyboardInterrupt:
+        n = len(store.done_keys(run_id))
+        where = f" --db {store.path}" if db else ""
+        console.print(
+            f"interrupted: {n} games recorded. Continue with: banmen arena --resume {run_id}{where}"
+        )
+        raise typer.Exit(130) from None
+    report = build_report(store, run_id)
+    report["this_session"] = {
+        "played": progress.new_this_session,
+        "replayed": progress.replayed,
+        "games_per_second": progress.rate,
+    }
+    if as_json:
+        typer.echo(json.dumps(_jsonable(report)))
+    else:
+        console.print(report_tables(report))
+        console.print(
+            f"report and plots: banmen arena report {run_id}" + (f" --db {db}" if db else "")
+        )
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _jsonable(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_jsonable(v) for v in x]
+    return x
+
+
+@app.command("report")
+def report(
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="The run's name.")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the report as one JSON object.")
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Directory for report.json, games.csv, pairings.csv and the plots "
+            "(default: arena-results/RUN)."
+        ),
+    ] = None,
+    param: Annotated[
+        str | None, typer.Option(help="Spec option to plot the score against (e.g. depth).")
+    ] = None,
+    plots: Annotated[bool, typer.Option(help="Write the plots (PNG and SVG).")] = True,
+    db: DbOption = None,
+) -> None:
+    """Rebuild a run's tables, exports and plots from the database."""
+    store = _store(db)
+    try:
+        rep = _jsonable(build_report(store, run_id))
+    except ValueError as e:
+        raise _fail(str(e)) from None
+    folder = out or Path("arena-results") / run_id
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "report.json").write_text(json.dumps(rep, indent=1) + "\n")
+    (folder / "games.csv").write_text(games_csv(store.games(run_id)))
+    (folder / "pairings.csv").write_text(pairings_csv(rep))
+    files = [folder / "report.json", folder / "games.csv", folder / "pairings.csv"]
+    if plots and rep["games_played"]:
+        from banmen.arena.plots import write_plots
+
+        files += write_plots(rep, folder, param)
+    if as_json:
+        typer.echo(json.dumps(rep))
+        return
+    console = Console(highlight=False)
+    console.print(report_tables(rep))
+    console.print("written: " + ", ".join(str(f) for f in files))
+
+
+@app.command("list")
+def list_runs(db: DbOption = None) -> None:
+    """The runs in the database."""
+    store = _store(db)
+    table = Table()
+    for col in ("run", "game", "players", "games", "status", "created"):
+        table.add_column(col)
+    for r in store.runs():
+        c = r["config"]
+        players = ", ".join(p["name"] for p in c["players"])
+        table.add_row(
+            r["id"], c["game"], players, str(r["games_played"]), r["status"], r["created"]
+        )
+    Console(highlight=False).print(table)

@@ -1,0 +1,258 @@
+"""The arena: pairing and seeds, statistics, kill-and-resume, reports, plots, bad input."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from banmen.arena.report import report_from
+from banmen.arena.runner import EngineCache, play_game, run_arena, sprt_decisions
+from banmen.arena.schedule import Job, Player, ScheduleError, make_jobs, make_pairings, parse_player
+from banmen.arena.store import ArenaStore, GameRecord, RunConfig
+from banmen.cli import app
+from banmen.games.mattix import Board
+from banmen.stats import bradley_terry, sprt_bounds, sprt_llr
+
+runner = CliRunner()
+PLAYERS = [Player("a", "alphabeta:depth=1"), Player("b", "alphabeta:depth=2"),
+           Player("c", "random:seed=3")]  # fmt: skip
+
+
+# --------------------------------------------------------------------------- scheduling
+
+
+def test_round_robin_and_gauntlet_pairings() -> None:
+    assert make_pairings(PLAYERS) == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert make_pairings(PLAYERS, "b") == [("b", "a"), ("b", "c")]
+    with pytest.raises(ScheduleError, match="--gauntlet 'z' is not a player: expected one of a"):
+        make_pairings(PLAYERS, "z")
+    with pytest.raises(ScheduleError, match="at least two players"):
+        make_pairings(PLAYERS[:1])
+    with pytest.raises(ScheduleError, match="used twice"):
+        make_pairings([PLAYERS[0], PLAYERS[0]])
+
+
+def test_games_are_paired_on_the_same_deal_with_sides_swapped() -> None:
+    pairings = make_pairings(PLAYERS)
+    jobs = make_jobs(pairings, games=6, seed=100)
+    assert len(jobs) == 3 * 6
+    assert len({j.key for j in jobs}) == len(jobs)
+    by_key = {j.key: j for j in jobs}
+    for p, (a, b) in enumerate(pairings):
+        for pair in range(3):
+            g1, g2 = by_key[(p, pair, 0)], by_key[(p, pair, 1)]
+            assert (g1.first, g1.second) == (a, b) and (g2.first, g2.second) == (b, a)
+            assert g1.deal_seed == g2.deal_seed == 100 + pair  # every pairing: the same deals
+    # Interleaved: the first jobs cover every pairing before any pairing's second pair.
+    assert [j.pairing for j in jobs[:6]] == [0, 0, 1, 1, 2, 2]
+    for bad in (0, 1, 7):
+        with pytest.raises(ScheduleError, match="even number"):
+            make_jobs(pairings, bad, 1)
+
+
+def test_player_specs() -> None:
+    assert parse_player("d3=alphabeta:depth=3") == Player("d3", "alphabeta:depth=3")
+    assert parse_player("perfect") == Player("perfect", "perfect")
+    with pytest.raises(ScheduleError, match="player x: unknown player 'foo': expected one of"):
+        parse_player("x=foo")
+    with pytest.raises(ScheduleError, match="bad player name"):
+        parse_player("a b=random")
+
+
+def test_a_game_depends_only_on_its_seed_and_specs() -> None:
+    specs = {"a": "alphabeta:depth=2", "b": "random:seed=7"}
+    job = Job(0, 0, False, "a", "b", 42)
+    first = play_game("mattix", 6, job, specs, EngineCache())
+    cache = EngineCache()
+    for seed in (1, 2, 3):  # other games first: the table and the random state must not leak
+        play_game("mattix", 6, Job(0, seed, False, "a", "b", seed), specs, cache)
+    again = play_game("mattix", 6, job, specs, cache)
+    assert again.moves == first.moves and again.result == first.result
+    board = Board.from_seed(42, 6)
+    for m in first.moves:
+        board.push_name(m)
+    assert board.is_game_over() and board.scores == (first.score1, first.score2)
+    assert board.result() == first.result and len(first.times) == len(first.moves)
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+def test_elo_fit_and_sprt_textbook_values() -> None:
+    ratings, cov = bradley_terry(2, [(0, 1, 750, 1000)], prior_draws=0)
+    assert ratings[1] == pytest.approx(-190.85, abs=0.01)  # 75% score = 190.85 Elo
+    # Fisher information of a logistic model: var = 1 / (n p (1-p)), in Elo units.
+    assert math.sqrt(cov[1][1]) == pytest.approx(
+        400 / math.log(10) / math.sqrt(1000 * 0.75 * 0.25), rel=1e-6
+    )
+    # A transitive round robin: fitted differences follow the scores.
+    r, _ = bradley_terry(3, [(0, 1, 600, 1000), (1, 2, 600, 1000), (0, 2, 690, 1000)])
+    assert r[0] > r[1] > r[2]
+    lo, hi = sprt_bounds(0.05, 0.05)
+    assert lo == pytest.approx(-2.944, abs=1e-3) and hi == pytest.approx(2.944, abs=1e-3)
+    assert sprt_llr([1.0] * 30, 0, 50) > hi  # every pair won: H1 quickly
+    assert sprt_llr([0.0, 0.25] * 30, 0, 50) < lo  # losing: H0
+    assert sprt_llr([0.5, 0.5, 0.25, 0.75], 0, 50) == pytest.approx(
+        4 * (0.5714631 - 0.5) * (2 * 0.5 - 0.5 - 0.5714631) / (2 * 0.03125), rel=1e-5
+    )
+
+
+def test_report_counts_and_first_player_rate() -> None:
+    cfg = RunConfig(game="mattix", players=[{"name": "a", "spec": "random"},
+                                            {"name": "b", "spec": "random"}],  # fmt: skip
+                    games=4, seed=0)  # fmt: skip
+    games = [
+        GameRecord(0, 0, False, "a", "b", 0, "1-0", 10, 5),
+        GameRecord(0, 0, True, "b", "a", 0, "1-0", 8, 7),
+        GameRecord(0, 1, False, "a", "b", 1, "1/2-1/2", 6, 6),
+        GameRecord(0, 1, True, "b", "a", 1, "0-1", 3, 9),
+    ]
+    rep = report_from(cfg, games, "r")
+    row = rep["pairings"][0]
+    assert (row["a_wins"], row["draws"], row["a_losses"]) == (2, 1, 1)
+    assert row["a_score"] == 2.5 / 4
+    assert row["margins"] == [5, -1, 0, 6]
+    fp = rep["first_player"]
+    assert (fp["wins"], fp["draws"], fp["losses"]) == (2, 1, 1)
+    assert rep["games_played"] == 4 == rep["games_planned"]
+
+
+def test_sprt_stops_a_decided_pairing(tmp_path: Path) -> None:
+    store = ArenaStore(tmp_path / "a.db")
+    cfg = RunConfig(
+        game="mattix",
+        players=[{"name": "perfect", "spec": "perfect"}, {"name": "rnd", "spec": "random"}],
+        games=400, seed=1, size=4, sprt=[0, 100],
+    )  # fmt: skip
+    rid = store.create_run(cfg, "sprt")
+    progress = run_arena(store, rid, workers=2)
+    played = len(store.games(rid))
+    assert played < 400  # stopped early
+    d = sprt_decisions(cfg, store.games(rid))[0]
+    assert d["decision"] == "H1"
+    assert progress.replayed == 0
+
+
+# --------------------------------------------------------------------------- kill and resume
+
+
+def _rows(db: Path, run: str) -> dict[tuple[int, int, int], tuple[str, str, str]]:
+    con = sqlite3.connect(db)
+    try:
+        rows = con.execute(
+            "SELECT pairing, pair, swapped, moves, result, finished FROM arena_games "
+            "WHERE run_id = ?", (run,),
+        ).fetchall()  # fmt: skip
+    finally:
+        con.close()
+    return {(p, q, s): (m, r, f) for p, q, s, m, r, f in rows}
+
+
+def test_sigkill_mid_run_then_resume_plays_each_game_exactly_once(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    args = ["arena", "mattix", "--player", "d4=alphabeta:depth=4", "--player",
+            "d5=alphabeta:depth=5", "--games", "300", "--seed", "11", "--workers", "2",
+            "--db", str(db), "--name", "k"]  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "banmen", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its workers share a process group we can watch
+    )
+    deadline = time.monotonic() + 120
+    while True:
+        n = len(_rows(db, "k")) if db.exists() else 0
+        if n >= 40:
+            break
+        assert proc.poll() is None, "the run ended before it could be killed"
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)  # the parent only, as `kill -9 PID` would
+    proc.wait()
+    # The orphaned workers notice their parent is gone and exit on their own.
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        assert time.monotonic() < deadline, "workers outlived their parent"
+        time.sleep(0.1)
+    before = _rows(db, "k")
+    assert 40 <= len(before) < 300
+
+    res = runner.invoke(app, ["arena", "--resume", "k", "--db", str(db), "--json"])
+    assert res.exit_code == 0, res.output
+    rep = json.loads(res.stdout)
+    after = _rows(db, "k")
+    planned = {(0, q, s) for q in range(150) for s in (0, 1)}
+    assert set(after) == planned and len(after) == 300  # every game, once
+    assert rep["games_played"] == 300
+    assert rep["this_session"]["played"] == 300 - len(before)
+    assert rep["this_session"]["replayed"] == 0
+    for key, row in before.items():  # games finished before the kill were kept as they were
+        assert after[key] == row
+    # Resuming a finished run plays nothing.
+    res = runner.invoke(app, ["arena", "--resume", "k", "--db", str(db), "--json"])
+    assert json.loads(res.stdout)["this_session"]["played"] == 0
+
+
+# --------------------------------------------------------------------------- CLI, reports, plots
+
+
+def test_run_report_and_plots(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    res = runner.invoke(app, ["arena", "mattix", "--size", "4", "-p", "d1=alphabeta:depth=1",
+                              "-p", "d2=alphabeta:depth=2", "-p", "d3=alphabeta:depth=3",
+                              "--games", "20", "--seed", "3", "--db", str(db), "--name", "r",
+                              "--workers", "1"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    out = tmp_path / "report"
+    res = runner.invoke(app, ["arena", "report", "r", "--db", str(db), "--out", str(out),
+                              "--json"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    rep = json.loads(res.output)
+    assert rep["games_played"] == 60 and len(rep["pairings"]) == 3
+    for name in ("score-vs-depth", "heatmap", "margins"):
+        assert (out / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert b"<svg" in (out / f"{name}.svg").read_bytes()[:2000]
+    games_csv = (out / "games.csv").read_text().splitlines()
+    assert len(games_csv) == 61 and games_csv[0].startswith("pairing,pair,swapped")
+    assert json.loads((out / "report.json").read_text())["games_played"] == 60
+    res = runner.invoke(app, ["arena", "list", "--db", str(db)])
+    assert "r" in res.output and "mattix" in res.output
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["arena", "chess", "-p", "a=random", "-p", "b=random"], "unknown game 'chess': expected"),
+        (["arena", "mattix", "-p", "a=minimax", "-p", "b=random"],
+         "player a: unknown player 'minimax': expected one of alphabeta"),
+        (["arena", "mattix", "-p", "a=alphabeta:depth=x", "-p", "b=random"],
+         "depth must be an integer"),
+        (["arena", "mattix", "-p", "a=random"], "at least two players"),
+        (["arena", "mattix", "-p", "a=random", "-p", "b=random", "--games", "3"], "even number"),
+        (["arena", "mattix", "-p", "a=random", "-p", "b=random", "--sprt", "5"], "ELO0,ELO1"),
+        (["arena", "mattix", "-p", "a=random", "-p", "b=random", "--size", "5"], "no piece set"),
+        (["arena", "report", "nothing"], "no arena run 'nothing'"),
+        (["arena", "--resume", "nothing"], "no arena run 'nothing'"),
+    ],
+)  # fmt: skip
+def test_bad_arena_input_gives_one_line_errors(
+    args: list[str], fragment: str, tmp_path: Path
+) -> None:
+    res = runner.invoke(app, [*args, "--db", str(tmp_path / "x.db")])
+    assert res.exit_code == 2, res.output
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0], lines
