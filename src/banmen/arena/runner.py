@@ -144,8 +144,9 @@ def _init_worker(game_name: str, specs: list[str], parent: int, db_path: str, ru
 
 def _work(
     game_name: str, size: int | None, jobs: list[Job], specs: dict[str, str]
-) -> list[GameRecord]:
-    """Play ``jobs``, committing each game as it ends."""
+) -> tuple[int, list[GameRecord]]:
+    """Play ``jobs``, committing each game as it ends. The parent gets the records back
+    without their moves and times (it only counts them): less to pickle per game."""
     assert _cache is not None and _store is not None
     out = []
     for job in jobs:
@@ -153,8 +154,10 @@ def _work(
         record = play_game(game_name, size, job, specs, _cache)
         record.seconds = time.perf_counter() - t0
         record.stored = _store.add_game(_run_id, record)
+        record.moves = []
+        record.times = []
         out.append(record)
-    return out
+    return os.getpid(), out
 
 
 # --------------------------------------------------------------------------- parent side
@@ -214,17 +217,32 @@ class Progress:
     games: list[GameRecord] = field(default_factory=list)
     new_this_session: int = 0
     stopped_pairings: set[int] = field(default_factory=set)
-    first_finish: float | None = None  # when this session's first game came in
     replayed: int = 0  # games played again although recorded already (should stay 0)
+    workers: int = 1
+    #: when each worker process first reported, and the games counted since all had
+    _seen: dict[int, float] = field(default_factory=dict)
+    _steady_games: int = 0
+    _steady_since: float | None = None
+
+    def record(self, pid: int, games: int) -> None:
+        """Account ``games`` just reported by worker ``pid``."""
+        if pid not in self._seen:
+            self._seen[pid] = time.monotonic()
+            if len(self._seen) >= self.workers:
+                # Every worker is up and playing: from here on the rate is steady-state
+                # (worker start-up and engine warm-up are not counted).
+                self._steady_since = time.monotonic()
+                return
+        if self._steady_since is not None:
+            self._steady_games += games
 
     @property
     def rate(self) -> float:
-        """Games per second since the first game of this session finished (so worker
-        start-up and engine warm-up are not counted)."""
-        if self.first_finish is None or self.new_this_session < 2:
+        """Games per second since every worker had started playing."""
+        if self._steady_since is None or self._steady_games == 0:
             return 0.0
-        elapsed = time.monotonic() - self.first_finish
-        return (self.new_this_session - 1) / elapsed if elapsed > 0 else 0.0
+        elapsed = time.monotonic() - self._steady_since
+        return self._steady_games / elapsed if elapsed > 0 else 0.0
 
     @property
     def eta(self) -> float | None:
@@ -271,12 +289,15 @@ def run_arena(
         initializer=_init_worker,
         initargs=(config.game, sorted(set(specs.values())), os.getpid(), str(store.path), run_id),
     )
-    pending: dict[Future[list[GameRecord]], list[Job]] = {}
+    pending: dict[Future[tuple[int, list[GameRecord]]], list[Job]] = {}
+    progress.workers = n_workers
     next_job = 0  # todo[next_job:] are not submitted yet
     counted = {g.key for g in games}
     game_seconds: list[float] = []
 
     def remaining() -> int:
+        if not progress.stopped_pairings:
+            return len(todo) - next_job
         rest = todo[next_job:]
         return sum(1 for j in rest if j.pairing not in progress.stopped_pairings)
 
@@ -304,14 +325,14 @@ def run_arena(
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in finished:
                 chunk = pending.pop(fut)
-                for record in fut.result():
+                pid, records = fut.result()
+                progress.record(pid, len(records))
+                for record in records:
                     game_seconds.append(record.seconds)
                     if not record.stored or record.key in counted:
                         progress.replayed += 1
                         continue
                     counted.add(record.key)
-                    if progress.first_finish is None:
-                        progress.first_finish = time.monotonic()
                     progress.done += 1
                     progress.new_this_session += 1
                     progress.games.append(record)

@@ -70,6 +70,12 @@ def _deadline(quick: bool) -> dict[str, Any]:
     return deadline_overshoot(0.1, 10 if quick else 50)
 
 
+def _arena_scaling(quick: bool) -> dict[str, Any]:
+    from banmen.bench.arena import scaling
+
+    return scaling(600 if quick else 20000, 1 if quick else 3)
+
+
 def _web_lag(quick: bool) -> dict[str, Any]:
     from banmen.web.lagbench import measure
 
@@ -85,6 +91,7 @@ SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
     ),
     "mattix-first-player": ("perfect-play first-player advantage", _mattix_first_player),
     "search-deadline": ("how far past a 0.1 s deadline a search returns", _deadline),
+    "arena-scaling": ("arena games/s, Mattix 6x6 depth-1 pairs, 1 and 2 workers", _arena_scaling),
     "web-lag": ("web server event-loop lag during a 1 s search", _web_lag),
 }
 

@@ -48,6 +48,13 @@ def _summary(record: dict[str, Any]) -> Table:
             f"{r['overshoot_ms_median']:.2f} ms, p90 {r['overshoot_ms_p90']:.2f} ms, "
             f"max {r['overshoot_ms_max']:.2f} ms",
         )
+    if "arena-scaling" in res:
+        r = res["arena-scaling"]
+        t.add_row(
+            "arena-scaling",
+            f"{r['games_per_second_1_worker']:.0f} games/s with 1 worker, "
+            f"{r['games_per_second_2_workers']:.0f} with 2: scaling {r['scaling']:.2f}",
+        )
     if "web-lag" in res:
         r = res["web-lag"]
         t.add_row(
@@ -62,7 +69,7 @@ def bench(
         list[str] | None,
         typer.Argument(
             help="Suites to run (default: all): mattix-solve, mattix-depth, "
-            "mattix-first-player, search-deadline, web-lag."
+            "mattix-first-player, search-deadline, arena-scaling, web-lag."
         ),
     ] = None,
     quick: Annotated[bool, typer.Option(help="Small sample sizes (a smoke test).")] = False,
