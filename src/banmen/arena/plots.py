@@ -7,7 +7,7 @@ from typing import Any
 
 from banmen.arena.report import numeric_option
 
-__all__ = ["write_plots", "varying_option"]
+__all__ = ["write_plots", "varying_option", "render_svg", "PLOTS"]
 
 
 def _pyplot() -> Any:
@@ -148,3 +148,26 @@ def write_plots(report: dict[str, Any], out: Path, param: str | None = None) -> 
         files += plot_heatmap(report, out)
     files += plot_margins(report, out)
     return files
+
+
+#: The plots a run can have, by name (as in the files ``write_plots`` writes).
+PLOTS = ("score-vs-param", "heatmap", "margins")
+
+
+def render_svg(report: dict[str, Any], name: str, param: str | None = None) -> bytes | None:
+    """One plot as SVG bytes (for the web app), or ``None`` if the run has no such plot."""
+    import tempfile
+
+    if name not in PLOTS:
+        raise ValueError(f"unknown plot {name!r}: expected one of {', '.join(PLOTS)}")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        if name == "score-vs-param":
+            key = param or varying_option(report)
+            files = plot_vs_param(report, out, key) if key else []
+        elif name == "heatmap":
+            files = plot_heatmap(report, out)
+        else:
+            files = plot_margins(report, out)
+        svg = [f for f in files if f.suffix == ".svg"]
+        return svg[0].read_bytes() if svg else None
