@@ -2,7 +2,8 @@
 
 Routes: ``/`` (the games), one page per game (``/mattix``), ``/ws/<game>`` (one WebSocket per
 game view, see :mod:`banmen.web.protocol`), ``/static/...`` (ES modules, CSS, SVG — no build
-step), ``/api/health``, ``/api/games`` and ``/api/saved/<id>``.
+step), ``/api/health``, ``/api/games`` and ``/api/saved/<id>``; ``/arena`` shows the arena
+runs in the same database, from ``/api/arena/...`` (see :mod:`banmen.web.arena`).
 
 The engine pool starts with the app, but its workers warm up (compile, load caches) in the
 background: pages and sockets are served at once, CPU moves wait for a worker, and the
@@ -29,6 +30,7 @@ from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from banmen.web.arena import ArenaViews, arena_api_routes
 from banmen.web.catalog import CATALOG, GameEntry
 from banmen.web.lag import LagMonitor
 from banmen.web.levels import MOVE_TIME_CAP, make_levels
@@ -136,6 +138,8 @@ def create_app(
         raise ValueError(f"workers must be at least 1, got {n_workers}")
     levels = make_levels(extra_levels)
     home = _home_html(CATALOG)
+    arena_page_html = (STATIC_DIR / "arena.html").read_text(encoding="utf-8")
+    arena = ArenaViews(path)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -171,6 +175,9 @@ def create_app(
 
         return Route(entry.path, page, name=f"page-{entry.name}")
 
+    async def arena_page(request: Request) -> Response:
+        return HTMLResponse(arena_page_html, headers=_PAGE_HEADERS)
+
     async def health(request: Request) -> Response:
         st = request.app.state
         return JSONResponse(
@@ -200,14 +207,18 @@ def create_app(
     routes: list[BaseRoute] = [
         Route("/", home_page, name="home"),
         *(game_page(e) for e in CATALOG),
+        Route("/arena", arena_page, name="arena"),
         Route("/api/health", health),
         Route("/api/games", games),
         Route("/api/saved/{game_id}", saved),
+        *arena_api_routes(arena),
         # Only Mattix has a session type so far; later games add theirs to the catalog.
         WebSocketRoute("/ws/mattix", _game_socket),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.arena = arena
+    return app
 
 
 def run_uvicorn(app: Starlette, host: str, port: int) -> None:

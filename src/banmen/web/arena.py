@@ -1,0 +1,260 @@
+"""Arena results in the web app: the runs in the app's database, their reports and plots.
+
+Routes (see :func:`arena_api_routes`): ``/api/arena/runs`` (the runs, newest first),
+``/api/arena/runs/<run>`` (a run's report, as ``banmen arena report --json`` gives it, plus
+the list of its plots) and ``/api/arena/runs/<run>/plots/<name>.svg``. The page itself is
+``/arena`` (``static/arena.html`` and ``static/js/arena.js``).
+
+Everything that touches SQLite or matplotlib runs in a worker thread, never on the event
+loop: an arena store is opened per request (an ``sqlite3`` connection belongs to the thread
+that opened it), and plots — matplotlib takes ~0.5 s to import and ~0.2 s a plot — are
+rendered one at a time and kept in a small in-memory cache keyed by run, number of games
+and plot name, so a finished run's plots are drawn once.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from banmen.arena.plots import PLOTS, render_svg, varying_option
+from banmen.arena.report import build_report, numeric_option
+from banmen.arena.runner import planned_jobs
+from banmen.arena.store import ArenaStore, RunConfig
+
+__all__ = ["ArenaViews", "NotFound", "is_run_id", "jsonable", "available_plots", "arena_api_routes"]
+
+#: Run names the web API accepts (anything else is refused before it reaches SQL).
+_RUN_ID = re.compile(r"[A-Za-z0-9_.+:-]{1,80}")
+
+#: Plots kept in memory (SVGs are ~20-60 kB each).
+PLOT_CACHE_SIZE = 64
+
+_JSON_HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+_SVG_HEADERS = {
+    "Cache-Control": "no-cache",
+    "X-Content-Type-Options": "nosniff",
+    # Opened on its own, a plot may use its own <style> but load and run nothing.
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+}
+
+
+class NotFound(Exception):
+    """An unknown run, an unknown plot, or a plot this run does not have."""
+
+
+def is_run_id(text: str) -> bool:
+    return _RUN_ID.fullmatch(text) is not None
+
+
+def jsonable(x: Any) -> Any:
+    """``x`` with every non-finite float (an unbounded Elo) replaced by ``None``: JSON has
+    no infinity."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    return x
+
+
+def available_plots(report: dict[str, Any]) -> list[str]:
+    """The plots of :data:`banmen.arena.plots.PLOTS` that this report has (mirrors what
+    ``render_svg`` draws; none before the first game, as ``banmen arena report``)."""
+    if not report["games_played"]:
+        return []
+    out: list[str] = []
+    key = varying_option(report)
+    if key is not None:
+        spec_of = {p["name"]: p["spec"] for p in report["players"]}
+        if report["config"].get("gauntlet"):
+            has_points = any(
+                r["games"] and numeric_option(spec_of[r["b"]], key) is not None
+                for r in report["pairings"]
+            )
+        else:
+            has_points = any(
+                p["games"] and numeric_option(p["spec"], key) is not None for p in report["players"]
+            )
+        if has_points:
+            out.append("score-vs-param")
+    if len(report["players"]) >= 2:
+        out.append("heatmap")
+    if any(r["games"] for r in report["pairings"]):
+        out.append("margins")
+    return out
+
+
+def plot_url(run_id: str, name: str) -> str:
+    return f"/api/arena/runs/{quote(run_id, safe='')}/plots/{name}.svg"
+
+
+def _one_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return (text[0] if text else type(e).__name__)[:200]
+
+
+class ArenaViews:
+    """Reads runs from the SQLite file at ``db_path``. Every method blocks: call them in a
+    worker thread (the routes do)."""
+
+    def __init__(self, db_path: str | Path, cache_size: int = PLOT_CACHE_SIZE) -> None:
+        self.db_path = Path(db_path)
+        self.cache_size = cache_size
+        self._cache: OrderedDict[tuple[str, int, str], bytes] = OrderedDict()
+        self._cache_lock = threading.Lock()
+        # matplotlib's pyplot keeps global state: one plot at a time.
+        self._render_lock = threading.Lock()
+        self.renders = 0  # plots drawn (not served from the cache); for tests
+
+    def _open(self) -> ArenaStore:
+        return ArenaStore(self.db_path)  # creates the arena tables in a fresh database
+
+    # ---- runs
+
+    def runs(self) -> list[dict[str, Any]]:
+        """Every run, newest first, with its games played and planned."""
+        with self._open() as store:
+            rows = store.runs()
+        out = []
+        for r in rows:
+            config = r["config"] if isinstance(r["config"], dict) else {}
+            try:
+                planned: int | None = len(planned_jobs(RunConfig.from_dict(config)))
+            except Exception:  # a configuration this version cannot read: show what we can
+                planned = None
+            out.append(
+                {
+                    "id": r["id"],
+                    "viewable": is_run_id(r["id"]),
+                    "game": config.get("game"),
+                    "players": config.get("players", []),
+                    "size": config.get("size"),
+                    "gauntlet": config.get("gauntlet"),
+                    "sprt": config.get("sprt"),
+                    "games_played": r["games_played"],
+                    "games_planned": planned,
+                    "status": r["status"],
+                    "created": r["created"],
+                    "updated": r["updated"],
+                }
+            )
+        result: list[dict[str, Any]] = jsonable(out)
+        return result
+
+    def _report(self, store: ArenaStore, run_id: str) -> dict[str, Any]:
+        if not is_run_id(run_id) or not store.status(run_id):
+            raise NotFound(f"no arena run {run_id[:80]!r}")
+        return build_report(store, run_id)
+
+    def report(self, run_id: str) -> dict[str, Any]:
+        """The run's report (non-finite floats as ``None``) plus ``plots``: the plots it
+        has, each ``{"name", "url"}``. Raises :class:`NotFound`."""
+        with self._open() as store:
+            rep = self._report(store, run_id)
+        out: dict[str, Any] = jsonable(rep)
+        out["plots"] = [{"name": n, "url": plot_url(run_id, n)} for n in available_plots(rep)]
+        return out
+
+    # ---- plots
+
+    def _cached(self, key: tuple[str, int, str]) -> bytes | None:
+        with self._cache_lock:
+            svg = self._cache.get(key)
+            if svg is not None:
+                self._cache.move_to_end(key)
+            return svg
+
+    def _remember(self, key: tuple[str, int, str], svg: bytes) -> None:
+        with self._cache_lock:
+            self._cache[key] = svg
+            self._cache.move_to_end(key)
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+
+    def plot(self, run_id: str, name: str) -> bytes:
+        """One plot of the run as SVG. Raises :class:`NotFound`."""
+        if name not in PLOTS:
+            raise NotFound(f"no plot {name[:40]!r}: expected one of {', '.join(PLOTS)}")
+        with self._open() as store:
+            if not is_run_id(run_id) or not store.status(run_id):
+                raise NotFound(f"no arena run {run_id[:80]!r}")
+            svg = self._cached((run_id, len(store.done_keys(run_id)), name))
+            if svg is not None:
+                return svg
+            rep = build_report(store, run_id)
+        if name not in available_plots(rep):
+            raise NotFound(f"run {run_id!r} has no {name} plot")
+        key = (run_id, int(rep["games_played"]), name)
+        with self._render_lock:
+            svg = self._cached(key)  # drawn meanwhile by another request?
+            if svg is None:
+                drawn = render_svg(rep, name)
+                self.renders += 1
+                if drawn is None:
+                    raise NotFound(f"run {run_id!r} has no {name} plot")
+                svg = drawn
+                self._remember(key, svg)
+        return svg
+
+
+def _error(message: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=_JSON_HEADERS)
+
+
+def arena_api_routes(views: ArenaViews) -> list[BaseRoute]:
+    """The JSON and SVG routes under ``/api/arena``. Errors are one-line JSON: 404 for
+    unknown runs and plots, 500 (without a traceback) if the database cannot be read."""
+
+    async def runs(request: Request) -> Response:
+        try:
+            return JSONResponse(await run_in_threadpool(views.runs), headers=_JSON_HEADERS)
+        except Exception as e:
+            return _error(f"cannot read the arena runs: {_one_line(e)}", 500)
+
+    async def report(request: Request) -> Response:
+        run_id: str = request.path_params["run"]
+        if not is_run_id(run_id):
+            return _error(f"no arena run {run_id[:80]!r}", 404)
+        try:
+            return JSONResponse(
+                await run_in_threadpool(views.report, run_id), headers=_JSON_HEADERS
+            )
+        except NotFound as e:
+            return _error(str(e), 404)
+        except Exception as e:
+            return _error(f"cannot build the report of {run_id!r}: {_one_line(e)}", 500)
+
+    async def plot(request: Request) -> Response:
+        run_id: str = request.path_params["run"]
+        name: str = request.path_params["name"]
+        if not is_run_id(run_id):
+            return _error(f"no arena run {run_id[:80]!r}", 404)
+        try:
+            svg = await run_in_threadpool(views.plot, run_id, name)
+        except NotFound as e:
+            return _error(str(e), 404)
+        except Exception as e:
+            return _error(f"cannot draw the plot {name[:40]!r} of {run_id!r}: {_one_line(e)}", 500)
+        return Response(svg, media_type="image/svg+xml", headers=_SVG_HEADERS)
+
+    async def not_found(request: Request) -> Response:
+        return _error("not found: the arena API has /api/arena/runs[/RUN[/plots/NAME.svg]]", 404)
+
+    return [
+        Route("/api/arena/runs", runs),
+        Route("/api/arena/runs/{run}", report),
+        Route("/api/arena/runs/{run}/plots/{name}.svg", plot),
+        Route("/api/arena/{rest:path}", not_found),
+    ]

@@ -1,0 +1,264 @@
+// The arena results page: the runs in the app's database and the report of one of them.
+//
+// Everything comes from the JSON API (/api/arena/runs, /api/arena/runs/RUN) and the plots
+// are <img>s of /api/arena/runs/RUN/plots/NAME.svg. The selected run lives in the address
+// (#RUN); without one, the newest run is shown. While the shown run is still playing, the
+// page refreshes itself every few seconds.
+
+const RUN_RE = /^[A-Za-z0-9_.+:-]{1,80}$/;
+const REFRESH_MS = 5000;
+
+const PLOT_TITLES = {
+  "score-vs-param": "Score against the varying option",
+  heatmap: "Scores of every pairing",
+  margins: "Final score margins",
+};
+
+const $ = (id) => document.getElementById(id);
+
+let runs = [];
+let shown = null; // the report on the page
+let timer = 0;
+
+// ------------------------------------------------------------------ formatting
+
+const pct = (x) => (x === null || x === undefined ? "–" : `${(100 * x).toFixed(1)}%`);
+
+function pctCi(ci) {
+  if (!ci) return "";
+  return `[${(100 * ci[0]).toFixed(1)}, ${(100 * ci[1]).toFixed(1)}]`;
+}
+
+// Elo values are null when unbounded (a 100% or 0% score): `sign` says which infinity.
+function elo(x, sign = 1) {
+  if (x === null || x === undefined) return sign >= 0 ? "+∞" : "−∞";
+  const r = Math.round(x);
+  return r > 0 ? `+${r}` : r < 0 ? `−${-r}` : "0";
+}
+
+const eloCi = (ci) => `[${elo(ci[0], -1)}, ${elo(ci[1], 1)}]`;
+
+function signed(x, digits = 2) {
+  if (x === null || x === undefined) return "–";
+  const s = Math.abs(x).toFixed(digits);
+  return x > 0 ? `+${s}` : x < 0 ? `−${s}` : s;
+}
+
+function seconds(s) {
+  if (s === null || s === undefined) return "–";
+  return s >= 0.1 ? `${s.toFixed(2)} s` : `${(1000 * s).toFixed(2)} ms`;
+}
+
+function when(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso ?? "";
+  return d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+const gamesText = (played, planned) => `${played} / ${planned ?? "?"} games`;
+
+// ------------------------------------------------------------------ DOM helpers
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "text") node.textContent = v;
+    else if (k === "class") node.className = v;
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+function showMessage(text) {
+  const box = $("message");
+  box.textContent = text;
+  box.dataset.kind = "error";
+  box.hidden = !text;
+}
+
+async function getJson(url) {
+  const res = await fetch(url, { headers: { Accept: "application/json" } });
+  let body = null;
+  try {
+    body = await res.json();
+  } catch {
+    /* not JSON: the status says enough */
+  }
+  if (!res.ok) throw new Error(body?.error ?? `${url}: HTTP ${res.status}`);
+  return body;
+}
+
+function wantedRun() {
+  let id = "";
+  try {
+    id = decodeURIComponent(location.hash.slice(1));
+  } catch {
+    return null;
+  }
+  return RUN_RE.test(id) ? id : null;
+}
+
+function selectedRun() {
+  const wanted = wantedRun();
+  if (wanted) return wanted;
+  const first = runs.find((r) => r.viewable);
+  return first ? first.id : null;
+}
+
+// ------------------------------------------------------------------ the run list
+
+function renderRuns() {
+  $("empty").hidden = runs.length > 0;
+  $("runs-panel").hidden = runs.length === 0;
+  const selected = selectedRun();
+  const list = $("runs");
+  list.replaceChildren();
+  for (const r of runs) {
+    const players = (r.players ?? []).map((p) => p.name).join(", ");
+    const head = el("span", { class: "run-head" },
+      el("strong", { class: "run-name", text: r.id }),
+      el("span", { class: "run-status", "data-status": r.status, text: r.status }));
+    const game = r.size ? `${r.game} ${r.size}×${r.size}` : (r.game ?? "?");
+    const body = [
+      head,
+      el("span", { class: "run-meta", text: `${game} · ${players}` }),
+      el("span", { class: "run-meta", text: `${gamesText(r.games_played, r.games_planned)} · ${when(r.created)}` }),
+    ];
+    const item = r.viewable
+      ? el("a", { class: "run-card", href: `#${encodeURIComponent(r.id)}` }, ...body)
+      : el("div", { class: "run-card", title: "view it with: banmen arena report RUN" }, ...body);
+    if (r.id === selected) item.setAttribute("aria-current", "true");
+    list.append(el("li", {}, item));
+  }
+}
+
+// ------------------------------------------------------------------ one run's report
+
+// A cell is a string, or [value, interval]: the interval goes on a second, smaller line.
+function cell(tag, content, attrs = {}) {
+  if (!Array.isArray(content)) return el(tag, { ...attrs, text: content });
+  const [value, interval] = content;
+  return el(tag, attrs, value, el("span", { class: "ci", text: interval }));
+}
+
+function fillTable(table, columns, rows) {
+  const headRow = table.tHead.rows[0];
+  headRow.replaceChildren(...columns.map((c) => el("th", { scope: "col", text: c })));
+  const body = table.tBodies[0];
+  body.replaceChildren(
+    ...rows.map((cells) => el("tr", {}, ...cells.map((c, i) => (i === 0 ? cell("th", c, { scope: "row" }) : cell("td", c))))),
+  );
+}
+
+function sprtText(s) {
+  if (!s) return "–";
+  const llr = s.llr.toFixed(2);
+  const bounds = `[${s.lower.toFixed(2)}, ${s.upper.toFixed(2)}]`;
+  return `${s.decision ?? "undecided"} (LLR ${llr} in ${bounds}, ${s.pairs} pair${s.pairs === 1 ? "" : "s"})`;
+}
+
+function renderPairings(rep) {
+  const withSprt = rep.pairings.some((r) => r.sprt);
+  const columns = ["pairing", "games", "W-D-L", "score", "Elo diff", "mean margin"];
+  if (withSprt) columns.push("SPRT");
+  const rows = rep.pairings.map((r) => {
+    const cells = [`${r.a} vs ${r.b}`, String(r.games)];
+    if (!r.games) cells.push("–", "–", "–", "–");
+    else {
+      cells.push(
+        `${r.a_wins}-${r.draws}-${r.a_losses}`,
+        [pct(r.a_score), pctCi(r.a_score_ci95)],
+        [elo(r.elo_diff, r.a_score - 0.5), eloCi(r.elo_diff_ci95)],
+        signed(r.mean_margin),
+      );
+    }
+    if (withSprt) cells.push(sprtText(r.sprt));
+    return cells;
+  });
+  fillTable($("pairings"), columns, rows);
+}
+
+function renderPlayers(rep) {
+  $("players-note").textContent = `Elo fitted from all games, relative to ${rep.elo_anchor}`;
+  const rows = rep.players.map((p) => [
+    p.name,
+    p.spec,
+    String(p.games),
+    pct(p.score),
+    p.elo === null ? "–" : [elo(p.elo), eloCi(p.elo_ci95)],
+    seconds(p.mean_move_seconds),
+  ]);
+  fillTable($("players"), ["player", "spec", "games", "score", "Elo", "per move"], rows);
+}
+
+function renderPlots(rep) {
+  const box = $("plots");
+  const plots = rep.plots ?? [];
+  $("plots-panel").hidden = plots.length === 0;
+  // Keep the images that are up to date: a refresh must not make the page flicker.
+  const want = plots.map((p) => `${p.url}?games=${rep.games_played}`);
+  const have = [...box.querySelectorAll("img")].map((img) => img.getAttribute("src"));
+  if (want.join("\n") === have.join("\n")) return;
+  box.replaceChildren(
+    ...plots.map((p, i) => {
+      const title = PLOT_TITLES[p.name] ?? p.name;
+      return el("figure", { class: "plot" },
+        el("img", { src: want[i], alt: `${title} (${rep.run})`, loading: "lazy", decoding: "async" }),
+        el("figcaption", { text: title }));
+    }),
+  );
+}
+
+function renderReport(rep) {
+  shown = rep;
+  $("report").hidden = false;
+  $("report-title").textContent = rep.run;
+  const c = rep.config;
+  const players = rep.players.map((p) => `${p.name} (${p.spec})`).join(", ");
+  const kind = c.gauntlet ? `gauntlet of ${c.gauntlet}` : "round robin";
+  const size = c.size ? ` ${c.size}×${c.size}` : "";
+  $("report-summary").textContent = `${c.game}${size} · ${kind} · ${players} · `
+    + `${gamesText(rep.games_played, rep.games_planned)} (${c.games} per pairing, deals from seed ${c.seed}) · ${rep.status}`;
+  const fp = rep.first_player;
+  $("first-player").textContent = fp.games
+    ? `First player: ${fp.wins}-${fp.draws}-${fp.losses} (W-D-L), wins ${pct(fp.win_rate)} ${pctCi(fp.win_rate_ci95)}, scores ${pct(fp.score)} ${pctCi(fp.score_ci95)}`
+    : "No games played yet.";
+  renderPairings(rep);
+  renderPlayers(rep);
+  renderPlots(rep);
+}
+
+// ------------------------------------------------------------------ loading
+
+async function refresh() {
+  clearTimeout(timer);
+  try {
+    runs = await getJson("/api/arena/runs");
+    renderRuns();
+    const id = selectedRun();
+    if (id) {
+      renderReport(await getJson(`/api/arena/runs/${encodeURIComponent(id)}`));
+    } else {
+      shown = null;
+      $("report").hidden = true;
+    }
+    showMessage(location.hash.length > 1 && !wantedRun() ? "That is not a run name: showing the newest run." : "");
+  } catch (err) {
+    if (wantedRun() && shown?.run !== wantedRun()) $("report").hidden = true;
+    showMessage(String(err.message ?? err));
+  }
+  // A run that is still playing: look again in a while.
+  if (shown && shown.status === "running" && !document.hidden) {
+    timer = setTimeout(refresh, REFRESH_MS);
+  }
+}
+
+window.addEventListener("hashchange", () => {
+  refresh().then(() => $("report").scrollIntoView?.({ block: "start" }));
+});
+document.addEventListener("visibilitychange", () => {
+  if (!document.hidden && shown?.status === "running") refresh();
+});
+
+refresh();
