@@ -45,3 +45,30 @@ def prefetch(typingctx: Any, arr: Any, idx: Any) -> Any:
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+def _unary_i64_intrinsic(llvm_name: str, with_flag: bool) -> Any:
+    def impl(typingctx: Any, x: Any) -> Any:
+        sig = types.uint64(types.uint64)
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            i64 = ir.IntType(64)
+            if with_flag:
+                fnty = ir.FunctionType(i64, [i64, ir.IntType(1)])
+                fn = cgutils.get_or_insert_function(builder.module, fnty, llvm_name)
+                return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 1)])
+            fnty = ir.FunctionType(i64, [i64])
+            fn = cgutils.get_or_insert_function(builder.module, fnty, llvm_name)
+            return builder.call(fn, [args[0]])
+
+        return sig, codegen
+
+    return intrinsic(impl)
+
+
+#: Trailing zeros of a nonzero uint64 (one ``tzcnt``/``bsf`` instruction).
+ctz64 = _unary_i64_intrinsic("llvm.cttz.i64", True)
+#: Leading zeros of a nonzero uint64 (``lzcnt``/``bsr``).
+clz64 = _unary_i64_intrinsic("llvm.ctlz.i64", True)
+#: Set bits of a uint64 (``popcnt`` where the CPU has it).
+popcnt64 = _unary_i64_intrinsic("llvm.ctpop.i64", False)

@@ -1,0 +1,400 @@
+"""The Othello board: rules and notation in Python, over the compiled bitboards.
+
+Squares are named ``a1`` (top-left) to ``h8`` (bottom-right); square ``8 * row + col``
+is bit ``8 * row + col`` of a bitboard (see :mod:`.bitboard`). Black moves first from the
+standard start: white on d4 and e5, black on d5 and e4.
+
+    >>> board = Board()
+    >>> [square_name(m) for m in board.legal_moves]
+    ['d3', 'c4', 'f5', 'e6']
+    >>> board.push_name("f5")
+    >>> board.discs()
+    (4, 1)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from banmen.games.othello.bitboard import PASS, U, flips, moves
+
+__all__ = [
+    "Board",
+    "OthelloError",
+    "InvalidBoardError",
+    "InvalidMoveError",
+    "IllegalMoveError",
+    "BLACK",
+    "WHITE",
+    "PASS",
+    "square_name",
+    "parse_square",
+]
+
+BLACK = 1
+WHITE = 2
+_FULL = (1 << 64) - 1
+_START_BLACK = (1 << 28) | (1 << 35)  # e4, d5
+_START_WHITE = (1 << 27) | (1 << 36)  # d4, e5
+
+
+class OthelloError(ValueError):
+    """Base class of Othello input errors; the message names the bad input."""
+
+
+class InvalidBoardError(OthelloError):
+    """A board string, transcript or record that does not describe a position or game."""
+
+
+class InvalidMoveError(OthelloError):
+    """Text that is not a square name (or ``pass``)."""
+
+
+class IllegalMoveError(OthelloError):
+    """A move the side to move may not make."""
+
+
+def square_name(sq: int) -> str:
+    """``a1``..``h8``; the pass is ``pass``."""
+    if sq == PASS:
+        return "pass"
+    return f"{chr(ord('a') + sq % 8)}{sq // 8 + 1}"
+
+
+def parse_square(text: str) -> int:
+    """Square number of a name like ``f5`` (case-insensitive); ``pass``/``pa``/``--`` is
+    :data:`PASS`."""
+    t = text.strip().lower()
+    if t in ("pass", "pa", "--", "ps"):
+        return PASS
+    if len(t) != 2 or not ("a" <= t[0] <= "h") or not ("1" <= t[1] <= "8"):
+        raise InvalidMoveError(
+            f"bad move {text.strip()!r}: expected a square a1-h8 (like f5) or 'pass'"
+        )
+    return (int(t[1]) - 1) * 8 + ord(t[0]) - ord("a")
+
+
+def _u(x: int) -> np.uint64:
+    return U(x & _FULL)
+
+
+@dataclass(frozen=True)
+class _Undo:
+    move: int
+    flipped: int
+
+
+class Board:
+    """An Othello position with its move history (``push`` / ``pop``).
+
+    ``black`` and ``white`` are the two bitboards (Python ints); ``turn`` is
+    :data:`BLACK` or :data:`WHITE`. A pass is a move (:data:`PASS`) and is legal exactly
+    when the side to move has no other move and the game is not over.
+    """
+
+    def __init__(
+        self, black: int = _START_BLACK, white: int = _START_WHITE, turn: int = BLACK
+    ) -> None:
+        if black & white:
+            raise InvalidBoardError("a square holds both a black and a white disc")
+        if turn not in (BLACK, WHITE):
+            raise InvalidBoardError(f"side to move must be black or white, got {turn!r}")
+        self.black = black & _FULL
+        self.white = white & _FULL
+        self.turn = turn
+        self.move_stack: list[int] = []
+        self._undo: list[_Undo] = []
+        self._start = (self.black, self.white, turn)
+
+    # ---- state
+
+    def _pieces(self) -> tuple[int, int]:
+        """(side to move, opponent)."""
+        return (self.black, self.white) if self.turn == BLACK else (self.white, self.black)
+
+    def move_mask(self) -> int:
+        p, o = self._pieces()
+        return int(moves(_u(p), _u(o)))
+
+    def _opponent_can_move(self) -> bool:
+        p, o = self._pieces()
+        return int(moves(_u(o), _u(p))) != 0
+
+    @property
+    def legal_moves(self) -> list[int]:
+        """Squares the side to move may play, in square order; ``[PASS]`` if it must pass;
+        ``[]`` once the game is over."""
+        mask = self.move_mask()
+        if mask:
+            return [sq for sq in range(64) if mask >> sq & 1]
+        return [PASS] if self._opponent_can_move() else []
+
+    def is_game_over(self) -> bool:
+        return not self.move_mask() and not self._opponent_can_move()
+
+    def discs(self) -> tuple[int, int]:
+        """(black discs, white discs)."""
+        return (self.black.bit_count(), self.white.bit_count())
+
+    def empties(self) -> int:
+        return 64 - (self.black | self.white).bit_count()
+
+    def final_margin(self, color: int | None = None) -> int:
+        """Disc difference for ``color`` (default: side to move) with the empty squares
+        given to the winner, the usual rule for a finished game (and for endgame solvers)."""
+        b, w = self.discs()
+        diff = b - w
+        e = self.empties()
+        if diff > 0:
+            diff += e
+        elif diff < 0:
+            diff -= e
+        c = self.turn if color is None else color
+        return diff if c == BLACK else -diff
+
+    def winner(self) -> int | None:
+        if not self.is_game_over():
+            return None
+        b, w = self.discs()
+        return None if b == w else (BLACK if b > w else WHITE)
+
+    def result(self) -> str:
+        if not self.is_game_over():
+            return "*"
+        w = self.winner()
+        return "1/2-1/2" if w is None else ("1-0" if w == BLACK else "0-1")
+
+    def flips(self, sq: int) -> int:
+        """Bitboard of the discs a move on ``sq`` would turn over (0 if illegal)."""
+        if sq == PASS or not 0 <= sq < 64:
+            return 0
+        p, o = self._pieces()
+        if (p | o) >> sq & 1:
+            return 0
+        return int(flips(_u(p), _u(o), sq))
+
+    def flip_counts(self) -> dict[int, int]:
+        """For each legal move (not a pass), how many discs it turns over."""
+        return {sq: self.flips(sq).bit_count() for sq in self.legal_moves if sq != PASS}
+
+    # ---- moves
+
+    def move_name(self, move: int) -> str:
+        return square_name(move)
+
+    def parse_move(self, text: str) -> int:
+        """Square of a move name, checked for legality."""
+        sq = parse_square(text)
+        self._check_legal(sq)
+        return sq
+
+    def _check_legal(self, sq: int) -> None:
+        if not isinstance(sq, int) or not (0 <= sq < 64 or sq == PASS):
+            raise InvalidMoveError(f"move {sq!r} is not a square 0-63 or a pass")
+        legal = self.legal_moves
+        if sq in legal:
+            return
+        side = "black" if self.turn == BLACK else "white"
+        if not legal:
+            raise IllegalMoveError("the game is over")
+        if legal == [PASS]:
+            raise IllegalMoveError(f"{square_name(sq)} is not legal: {side} has no move and must pass")
+        names = ", ".join(square_name(s) for s in legal)
+        if sq == PASS:
+            raise IllegalMoveError(f"{side} cannot pass with a move to play: legal moves {names}")
+        why = "occupied" if (self.black | self.white) >> sq & 1 else "it turns no disc over"
+        raise IllegalMoveError(f"{square_name(sq)} is not legal for {side} ({why}): legal moves {names}")
+
+    def push(self, move: int) -> None:
+        self._check_legal(move)
+        if move == PASS:
+            flipped = 0
+        else:
+            p, o = self._pieces()
+            flipped = int(flips(_u(p), _u(o), move))
+            bit = 1 << move
+            if self.turn == BLACK:
+                self.black |= bit | flipped
+                self.white &= ~flipped
+            else:
+                self.white |= bit | flipped
+                self.black &= ~flipped
+        self._undo.append(_Undo(move, flipped))
+        self.move_stack.append(move)
+        self.turn = 3 - self.turn
+
+    def push_name(self, text: str) -> None:
+        self.push(self.parse_move(text))
+
+    def pop(self) -> int:
+        if not self._undo:
+            raise IndexError("no move to undo")
+        u = self._undo.pop()
+        self.move_stack.pop()
+        self.turn = 3 - self.turn
+        if u.move != PASS:
+            bit = 1 << u.move
+            if self.turn == BLACK:
+                self.black &= ~(bit | u.flipped)
+                self.white |= u.flipped
+            else:
+                self.white &= ~(bit | u.flipped)
+                self.black |= u.flipped
+        return u.move
+
+    def copy(self) -> Board:
+        b = Board.__new__(Board)
+        b.black, b.white, b.turn = self.black, self.white, self.turn
+        b.move_stack = list(self.move_stack)
+        b._undo = list(self._undo)
+        b._start = self._start
+        return b
+
+    def start_board(self) -> Board:
+        return Board(*self._start)
+
+    # ---- notation: board strings (OBF), transcripts, JSON
+
+    @classmethod
+    def from_string(cls, text: str) -> Board:
+        """A 64-character board (a1..h8 row by row: ``X`` or ``*`` black, ``O`` white,
+        ``-`` or ``.`` empty) and the side to move (``X``/``B``/``*`` or ``O``/``W``), as in
+        OBF: ``"--XX...O X"`` (spaces, newlines and a trailing ``;`` are ignored)."""
+        if not isinstance(text, str):
+            raise InvalidBoardError("a board string must be text")
+        s = "".join(text.split()).rstrip(";")
+        if len(s) != 65:
+            raise InvalidBoardError(
+                f"board string has {len(s)} characters without spaces: expected 64 squares "
+                "(X black, O white, - empty) and the side to move (X or O)"
+            )
+        black = white = 0
+        for i, ch in enumerate(s[:64]):
+            c = ch.upper()
+            if c in ("X", "*", "B"):
+                black |= 1 << i
+            elif c in ("O", "W"):
+                white |= 1 << i
+            elif c not in ("-", ".", "E"):
+                raise InvalidBoardError(
+                    f"bad square {ch!r} at {square_name(i)}: expected X (black), O (white) or -"
+                )
+        side = s[64].upper()
+        if side in ("X", "*", "B"):
+            turn = BLACK
+        elif side in ("O", "W"):
+            turn = WHITE
+        else:
+            raise InvalidBoardError(f"side to move must be X (black) or O (white), got {s[64]!r}")
+        return cls(black, white, turn)
+
+    def to_string(self) -> str:
+        """64 characters plus the side to move: ``"...X O"`` style, OBF-compatible."""
+        cells = []
+        for i in range(64):
+            cells.append("X" if self.black >> i & 1 else "O" if self.white >> i & 1 else "-")
+        return "".join(cells) + " " + ("X" if self.turn == BLACK else "O")
+
+    @classmethod
+    def from_transcript(cls, text: str, start: Board | None = None) -> Board:
+        """Replay a transcript like ``f5d6c3d3c4`` (passes implicit; ``pass``/``PA``
+        accepted) from the standard start (or ``start``)."""
+        if not isinstance(text, str):
+            raise InvalidBoardError("a transcript must be text")
+        board = start.copy() if start is not None else cls()
+        s = "".join(text.split()).lower()
+        i = 0
+        n = 0
+        while i < len(s):
+            if s.startswith("pass", i):
+                token, i = "pass", i + 4
+            elif s.startswith("pa", i) or s.startswith("--", i):
+                token, i = "pass", i + 2
+            else:
+                token, i = s[i : i + 2], i + 2
+            n += 1
+            if board.legal_moves == [PASS] and token != "pass":
+                board.push(PASS)  # an implicit pass
+            try:
+                board.push(board.parse_move(token))
+            except OthelloError as e:
+                raise InvalidBoardError(f"move {n} ({token!r}) of the transcript: {e}") from None
+        return board
+
+    def transcript(self) -> str:
+        """The moves played, without passes: ``f5d6c3...``."""
+        return "".join(square_name(m) for m in self.move_stack if m != PASS)
+
+    def to_dict(self) -> dict[str, Any]:
+        start = self.start_board()
+        return {
+            "game": "othello",
+            "start": start.to_string(),
+            "moves": [square_name(m) for m in self.move_stack],
+            "board": self.to_string(),
+            "turn": "black" if self.turn == BLACK else "white",
+            "discs": list(self.discs()),
+            "result": self.result(),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, d: Any) -> Board:
+        if not isinstance(d, dict):
+            raise InvalidBoardError("an Othello record must be a JSON object")
+        if d.get("game", "othello") != "othello":
+            raise InvalidBoardError(f"record is for game {d.get('game')!r}, not 'othello'")
+        start = d.get("start")
+        board = cls.from_string(start) if isinstance(start, str) else cls()
+        moves_ = d.get("moves", [])
+        if not isinstance(moves_, list) or not all(isinstance(m, str) for m in moves_):
+            raise InvalidBoardError("'moves' must be a list of square names")
+        for i, m in enumerate(moves_):
+            try:
+                board.push_name(m)
+            except OthelloError as e:
+                raise InvalidBoardError(f"move {i + 1} ({m!r}): {e}") from None
+        return board
+
+    @classmethod
+    def from_json(cls, text: str) -> Board:
+        try:
+            d = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise InvalidBoardError(f"not valid JSON: {e.msg} at position {e.pos}") from None
+        return cls.from_dict(d)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Board):
+            return NotImplemented
+        return (self.black, self.white, self.turn) == (other.black, other.white, other.turn)
+
+    def __repr__(self) -> str:
+        return f"Board.from_string({self.to_string()!r})"
+
+    def __str__(self) -> str:
+        lines = ["  a b c d e f g h"]
+        legal = set(self.legal_moves)
+        for r in range(8):
+            row = []
+            for c in range(8):
+                sq = r * 8 + c
+                row.append(
+                    "X" if self.black >> sq & 1 else "O" if self.white >> sq & 1
+                    else "*" if sq in legal else "-"
+                )  # fmt: skip
+            lines.append(f"{r + 1} " + " ".join(row))
+        b, w = self.discs()
+        status = (
+            f"game over: {self.result()}"
+            if self.is_game_over()
+            else f"{'black (X)' if self.turn == BLACK else 'white (O)'} to move"
+        )
+        lines.append(f"black {b}, white {w}; {status}")
+        return "\n".join(lines)

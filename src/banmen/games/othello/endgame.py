@@ -1,0 +1,683 @@
+"""The exact Othello endgame solver.
+
+Scores are final disc differences for the side to move with the empty squares given to the
+winner, so every final score is even. The search is alpha-beta on null windows (the root
+narrows on the exact score with MTD-style tests), with the standard accelerations:
+
+* **the last 1-4 empties** are solved by dedicated code that tries the few empty squares
+  directly, without generating move lists, and gives the last square's score arithmetically;
+* **parity**: with few empties, squares in quadrants holding an odd number of empties are
+  tried first (the player who moves last in a region tends to gain);
+* **fastest first**: with more empties, moves are ordered by the opponent's mobility
+  afterwards (fewest replies first), corners first on ties;
+* **stability cut-offs**: the opponent's stable discs (edge lines anchored by corners, and
+  discs on filled lines) bound our best final score; a window above that bound is refuted
+  without search;
+* **transposition table** of lower and upper bounds with the best move, from
+  ``TT_EMPTIES`` empties up.
+
+A stop flag is polled every 4096 nodes; a stopped search reports "unknown", never a score.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from banmen._bits import ctz64, mix64, popcnt64, prefetch
+from banmen.games.othello.bitboard import U, flips, moves
+
+__all__ = ["EndgameSolver", "Solution"]
+
+_CORNERS = U(0x8100000000000081)
+# Quadrants, for parity: a1-d4, e1-h4, a5-d8, e5-h8.
+_QUAD = (U(0x000000000F0F0F0F), U(0x00000000F0F0F0F0), U(0x0F0F0F0F00000000),
+         U(0xF0F0F0F000000000))  # fmt: skip
+_EDGE_TOP = U(0x00000000000000FF)
+_EDGE_BOTTOM = U(0xFF00000000000000)
+_EDGE_LEFT = U(0x0101010101010101)
+_EDGE_RIGHT = U(0x8080808080808080)
+
+# ctl slots
+_NODES = 0
+_ABORT = 1
+_TT_SHIFT = 2
+_SMALL = 7  # from here down: parity ordering, no move lists, no table
+TT_EMPTIES = 11  # from here up: the transposition table
+_INF = 127
+
+
+# Numba note: a literal constant passed to a recursive jitted function makes numba compile a
+# separate overload for it, and such a set of mutually calling overloads crashes when loaded
+# from the on-disk cache. Recursive calls here pass ``np.int64(0)`` / ``np.int64(1)``, which
+# numba types as plain int64.
+
+# --------------------------------------------------------------------------- helpers
+
+
+@njit(cache=True, inline="always")
+def _final(P: Any, O: Any) -> int:
+    """Final score of a finished game for P (empties to the winner)."""
+    p = popcnt64(P)
+    o = popcnt64(O)
+    d = np.int64(p) - np.int64(o)
+    e = 64 - np.int64(p) - np.int64(o)
+    if d > 0:
+        return d + e
+    if d < 0:
+        return d - e
+    return d
+
+
+@njit(cache=True)
+def _stable_edges(P: Any) -> Any:
+    """P's discs on an edge that are stable by being anchored to a corner of theirs along
+    the edge (a run from the corner). An under-estimate of stability, cheap and exact."""
+    s = U(0)
+    # top edge, from a1 rightwards and from h1 leftwards
+    if P & U(1):
+        x = U(1)
+        while x & P & _EDGE_TOP:
+            s |= x
+            x <<= U(1)
+    if P & U(0x80):
+        x = U(0x80)
+        while x & P & _EDGE_TOP:
+            s |= x
+            x >>= U(1)
+    if P & U(0x0100000000000000):
+        x = U(0x0100000000000000)
+        while x & P & _EDGE_BOTTOM:
+            s |= x
+            x <<= U(1)
+    if P & U(0x8000000000000000):
+        x = U(0x8000000000000000)
+        while x & P & _EDGE_BOTTOM:
+            s |= x
+            x >>= U(1)
+    if P & U(1):
+        x = U(1)
+        while x & P & _EDGE_LEFT:
+            s |= x
+            x <<= U(8)
+    if P & U(0x0100000000000000):
+        x = U(0x0100000000000000)
+        while x & P & _EDGE_LEFT:
+            s |= x
+            x >>= U(8)
+    if P & U(0x80):
+        x = U(0x80)
+        while x & P & _EDGE_RIGHT:
+            s |= x
+            x <<= U(8)
+    if P & U(0x8000000000000000):
+        x = U(0x8000000000000000)
+        while x & P & _EDGE_RIGHT:
+            s |= x
+            x >>= U(8)
+    return s
+
+
+@njit(cache=True, inline="always")
+def _parity_first(empties: Any) -> Any:
+    """Empties in quadrants with an odd number of empties (tried first)."""
+    odd = U(0)
+    for q in _QUAD:
+        e = empties & q
+        if popcnt64(e) & U(1):
+            odd |= e
+    return odd
+
+
+# --------------------------------------------------------------------------- last empties
+
+
+@njit(cache=True)
+def _last1(P: Any, O: Any, sq: Any) -> int:
+    pp = np.int64(popcnt64(P))
+    f = flips(P, O, sq)
+    if f:
+        return 2 * (pp + np.int64(popcnt64(f)) + 1) - 64
+    f = flips(O, P, sq)
+    if f:
+        return 2 * (pp - np.int64(popcnt64(f))) - 64
+    d = 2 * pp - 63  # 63 discs: odd, never a tie; the empty goes to the winner
+    return d + 1 if d > 0 else d - 1
+
+
+_NO_MOVE = -1000  # "the side to move had no move here" (never a score)
+
+
+@njit(cache=True)
+def _side2(P: Any, O: Any, beta: int, s1: Any, s2: Any) -> int:
+    """Best of P's moves among the last two empties, or _NO_MOVE."""
+    best = _NO_MOVE
+    f = flips(P, O, s1)
+    if f:
+        best = -_last1(O ^ f, P ^ f ^ (U(1) << s1), s2)
+        if best >= beta:
+            return best
+    f = flips(P, O, s2)
+    if f:
+        v = -_last1(O ^ f, P ^ f ^ (U(1) << s2), s1)
+        if v > best:
+            best = v
+    return best
+
+
+@njit(cache=True)
+def _last2(P: Any, O: Any, alpha: int, beta: int, s1: Any, s2: Any, ctl: Any) -> int:
+    ctl[_NODES] += 1
+    v = _side2(P, O, beta, s1, s2)
+    if v != _NO_MOVE:
+        return v
+    v = _side2(O, P, -alpha, s1, s2)
+    if v != _NO_MOVE:
+        return -v
+    return _final(P, O)
+
+
+@njit(cache=True)
+def _side3(P: Any, O: Any, alpha: int, beta: int, a: Any, b: Any, c: Any, ctl: Any) -> int:
+    best = _NO_MOVE
+    for i in range(3):
+        if i == 0:
+            sq, x, y = a, b, c
+        elif i == 1:
+            sq, x, y = b, a, c
+        else:
+            sq, x, y = c, a, b
+        f = flips(P, O, sq)
+        if f:
+            lo = alpha if best < alpha else best
+            v = -_last2(O ^ f, P ^ f ^ (U(1) << sq), -beta, -lo, x, y, ctl)
+            if v > best:
+                best = v
+                if best >= beta:
+                    return best
+    return best
+
+
+@njit(cache=True)
+def _last3(P: Any, O: Any, alpha: int, beta: int, a: Any, b: Any, c: Any, ctl: Any) -> int:
+    ctl[_NODES] += 1
+    v = _side3(P, O, alpha, beta, a, b, c, ctl)
+    if v != _NO_MOVE:
+        return v
+    v = _side3(O, P, -beta, -alpha, a, b, c, ctl)
+    if v != _NO_MOVE:
+        return -v
+    return _final(P, O)
+
+
+@njit(cache=True, inline="always")
+def _try4(P: Any, O: Any, alpha: int, beta: int, best: int, s: Any, x: Any, y: Any, z: Any,
+          ctl: Any) -> int:  # fmt: skip
+    f = flips(P, O, s)
+    if f:
+        lo = alpha if best < alpha else best
+        v = -_last3(O ^ f, P ^ f ^ (U(1) << s), -beta, -lo, x, y, z, ctl)
+        if v > best:
+            return v
+    return best
+
+
+@njit(cache=True)
+def _side4(P: Any, O: Any, alpha: int, beta: int, a: Any, b: Any, c: Any, d: Any,
+           ctl: Any) -> int:  # fmt: skip
+    best = _try4(P, O, alpha, beta, _NO_MOVE, a, b, c, d, ctl)
+    if best >= beta:
+        return best
+    best = _try4(P, O, alpha, beta, best, b, a, c, d, ctl)
+    if best >= beta:
+        return best
+    best = _try4(P, O, alpha, beta, best, c, a, b, d, ctl)
+    if best >= beta:
+        return best
+    return _try4(P, O, alpha, beta, best, d, a, b, c, ctl)
+
+
+@njit(cache=True)
+def _last4(P: Any, O: Any, alpha: int, beta: int, empties: Any, ctl: Any) -> int:
+    ctl[_NODES] += 1
+    # The four squares, those in odd quadrants first (parity ordering).
+    odd = _parity_first(empties)
+    e = (empties & odd) | U(0)
+    rest = empties & ~odd
+    order = U(0)  # four 8-bit square numbers, first in the low byte
+    k = U(0)
+    while e:
+        order |= ctz64(e) << k
+        k += U(8)
+        e &= e - U(1)
+    while rest:
+        order |= ctz64(rest) << k
+        k += U(8)
+        rest &= rest - U(1)
+    a = order & U(255)
+    b = (order >> U(8)) & U(255)
+    c = (order >> U(16)) & U(255)
+    d = (order >> U(24)) & U(255)
+    v = _side4(P, O, alpha, beta, a, b, c, d, ctl)
+    if v != _NO_MOVE:
+        return v
+    v = _side4(O, P, -beta, -alpha, a, b, c, d, ctl)
+    if v != _NO_MOVE:
+        return -v
+    return _final(P, O)
+
+
+# --------------------------------------------------------------------------- stability
+
+
+def _diagonals() -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    diag, anti = [], []
+    for k in range(15):
+        d = a = 0
+        for r in range(8):
+            if 0 <= k - r < 8:
+                a |= 1 << (8 * r + k - r)  # anti-diagonal: row + col = k
+            if 0 <= r - k + 7 < 8:
+                d |= 1 << (8 * r + r - k + 7)  # diagonal: col - row = 7 - k
+        diag.append(U(d))
+        anti.append(U(a))
+    return tuple(diag), tuple(anti)
+
+
+_DIAG, _ANTI = _diagonals()
+_COLS = tuple(U(0x0101010101010101 << c) for c in range(8))
+_ROWS = tuple(U(0xFF << (8 * r)) for r in range(8))
+
+
+@njit(cache=True)
+def _full_lines(occ: Any) -> Any:
+    """Squares whose row, column and both diagonals are all full: nothing can ever be
+    played along any of their lines, so a disc there can never flip."""
+    row = U(0)
+    for m in _ROWS:
+        if occ & m == m:
+            row |= m
+    col = U(0)
+    for m in _COLS:
+        if occ & m == m:
+            col |= m
+    diag = U(0)
+    for m in _DIAG:
+        if occ & m == m:
+            diag |= m
+    anti = U(0)
+    for m in _ANTI:
+        if occ & m == m:
+            anti |= m
+    return row & col & diag & anti
+
+
+@njit(cache=True)
+def stable_discs(P: Any, O: Any) -> Any:
+    """A subset of P's discs that can never be flipped."""
+    return (_stable_edges(P) | _full_lines(P | O)) & P
+
+
+# --------------------------------------------------------------------------- table
+
+
+@njit(cache=True, inline="always")
+def _tt_index(ctl: Any, k: Any) -> int:
+    return np.int64((k * U(0x9E3779B97F4A7C15)) >> U(ctl[_TT_SHIFT])) * 2
+
+
+@njit(cache=True, inline="always")
+def _key(P: Any, O: Any) -> Any:
+    return U(mix64(np.int64(P) ^ mix64(np.int64(O) + 0x5851F42D4C957F2D)))
+
+
+@njit(cache=True)
+def _tt_get(tt: Any, ctl: Any, k: Any) -> int:
+    """Packed entry (lower + 128 | upper + 128 << 8 | move + 1 << 16 | empties << 24) or 0."""
+    i = _tt_index(ctl, k)
+    if tt[i] == np.int64(k):
+        return tt[i + 1]
+    return 0
+
+
+@njit(cache=True)
+def _tt_put(tt: Any, ctl: Any, k: Any, lower: int, upper: int, move: int, empties: int) -> None:
+    i = _tt_index(ctl, k)
+    # One slot per bucket; deeper (more empties) entries are kept against shallower ones
+    # of other positions, a position's own entry is always refreshed.
+    if tt[i] != np.int64(k) and tt[i + 1] != 0 and ((tt[i + 1] >> 24) & 255) > empties:
+        return
+    tt[i] = np.int64(k)
+    tt[i + 1] = (lower + 128) | ((upper + 128) << 8) | ((move + 1) << 16) | (empties << 24)
+
+
+# --------------------------------------------------------------------------- search
+
+
+@njit(cache=True)
+def _solve_small(P: Any, O: Any, alpha: int, beta: int, n: int, passed: int, ctl: Any) -> int:
+    """5 to _SMALL empties: squares tried straight from the empties, odd quadrants first."""
+    empties = ~(P | O)
+    if n == 4:
+        return _last4(P, O, alpha, beta, empties, ctl)
+    ctl[_NODES] += 1
+    best = _NO_MOVE
+    odd = _parity_first(empties)
+    for phase in range(2):
+        e = empties & odd if phase == 0 else empties & ~odd
+        while e:
+            sq = ctz64(e)
+            e &= e - U(1)
+            f = flips(P, O, sq)
+            if f:
+                lo = alpha if best < alpha else best
+                v = -_solve_small(O ^ f, P ^ f ^ (U(1) << sq), -beta, -lo, n - 1, np.int64(0), ctl)
+                if v > best:
+                    best = v
+                    if best >= beta:
+                        return best
+    if best != _NO_MOVE:
+        return best
+    if passed:
+        return _final(P, O)
+    return -_solve_small(O, P, -beta, -alpha, n, np.int64(1), ctl)
+
+
+@njit(cache=True, _nrt=False)
+def _solve(
+    P: Any, O: Any, alpha: int, beta: int, n: int, passed: int, ctl: Any, tt: Any, stop: Any,
+    buf: Any,
+) -> int:
+    """Fail-soft alpha-beta for more than _SMALL empties."""
+    if n <= _SMALL:
+        return _solve_small(P, O, alpha, beta, n, passed, ctl)
+    ctl[_NODES] += 1
+    if (ctl[_NODES] & 4095) == 0 and stop[0] != 0:
+        ctl[_ABORT] = 1
+    if ctl[_ABORT]:
+        return 0
+    # Stability cut-off: the opponent's stable discs stay theirs to the end. Only worth
+    # computing when even all of the opponent's discs being stable would cut.
+    if alpha >= 64 - 2 * np.int64(popcnt64(O)):
+        bound = 64 - 2 * np.int64(popcnt64(stable_discs(O, P)))
+        if bound <= alpha:
+            return bound
+    mv = moves(P, O)
+    if mv == 0:
+        if passed:
+            return _final(P, O)
+        return -_solve(O, P, -beta, -alpha, n, np.int64(1), ctl, tt, stop, buf)
+
+    k = U(0)
+    tt_move = -1
+    if n >= TT_EMPTIES:
+        k = _key(P, O)
+        e = _tt_get(tt, ctl, k)
+        if e != 0:
+            lower = (e & 255) - 128
+            upper = ((e >> 8) & 255) - 128
+            tt_move = ((e >> 16) & 255) - 1
+            if lower >= beta:
+                return lower
+            if upper <= alpha:
+                return upper
+            if lower == upper:
+                return lower
+            if lower > alpha:
+                alpha = lower
+            if upper < beta:
+                beta = upper
+
+    # Fastest first: fewest opponent replies; corners break ties; the table's move leads.
+    sqs = buf[n, :32]  # one row per number of empties: each level of the path has its own
+    keys = buf[n, 32:]
+    m = 0
+    x = mv
+    while x:
+        sq = np.int64(ctz64(x))
+        x &= x - U(1)
+        f = flips(P, O, U(sq))
+        nP = O ^ f
+        nO = P ^ f ^ (U(1) << U(sq))
+        score = np.int64(popcnt64(moves(nP, nO))) * 16
+        if (U(1) << U(sq)) & _CORNERS:
+            score -= 8
+        if sq == tt_move:
+            score = -1000
+        j = m
+        while j > 0 and keys[j - 1] > score:
+            keys[j] = keys[j - 1]
+            sqs[j] = sqs[j - 1]
+            j -= 1
+        keys[j] = score
+        sqs[j] = sq
+        m += 1
+
+    best = -_INF
+    best_move = sqs[0]
+    a = alpha
+    for i in range(m):
+        sq = U(sqs[i])
+        f = flips(P, O, sq)
+        v = -_solve(O ^ f, P ^ f ^ (U(1) << sq), -beta, -a, n - 1, np.int64(0), ctl, tt, stop, buf)
+        if ctl[_ABORT]:
+            return 0
+        if v > best:
+            best = v
+            best_move = sqs[i]
+            if v > a:
+                a = v
+                if a >= beta:
+                    break
+    if n >= TT_EMPTIES:
+        lower = best if best > alpha else -64
+        upper = best if best < beta else 64
+        # Merge with what the table knew (bounds only ever narrow).
+        e = _tt_get(tt, ctl, k)
+        if e != 0:
+            ol = (e & 255) - 128
+            ou = ((e >> 8) & 255) - 128
+            if ol > lower:
+                lower = ol
+            if ou < upper:
+                upper = ou
+        _tt_put(tt, ctl, k, lower, upper, best_move, n)
+    return best
+
+
+@njit(cache=True)
+def _root_test(
+    P: Any, O: Any, alpha: int, beta: int, n: int, ctl: Any, tt: Any, stop: Any, buf: Any
+) -> Any:
+    """Value of the root within (alpha, beta) and the move that reached it."""
+    mv = moves(P, O)
+    best = -_INF
+    best_move = -1
+    x = mv
+    # The table's move first.
+    first = -1
+    e = _tt_get(tt, ctl, _key(P, O))
+    if e != 0:
+        first = ((e >> 16) & 255) - 1
+    order = np.empty(32, np.int64)
+    m = 0
+    if first >= 0 and (mv >> U(first)) & U(1):
+        order[0] = first
+        m = 1
+    while x:
+        sq = np.int64(ctz64(x))
+        x &= x - U(1)
+        if sq != first:
+            order[m] = sq
+            m += 1
+    a = alpha
+    for i in range(m):
+        sq = U(order[i])
+        f = flips(P, O, sq)
+        v = -_solve(O ^ f, P ^ f ^ (U(1) << sq), -beta, -a, n - 1, np.int64(0), ctl, tt, stop, buf)
+        if ctl[_ABORT]:
+            return 0, -1
+        if v > best:
+            best = v
+            best_move = order[i]
+            if v > a:
+                a = v
+                if a >= beta:
+                    break
+    if best_move >= 0:
+        lower = best if best > alpha else -64
+        upper = best if best < beta else 64
+        _tt_put(tt, ctl, _key(P, O), lower, upper, best_move, n)
+    return best, best_move
+
+
+# --------------------------------------------------------------------------- driver
+
+
+class Solution:
+    """What an exact solve established.
+
+    ``status`` is ``"solved"`` (``score`` is the exact final disc difference for the side to
+    move under perfect play, ``best_moves`` reach it) or ``"unknown"`` (a limit stopped the
+    solve first: ``stopped_by`` says which; no score is claimed)."""
+
+    def __init__(
+        self,
+        status: str,
+        score: int | None,
+        best_moves: list[int],
+        nodes: int,
+        seconds: float,
+        stopped_by: str = "",
+    ) -> None:
+        self.status = status
+        self.score = score
+        self.best_moves = best_moves
+        self.nodes = nodes
+        self.seconds = seconds
+        self.stopped_by = stopped_by
+
+    def __repr__(self) -> str:
+        return (
+            f"Solution({self.status!r}, score={self.score}, best_moves={self.best_moves}, "
+            f"nodes={self.nodes}, seconds={self.seconds:.3f})"
+        )
+
+
+class EndgameSolver:
+    """Exact solver; one instance keeps its table between solves (positions are keyed by
+    their discs, so entries stay valid from one position to the next)."""
+
+    def __init__(self, tt_bits: int = 22) -> None:
+        self.tt = np.zeros(2 << tt_bits, dtype=np.int64)
+        self.ctl = np.zeros(4, dtype=np.int64)
+        self.ctl[_TT_SHIFT] = 64 - tt_bits
+        self.buf = np.zeros((65, 64), dtype=np.int64)  # move lists, a row per empties count
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Load (or compile) every solver function before anything is timed."""
+        # A 14-empties position from a real game: reaches the table, the small-empties
+        # code and the last-four routines.
+        from banmen.games.othello.board import Board
+
+        b = Board()
+        while b.empties() > 14 and not b.is_game_over():
+            b.push(b.legal_moves[-1])
+        p, o = (b.black, b.white) if b.turn == 1 else (b.white, b.black)
+        self.solve(p, o)
+        self.clear()
+
+    def clear(self) -> None:
+        self.tt[:] = 0
+
+    def solve(
+        self,
+        player: int,
+        opponent: int,
+        time_limit: float | None = None,
+        node_limit: int | None = None,
+        stop: Any = None,
+        all_best: bool = False,
+    ) -> Solution:
+        """Solve the position with ``player`` (side to move) and ``opponent`` bitboards."""
+        import time as _time
+
+        from banmen.games.othello.bitboard import PASS
+        from banmen.search.limits import STOP_REQUESTED, STOP_TIME, Deadline, StopFlag
+
+        t0 = _time.perf_counter()
+        flag = stop if stop is not None else StopFlag()
+        P, O = U(player), U(opponent)
+        n = 64 - int(popcnt64_py(player | opponent))
+        self.ctl[_NODES] = 0
+        self.ctl[_ABORT] = 0
+        ctl, tt = self.ctl, self.tt
+        if int(moves(P, O)) == 0:
+            if int(moves(O, P)) == 0:
+                return Solution("solved", int(_final(P, O)), [], 0, _time.perf_counter() - t0)
+            sub = self.solve(opponent, player, time_limit, node_limit, stop)
+            if sub.status != "solved" or sub.score is None:
+                return Solution("unknown", None, [], sub.nodes, sub.seconds, sub.stopped_by)
+            return Solution("solved", -sub.score, [PASS], sub.nodes, _time.perf_counter() - t0)
+
+        def aborted() -> str | None:
+            if ctl[_ABORT]:
+                r = flag.reason
+                return {STOP_TIME: "time", STOP_REQUESTED: "stop"}.get(r, "nodes")
+            return None
+
+        with Deadline(flag, time_limit):
+            lo, hi, g = -64, 64, 0
+            best_move = -1
+            while lo < hi:
+                beta = g + 1 if g == lo else g
+                v, mv = _root_test(P, O, beta - 1, beta, n, ctl, tt, flag.array, self.buf)
+                why = aborted()
+                if why:
+                    return self._unknown(why, t0, flag)
+                v = int(v)
+                if v >= beta:
+                    lo = v
+                    best_move = int(mv)
+                else:
+                    hi = v
+                g = v
+            score = lo
+            if best_move < 0:  # every move loses by 64: any of them is "best"
+                _, mv = _root_test(P, O, -_INF, _INF, n, ctl, tt, flag.array, self.buf)
+                best_move = int(mv)
+            best = [best_move]
+            if all_best:
+                best = []
+                for sq in range(64):
+                    if not (int(moves(P, O)) >> sq) & 1:
+                        continue
+                    f = flips(P, O, U(sq))
+                    child_p, child_o = O ^ f, P ^ f ^ (U(1) << U(sq))
+                    # Is this move's value >= score? (It cannot be more: score is the max.)
+                    v = -_solve(child_p, child_o, -score, -score + 1, n - 1, np.int64(0), ctl,
+                                tt, flag.array, self.buf)  # fmt: skip
+                    why = aborted()
+                    if why:
+                        return self._unknown(why, t0, flag)
+                    if v >= score:
+                        best.append(sq)
+        if flag.reason == STOP_TIME:
+            flag.clear()
+        return Solution("solved", score, best, int(ctl[_NODES]), _time.perf_counter() - t0)
+
+    def _unknown(self, why: str, t0: float, flag: Any) -> Solution:
+        import time as _time
+
+        from banmen.search.limits import STOP_TIME
+
+        if flag.reason == STOP_TIME:
+            flag.clear()
+        return Solution("unknown", None, [], int(self.ctl[_NODES]), _time.perf_counter() - t0, why)
+
+
+def popcnt64_py(x: int) -> int:
+    return int(x).bit_count()
