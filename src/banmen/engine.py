@@ -288,4 +288,7 @@ def make_engine(game: str | GameDef, spec: str | PlayerSpec) -> Engine:
     s = parse_spec(spec) if isinstance(spec, str) else spec
     if s.kind == "random":
         return RandomEngine(s.options.get("seed"), name=s.text)
+    if g.make_engine is not None:
+        engine: Engine = g.make_engine(s)
+        return engine
     return AlphaBetaEngine(g, s.limit, name=s.text)

@@ -59,6 +59,9 @@ class EngineCache:
             spec = parse_spec(spec_text)
             if spec.kind == "random":
                 engine = None  # built per game, seeded from the deal
+            elif game.make_engine is not None:
+                engine = game.make_engine(spec)
+                engine.warm_up()
             else:
                 engine = AlphaBetaEngine(
                     game, spec.limit, name=spec_text, tt_bits=_tt_bits_for(game.tt_bits, spec)

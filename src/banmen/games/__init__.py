@@ -12,9 +12,9 @@ class UnknownGameError(ValueError):
 
 
 def _registry() -> dict[str, GameDef]:
-    from banmen.games import mattix
+    from banmen.games import mattix, othello
 
-    return {"mattix": mattix.GAME}
+    return {"mattix": mattix.GAME, "othello": othello.GAME}
 
 
 GAMES: dict[str, GameDef] = _registry()

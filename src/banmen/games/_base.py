@@ -67,3 +67,5 @@ class GameDef:
     scores: Callable[[Any], tuple[int, int]] = lambda board: (0, 0)
     #: the longest possible game in plies (a guard for the arena)
     max_plies: int = 1000
+    #: ``make_engine(spec)`` for a game with its own engine (else the shared alpha-beta)
+    make_engine: Callable[[Any], Any] | None = None

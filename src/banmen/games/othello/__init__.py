@@ -1,5 +1,8 @@
 """Othello / Reversi: bitboard rules (compiled), notation, formats, AI and solver."""
 
+from typing import Any
+
+from banmen.games._base import GameDef
 from banmen.games.othello.board import (
     BLACK,
     PASS,
@@ -13,7 +16,45 @@ from banmen.games.othello.board import (
     square_name,
 )
 
+
+def _new_board(seed: int, size: int | None) -> Board:
+    """The standard start and then ``OPENING_PLIES`` random moves chosen by ``seed`` (the
+    arena's seeded openings; both games of a pair start from the same one)."""
+    from banmen.games.mattix import SplitMix64
+
+    if size not in (None, 8):
+        raise InvalidBoardError(f"Othello is played on 8x8 only, got size {size}")
+    rng = SplitMix64(seed)
+    b = Board()
+    for _ in range(OPENING_PLIES):
+        legal = b.legal_moves
+        if not legal:
+            break
+        b.push(legal[rng.below(len(legal))])
+    return Board(b.black, b.white, b.turn)  # a fresh start: the opening is the deal
+
+
+def _make_engine(spec: Any) -> Any:
+    from banmen.games.othello.engine import OthelloEngine
+
+    return OthelloEngine(spec.limit, perfect=spec.kind == "perfect", name=spec.text)
+
+
+OPENING_PLIES = 6
+
+GAME = GameDef(
+    name="othello",
+    title="Othello",
+    board_from_dict=Board.from_dict,
+    sample=Board,
+    new_board=_new_board,
+    scores=lambda board: board.discs(),
+    max_plies=130,
+    make_engine=_make_engine,
+)
+
 __all__ = [
+    "GAME",
     "Board",
     "OthelloError",
     "InvalidBoardError",

@@ -202,12 +202,16 @@ class Board:
         if not legal:
             raise IllegalMoveError("the game is over")
         if legal == [PASS]:
-            raise IllegalMoveError(f"{square_name(sq)} is not legal: {side} has no move and must pass")
+            raise IllegalMoveError(
+                f"{square_name(sq)} is not legal: {side} has no move and must pass"
+            )
         names = ", ".join(square_name(s) for s in legal)
         if sq == PASS:
             raise IllegalMoveError(f"{side} cannot pass with a move to play: legal moves {names}")
         why = "occupied" if (self.black | self.white) >> sq & 1 else "it turns no disc over"
-        raise IllegalMoveError(f"{square_name(sq)} is not legal for {side} ({why}): legal moves {names}")
+        raise IllegalMoveError(
+            f"{square_name(sq)} is not legal for {side} ({why}): legal moves {names}"
+        )
 
     def push(self, move: int) -> None:
         self._check_legal(move)

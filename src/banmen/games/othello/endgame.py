@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from banmen._bits import ctz64, mix64, popcnt64, prefetch
+from banmen._bits import ctz64, mix64, popcnt64
 from banmen.games.othello.bitboard import U, flips, moves
 
 __all__ = ["EndgameSolver", "Solution"]
@@ -387,7 +387,15 @@ def _solve_small(P: Any, O: Any, alpha: int, beta: int, n: int, passed: int, ctl
 
 @njit(cache=True, _nrt=False)
 def _solve(
-    P: Any, O: Any, alpha: int, beta: int, n: int, passed: int, ctl: Any, tt: Any, stop: Any,
+    P: Any,
+    O: Any,
+    alpha: int,
+    beta: int,
+    n: int,
+    passed: int,
+    ctl: Any,
+    tt: Any,
+    stop: Any,
     buf: Any,
 ) -> int:
     """Fail-soft alpha-beta for more than _SMALL empties."""

@@ -47,7 +47,9 @@ class GgfGame:
                     b.push(PASS)  # a pass the record left out
                 else:
                     who = "black" if colour == BLACK else "white"
-                    raise InvalidBoardError(f"GGF move {i + 1} is {who}'s, but it is not {who}'s turn")
+                    raise InvalidBoardError(
+                        f"GGF move {i + 1} is {who}'s, but it is not {who}'s turn"
+                    )
             try:
                 b.push(move)
             except OthelloError as e:
@@ -88,7 +90,9 @@ def parse_all(text: str) -> list[GgfGame]:
                 try:
                     sq = parse_square(move_text)
                 except OthelloError:
-                    raise InvalidBoardError(f"GGF move {tag}[{value}]: not a square or PA") from None
+                    raise InvalidBoardError(
+                        f"GGF move {tag}[{value}]: not a square or PA"
+                    ) from None
                 game.moves.append((BLACK if tag == "B" else 3 - BLACK, sq))
             elif tag == "BO":
                 game.start = _parse_board(value)
@@ -114,6 +118,7 @@ def write(board: Board, tags: dict[str, str] | None = None) -> str:
     replay = board.start_board()
     moves = []
     for m in board.move_stack:
-        moves.append(f"{'B' if replay.turn == BLACK else 'W'}[{'PA' if m == PASS else square_name(m).upper()}]")
+        colour = "B" if replay.turn == BLACK else "W"
+        moves.append(f"{colour}[{'PA' if m == PASS else square_name(m).upper()}]")
         replay.push(m)
     return f"(;{head}BO[8 {rows} {colour}]{''.join(moves)};)"

@@ -1,0 +1,138 @@
+"""The Othello player: midgame alpha-beta with the evaluation, the exact solver near the end.
+
+Scores in results are in discs, from the mover's view: exact results are final disc
+differences (empties to the winner); midgame scores are the evaluation's estimate.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from banmen.engine import Info, Result
+from banmen.games.othello.board import BLACK, PASS, Board, square_name
+from banmen.games.othello.endgame import EndgameSolver
+from banmen.games.othello.evaluation import KERNELS, SCALE, context
+from banmen.search.alphabeta import AlphaBeta, SearchInfo
+from banmen.search.limits import Limit, StopFlag
+
+__all__ = ["OthelloEngine", "exact_empties_for"]
+
+#: The solver takes over from this many empties down for timed and exact players.
+DEFAULT_EXACT_EMPTIES = 20
+
+
+def exact_empties_for(limit: Limit, perfect: bool) -> int:
+    """How many empties the exact solver takes over at, for a player with ``limit``.
+
+    A perfect player always solves; a timed one from 20 empties (most such positions
+    solve in well under a second); a depth-limited one at ``2 * depth + 2`` (so the weak
+    levels stay weak), at most 20."""
+    if perfect:
+        return 64
+    if limit.depth is not None and limit.time is None:
+        return min(DEFAULT_EXACT_EMPTIES, 2 * limit.depth + 2)
+    return DEFAULT_EXACT_EMPTIES
+
+
+class OthelloEngine:
+    """``think(board, limit, on_info, stop) -> Result`` for Othello (see ``banmen.engine``)."""
+
+    def __init__(
+        self, limit: Limit | None = None, perfect: bool = False, name: str = "alphabeta"
+    ) -> None:
+        self.limit = limit if limit is not None else Limit(time=1.0)
+        self.perfect = perfect
+        self.name = name
+        self.search = AlphaBeta(KERNELS, tt_bits=20)
+        self.solver = EndgameSolver(tt_bits=20)
+        self.ctx = context()
+
+    def new_game(self) -> None:
+        self.search.clear()
+        self.solver.clear()
+
+    def warm_up(self) -> None:
+        self.search.search(self.ctx, _state(Board()), Limit(depth=2))
+
+    def think(
+        self,
+        board: Any,
+        limit: Limit | None = None,
+        on_info: Callable[[Info], None] | None = None,
+        stop: StopFlag | None = None,
+    ) -> Result:
+        lim = limit if limit is not None else self.limit
+        t0 = time.perf_counter()
+        if board.is_game_over():
+            return Result(None, board.final_margin(), exact=True, stopped_by="game_over")
+        legal = board.legal_moves
+        if legal == [PASS]:
+            return Result("pass", None, stopped_by="forced", seconds=time.perf_counter() - t0)
+        p, o = (board.black, board.white) if board.turn == BLACK else (board.white, board.black)
+        empties = board.empties()
+        budget = lim.time
+        if empties <= exact_empties_for(lim, self.perfect):
+            # Likely solvable in the time: give the solver all of it; otherwise half, and
+            # keep the rest for the midgame search if the solve does not finish.
+            share = budget if budget is None or empties <= 16 or self.perfect else budget / 2
+            sol = self.solver.solve(p, o, time_limit=share, node_limit=lim.nodes, stop=stop)
+            if sol.status == "solved" and sol.score is not None:
+                move = square_name(sol.best_moves[0]) if sol.best_moves else None
+                seconds = time.perf_counter() - t0
+                if on_info is not None:
+                    on_info(Info(empties, sol.score, sol.nodes, sol.nodes / max(seconds, 1e-9),
+                                 [move] if move else [], seconds, True))  # fmt: skip
+                return Result(move, sol.score, empties, sol.nodes, sol.nodes / max(seconds, 1e-9),
+                              [move] if move else [], True, "exact", seconds)  # fmt: skip
+            if self.perfect or (stop is not None and stop.is_set()):
+                why = sol.stopped_by or "time"
+                # Nothing proved: fall back to a quick heuristic move, said to be one.
+                r = self._midgame(board, Limit(depth=4), None, None, t0)
+                r.stopped_by = why
+                return r
+            if budget is not None:
+                budget = max(0.01, budget - (time.perf_counter() - t0))
+        mid = Limit(time=budget, depth=lim.depth, nodes=lim.nodes)
+        return self._midgame(board, mid, on_info, stop, t0)
+
+    def _midgame(
+        self,
+        board: Board,
+        lim: Limit,
+        on_info: Callable[[Info], None] | None,
+        stop: StopFlag | None,
+        t0: float,
+    ) -> Result:
+        relay = None
+        if on_info is not None:
+            callback = on_info
+
+            def relay(si: SearchInfo) -> None:
+                callback(Info(si.depth, _discs(si.score, si.exact), si.nodes, si.nps,
+                              [square_name(m) for m in si.pv], si.seconds, si.exact))  # fmt: skip
+
+        r = self.search.search(self.ctx, _state(board), lim, stop=stop, on_info=relay)
+        return Result(
+            move=None if r.move is None else square_name(r.move),
+            score=_discs(r.score, r.exact),
+            depth=r.depth,
+            nodes=r.nodes,
+            nps=r.nps,
+            pv=[square_name(m) for m in r.pv],
+            exact=r.exact,
+            stopped_by=r.stopped_by,
+            seconds=time.perf_counter() - t0,
+        )
+
+
+def _discs(value: int, exact: bool) -> Any:
+    return value // SCALE if exact else round(value / SCALE, 2)
+
+
+def _state(board: Board) -> tuple[np.uint64, np.uint64, np.int64]:
+    p, o = (board.black, board.white) if board.turn == BLACK else (board.white, board.black)
+    return (np.uint64(p), np.uint64(o), np.int64(0))
