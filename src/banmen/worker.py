@@ -44,11 +44,18 @@ class EngineError(RuntimeError):
 # --------------------------------------------------------------------------- child side
 
 
-def _warm_up(game: str) -> None:
-    from banmen.engine import AlphaBetaEngine
-    from banmen.games import get_game
+def _engine_for(cache: dict[tuple[str, str], Any], game: Any, kind: str) -> Any:
+    """One engine per (game, kind) in this process, warmed up on first use; the limit comes
+    with each job. Its table persists between jobs (keys are salted per deal)."""
+    from banmen.engine import make_engine
 
-    AlphaBetaEngine(get_game(game)).warm_up()
+    engine = cache.get((game.name, kind))
+    if engine is None:
+        engine = cache[(game.name, kind)] = make_engine(game, kind)
+        warm = getattr(engine, "warm_up", None)
+        if warm is not None:
+            warm()
+    return engine
 
 
 def _think_with_progress(
@@ -84,7 +91,7 @@ def _think_with_progress(
 
 def _worker_main(conn: Any, stop: StopFlag, warm: Sequence[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
-    from banmen.engine import AlphaBetaEngine, make_engine, parse_spec
+    from banmen.engine import make_engine, parse_spec
     from banmen.games import get_game
 
     lock = threading.Lock()
@@ -93,14 +100,14 @@ def _worker_main(conn: Any, stop: StopFlag, warm: Sequence[str]) -> None:
         with lock:
             conn.send(msg)
 
+    engines: dict[tuple[str, str], Any] = {}
     for g in warm:
         try:
-            _warm_up(g)
+            _engine_for(engines, get_game(g), "alphabeta")
         except Exception as e:  # pragma: no cover - reported, not fatal
             send(("log", f"warm-up of {g} failed: {e}"))
     send(("ready", os.getpid()))
 
-    engines: dict[str, AlphaBetaEngine] = {}
     while True:
         try:
             msg = conn.recv()
@@ -119,9 +126,7 @@ def _worker_main(conn: Any, stop: StopFlag, warm: Sequence[str]) -> None:
             if spec.kind == "random":
                 engine: Any = make_engine(game, spec)
             else:
-                engine = engines.get(game.name)
-                if engine is None:
-                    engine = engines[game.name] = AlphaBetaEngine(game)
+                engine = _engine_for(engines, game, spec.kind)
             result = _think_with_progress(engine, board, limit, stop, job_id, send)
             send(("result", job_id, result.to_dict()))
         except Exception as e:
