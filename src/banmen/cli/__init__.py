@@ -78,13 +78,15 @@ def serve(
 
 
 def _register() -> None:
-    from banmen.cli import arena, bench, play, solve
+    from banmen.cli import arena, bench, othello, play, solve
 
     app.command(name="play")(play.play)
     # Layouts may start with a negative number ("-8,1,..."): not an option.
     app.command(name="solve", context_settings={"ignore_unknown_options": True})(solve.solve)
     app.command(name="bench")(bench.bench)
     app.add_typer(arena.app, name="arena")
+    app.command(name="perft")(othello.perft)
+    app.command(name="nboard")(othello.nboard)
 
 
 _register()

@@ -39,9 +39,18 @@ def solve_mattix(layout: str, timeout: float | None = None) -> dict[str, Any]:
 
 
 def solve(
-    game: Annotated[str, typer.Argument(help="Game: mattix.")],
-    position: Annotated[str, typer.Argument(help="The position (Mattix: a layout string).")],
+    game: Annotated[str, typer.Argument(help="Game: mattix or othello.")],
+    position: Annotated[
+        str,
+        typer.Argument(
+            help="The position: a Mattix layout string, or an Othello board string "
+            "(64 squares X/O/- and the side to move, X or O)."
+        ),
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    all_best: Annotated[
+        bool, typer.Option("--all", help="Othello: list every move that reaches the score.")
+    ] = False,
     timeout: Annotated[
         float | None,
         typer.Option(help="Give up after this many seconds (then the answer is 'unknown')."),
@@ -54,8 +63,15 @@ def solve(
         raise fail(f"--timeout must be a positive number of seconds, got {timeout}")
     try:
         g = get_game(game)
-        if g.name != "mattix":  # pragma: no cover - only Mattix so far
-            raise fail(f"solving {g.name} is not available yet")
+        if g.name == "othello":
+            from banmen.cli.othello import print_othello, solve_othello
+
+            rec = solve_othello(position, timeout, all_best)
+            if as_json:
+                typer.echo(json.dumps(rec))
+            else:
+                print_othello(rec)
+            return
         rec = solve_mattix(position, timeout)
     except ValueError as e:
         raise fail(str(e)) from None

@@ -1,0 +1,92 @@
+"""Othello commands: ``banmen perft``, ``banmen nboard`` and the Othello part of ``solve``."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+
+from banmen.games.othello.board import BLACK, Board, square_name
+
+
+def perft(
+    depth: Annotated[int, typer.Argument(help="Plies from the standard start.", min=1, max=20)] = 9,
+    pass_free: Annotated[
+        bool, typer.Option("--pass-free", help="A pass uses no ply (Egaroucid's mode 2).")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Count the Othello game tree from the start (a pass uses one ply; a finished game is
+    one leaf at any remaining depth): leaves, moves made, time."""
+    from banmen.games.othello.bitboard import U
+    from banmen.games.othello.bitboard import perft as perft_kernel
+
+    b = Board()
+    made = np.zeros(1, dtype=np.uint64)
+    perft_kernel(U(b.black), U(b.white), 1, False, pass_free, made)  # load the compiled code
+    made[0] = 0
+    t0 = time.perf_counter()
+    leaves = int(perft_kernel(U(b.black), U(b.white), depth, False, pass_free, made))
+    seconds = time.perf_counter() - t0
+    nodes = int(made[0])
+    rec = {
+        "depth": depth,
+        "convention": "pass-free" if pass_free else "pass counts as a ply",
+        "leaves": leaves,
+        "nodes": nodes,
+        "seconds": seconds,
+        "moves_per_second": nodes / seconds if seconds > 0 else None,
+    }
+    if as_json:
+        typer.echo(json.dumps(rec))
+        return
+    typer.echo(
+        f"perft({depth}) = {leaves:,} leaves; {nodes:,} moves made (passes included) "
+        f"in {seconds:.3f} s = {nodes / max(seconds, 1e-9) / 1e6:.1f} M moves/s"
+    )
+
+
+def solve_othello(position: str, timeout: float | None, all_best: bool) -> dict[str, Any]:
+    from banmen.games.othello.endgame import EndgameSolver
+
+    board = Board.from_string(position)
+    p, o = (board.black, board.white) if board.turn == BLACK else (board.white, board.black)
+    solver = EndgameSolver()
+    sol = solver.solve(p, o, time_limit=timeout, all_best=all_best)
+    return {
+        "game": "othello",
+        "board": board.to_string(),
+        "to_move": "X" if board.turn == BLACK else "O",
+        "empties": board.empties(),
+        "status": sol.status,
+        "stopped_by": sol.stopped_by or None,
+        "score": sol.score,
+        "best_moves": [square_name(m) for m in sol.best_moves],
+        "nodes": sol.nodes,
+        "seconds": sol.seconds,
+    }
+
+
+def print_othello(rec: dict[str, Any]) -> None:
+    side = "black (X)" if rec["to_move"] == "X" else "white (O)"
+    if rec["status"] == "solved":
+        typer.echo(
+            f"score: {rec['score']:+d} — final disc difference for {side} to move under "
+            f"perfect play (proved; {rec['empties']} empties)"
+        )
+        label = "best moves" if len(rec["best_moves"]) > 1 else "best move"
+        typer.echo(f"{label}: {' '.join(rec['best_moves']) or '(none: the game is over)'}")
+    else:
+        typer.echo(f"unknown: stopped by {rec['stopped_by']} before the solve finished")
+    nps = rec["nodes"] / rec["seconds"] if rec["seconds"] > 0 else 0.0
+    typer.echo(f"nodes: {rec['nodes']:,} in {rec['seconds']:.3f} s ({nps / 1e6:.1f} M nodes/s)")
+
+
+def nboard() -> None:
+    """Speak the NBoard protocol (version 2) on stdin/stdout, for Othello GUIs."""
+    from banmen.protocols.nboard import main
+
+    main()
