@@ -1,5 +1,6 @@
-"""The games the web app offers. The home page and the page routes are built from this
-list, so a new game (Othello, Go, tsume-shogi) is one more entry plus its page and session."""
+"""The games the web app offers. The home page, the page routes and the game sockets
+(``/ws/<name>``) are built from this list, so a new game (Go, tsume-shogi) is one more entry
+plus its page and its session adapter (:mod:`banmen.web.games`)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,16 @@ CATALOG: tuple[GameEntry, ...] = (
         summary=(
             "Gakken's number-taking game on a 4×4 or 6×6 board: player 1 takes from the "
             "chip's row, player 2 from its column. Play the CPU, or watch two CPUs."
+        ),
+    ),
+    GameEntry(
+        name="othello",
+        title="Othello",
+        path="/othello",
+        page="othello.html",
+        summary=(
+            "The classic 8×8 disc-flipping game. Play the CPU with either colour, watch two "
+            "CPUs, solve endgames exactly, or paste a transcript or position to study."
         ),
     ),
 )

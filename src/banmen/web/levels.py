@@ -13,7 +13,15 @@ from dataclasses import dataclass
 from banmen.engine import SpecError, parse_spec
 from banmen.search.limits import Limit
 
-__all__ = ["Level", "DEFAULT_LEVELS", "MOVE_TIME_CAP", "HUMAN", "capped_limit", "make_levels"]
+__all__ = [
+    "Level",
+    "DEFAULT_LEVELS",
+    "OTHELLO_LEVELS",
+    "MOVE_TIME_CAP",
+    "HUMAN",
+    "capped_limit",
+    "make_levels",
+]
 
 #: Seconds any single CPU move may take. An exact solve cut off by it reports
 #: ``exact=False``, so the page never calls such a result proven.
@@ -27,13 +35,14 @@ class Level:
     name: str
     label: str
     spec: str | None  # None: a human plays this side
+    note: str = ""  # a line the page may show about the level
 
     @property
     def is_cpu(self) -> bool:
         return self.spec is not None
 
     def to_dict(self) -> dict[str, str | None]:
-        return {"name": self.name, "label": self.label, "spec": self.spec}
+        return {"name": self.name, "label": self.label, "spec": self.spec, "note": self.note}
 
 
 DEFAULT_LEVELS: tuple[Level, ...] = (
@@ -44,6 +53,22 @@ DEFAULT_LEVELS: tuple[Level, ...] = (
     Level("perfect", "CPU perfect", "perfect"),
 )
 
+#: Othello's levels. The exact solver only finishes near the end of a game; earlier it runs
+#: into the move time cap and then plays a quick heuristic move (not called proved).
+OTHELLO_LEVELS: tuple[Level, ...] = (
+    Level(HUMAN, "Human", None),
+    Level("easy", "CPU easy", "alphabeta:depth=1", "looks one move ahead"),
+    Level("normal", "CPU normal", "alphabeta:depth=4", "looks four moves ahead"),
+    Level("strong", "CPU strong", "alphabeta:time=1", "searches for one second a move"),
+    Level(
+        "perfect",
+        "CPU perfect endgame",
+        "perfect",
+        f"exact solver, for positions with about 22 empty squares or fewer; with more it "
+        f"stops at the {MOVE_TIME_CAP:g} s cap and plays a quick, unproved move",
+    ),
+)
+
 
 def capped_limit(spec: str, cap: float = MOVE_TIME_CAP) -> Limit:
     """The spec's own limit with its time bound lowered to ``cap`` seconds."""
@@ -52,9 +77,12 @@ def capped_limit(spec: str, cap: float = MOVE_TIME_CAP) -> Limit:
     return Limit(time=time, depth=own.depth, nodes=own.nodes)
 
 
-def make_levels(extra: Mapping[str, str] | None = None) -> dict[str, Level]:
-    """The default levels plus ``extra`` (name -> spec); raises ``SpecError`` on a bad spec."""
-    levels = {lv.name: lv for lv in DEFAULT_LEVELS}
+def make_levels(
+    extra: Mapping[str, str] | None = None, base: tuple[Level, ...] = DEFAULT_LEVELS
+) -> dict[str, Level]:
+    """The ``base`` levels (Mattix's by default) plus ``extra`` (name -> spec); raises
+    ``SpecError`` on a bad spec."""
+    levels = {lv.name: lv for lv in base}
     for name, spec in (extra or {}).items():
         if not name or name == HUMAN:
             raise SpecError(

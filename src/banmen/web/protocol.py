@@ -5,11 +5,18 @@ Every client message is one JSON object with a ``type``; anything else is answer
 — and changes nothing. Client → server:
 
 ``{"type": "join", "id"?: str}``
-    attach to saved game ``id`` (a new game if absent or unknown); answered with ``state``.
+    attach to saved game ``id`` (a new game if absent, unknown or another game's);
+    answered with ``state``.
 ``{"type": "new", "size"?: 4|6, "seed"?: int|digits|null, "players"?: {"1"?: level, "2"?: level}}``
-    start a new game (a new id); a null or missing seed picks a random one.
+    start a new game (a new id). Mattix: a null or missing seed picks a random deal.
+    Othello takes only ``players`` (a new game is the standard start).
 ``{"type": "move", "square": "c2"}``
-    the human to move takes the piece on that square.
+    the human to move plays that square (Mattix: takes the piece there; Othello: puts a
+    disc there, or ``"pass"`` when it has no move).
+``{"type": "load", "text": "f5d6c3..."}``
+    Othello only: a new game (a new id, same players) from a pasted transcript or board
+    string (64 squares ``X``/``O``/``-`` and the side to move); bad text gets the board's
+    one-line error and changes nothing.
 ``{"type": "undo"}``
     take back moves to the previous human turn (stops a running search first).
 ``{"type": "stop"}``
@@ -19,26 +26,32 @@ Every client message is one JSON object with a ``type``; anything else is answer
 
 Server → client: ``state`` (the whole game view, after every change), ``info`` and
 ``progress`` (live thinking), ``notice`` and ``error`` (one line each).
+
+Which messages and fields a game takes is given by its :class:`GameRules` (see
+:mod:`banmen.web.games`); each game has its own socket, ``/ws/<game>``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
     "MAX_MESSAGE_BYTES",
     "MAX_DELAY_MS",
     "MAX_SEED",
+    "MAX_LOAD_CHARS",
     "ProtocolError",
+    "GameRules",
     "Join",
     "NewGame",
     "Move",
     "Undo",
     "Stop",
     "Settings",
+    "Load",
     "Message",
     "parse_message",
 ]
@@ -47,10 +60,41 @@ __all__ = [
 MAX_MESSAGE_BYTES = 4096
 MAX_DELAY_MS = 10_000
 MAX_SEED = 2**64 - 1
+#: Longest pasted text for 'load' (a full Othello transcript is 120 characters).
+MAX_LOAD_CHARS = 1000
 
 
 class ProtocolError(ValueError):
     """A client message that cannot be carried out; ``str(e)`` is the one-line reply."""
+
+
+@dataclass(frozen=True)
+class GameRules:
+    """What one game's socket accepts, beyond the messages every game has."""
+
+    #: level names a side may be given
+    levels: Collection[str]
+    #: board sizes 'new' may ask for (empty: the game has one size, and no 'size' field)
+    sizes: Collection[int] = ()
+    #: whether 'new' takes a 'seed' (a Mattix deal)
+    seeds: bool = False
+    #: whether the game has a 'load' message (paste a position or a game record)
+    load: bool = False
+    #: a square name for the examples in error messages
+    example: str = "c2"
+    #: the message types this game accepts, in the order error messages list them
+    types: tuple[str, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        types = tuple(t for t in _FIELDS if t != "load" or self.load)
+        object.__setattr__(self, "types", types)
+
+    def fields(self, kind: str) -> tuple[str, ...]:
+        if kind != "new":
+            return _FIELDS[kind]
+        return tuple(
+            f for f in _FIELDS["new"] if (f != "size" or self.sizes) and (f != "seed" or self.seeds)
+        )
 
 
 @dataclass(frozen=True)
@@ -87,7 +131,12 @@ class Settings:
     paused: bool | None
 
 
-Message = Join | NewGame | Move | Undo | Stop | Settings
+@dataclass(frozen=True)
+class Load:
+    text: str
+
+
+Message = Join | NewGame | Move | Undo | Stop | Settings | Load
 
 _FIELDS: dict[str, tuple[str, ...]] = {
     "join": ("id",),
@@ -96,8 +145,12 @@ _FIELDS: dict[str, tuple[str, ...]] = {
     "undo": (),
     "stop": (),
     "settings": ("players", "delay_ms", "paused"),
+    "load": ("text",),
 }
-_EXAMPLE = '{"type": "move", "square": "c2"}'
+
+
+def _example(square: str) -> str:
+    return f'{{"type": "move", "square": "{square}"}}'
 
 
 def _kind(value: Any) -> str:
@@ -161,12 +214,13 @@ def _players(value: Any, levels: Collection[str]) -> dict[int, str]:
     return out
 
 
-def _decode(raw: str | bytes | None) -> dict[str, Any]:
+def _decode(raw: str | bytes | None, square: str) -> dict[str, Any]:
+    example = _example(square)
     if raw is None:
-        raise ProtocolError(f"empty message: expected a JSON object like {_EXAMPLE}")
+        raise ProtocolError(f"empty message: expected a JSON object like {example}")
     if isinstance(raw, bytes):
         raise ProtocolError(
-            f"binary frame: expected a text frame holding a JSON object like {_EXAMPLE}"
+            f"binary frame: expected a text frame holding a JSON object like {example}"
         )
     # len() counts characters; UTF-8 needs at least as many bytes, so check that first
     # and only encode messages that might be short enough.
@@ -179,13 +233,13 @@ def _decode(raw: str | bytes | None) -> dict[str, Any]:
         data = json.loads(raw, parse_constant=_reject_constant)
     except json.JSONDecodeError as e:
         raise ProtocolError(
-            f"not valid JSON ({e.msg} at position {e.pos}): expected an object like {_EXAMPLE}"
+            f"not valid JSON ({e.msg} at position {e.pos}): expected an object like {example}"
         ) from None
     except (RecursionError, ValueError):
-        raise ProtocolError(f"not usable JSON: expected a flat object like {_EXAMPLE}") from None
+        raise ProtocolError(f"not usable JSON: expected a flat object like {example}") from None
     if not isinstance(data, dict):
         raise ProtocolError(
-            f'message is {_kind(data)}: expected a JSON object with a "type" field, like {_EXAMPLE}'
+            f'message is {_kind(data)}: expected a JSON object with a "type" field, like {example}'
         )
     return data
 
@@ -194,17 +248,17 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def parse_message(
-    raw: str | bytes | None, levels: Collection[str], sizes: Collection[int]
-) -> Message:
-    """Validate one client message; raises :class:`ProtocolError` with the reply text."""
-    data = _decode(raw)
+def parse_message(raw: str | bytes | None, rules: GameRules) -> Message:
+    """Validate one client message for a game with ``rules``; raises
+    :class:`ProtocolError` with the reply text."""
+    data = _decode(raw, rules.example)
     kind = data.get("type")
-    if not isinstance(kind, str) or kind not in _FIELDS:
+    levels, sizes, ex = rules.levels, rules.sizes, rules.example
+    if not isinstance(kind, str) or kind not in rules.types:
         shown = repr(kind[:24]) if isinstance(kind, str) else _kind(kind)
         what = 'missing "type"' if "type" not in data else f"unknown message type {shown}"
-        raise ProtocolError(f"{what}: expected one of {', '.join(_FIELDS)}")
-    allowed = _FIELDS[kind]
+        raise ProtocolError(f"{what}: expected one of {', '.join(rules.types)}")
+    allowed = rules.fields(kind)
     for key in data:
         if key != "type" and key not in allowed:
             expected = ", ".join(allowed) if allowed else "no other fields"
@@ -217,7 +271,7 @@ def parse_message(
         return Join(gid or None)
     if kind == "new":
         size = data.get("size")
-        if size is not None:
+        if size is not None and sizes:
             lo, hi = min(sizes), max(sizes)
             size = _int(size, "size", lo, hi)
             if size not in sizes:
@@ -230,15 +284,25 @@ def parse_message(
         )
     if kind == "move":
         if "square" not in data:
-            raise ProtocolError(
-                '\'move\' needs a \'square\', like {"type": "move", "square": "c2"}'
-            )
+            raise ProtocolError(f"'move' needs a 'square', like {_example(ex)}")
         square = data["square"]
         if not isinstance(square, str):
-            raise ProtocolError(f"'square' must be a string like 'c2', got {_kind(square)}")
+            raise ProtocolError(f"'square' must be a string like '{ex}', got {_kind(square)}")
         if len(square) > 8:
-            raise ProtocolError(f"bad square {square[:12]!r}...: expected a name like 'c2'")
+            raise ProtocolError(f"bad square {square[:12]!r}...: expected a name like '{ex}'")
         return Move(square)
+    if kind == "load":
+        text = data.get("text")
+        if not isinstance(text, str):
+            raise ProtocolError(
+                "'load' needs a 'text': a transcript like f5d6c3 or a board string, "
+                f"got {_kind(text)}"
+            )
+        if len(text) > MAX_LOAD_CHARS:
+            raise ProtocolError(
+                f"'text' is too long ({len(text)} characters): the limit is {MAX_LOAD_CHARS}"
+            )
+        return Load(text)
     if kind == "undo":
         return Undo()
     if kind == "stop":

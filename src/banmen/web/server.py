@@ -1,9 +1,10 @@
 """The banmen web app: Starlette routes, the app's lifespan, and ``serve()`` for the CLI.
 
-Routes: ``/`` (the games), one page per game (``/mattix``), ``/ws/<game>`` (one WebSocket per
-game view, see :mod:`banmen.web.protocol`), ``/static/...`` (ES modules, CSS, SVG — no build
-step), ``/api/health``, ``/api/games`` and ``/api/saved/<id>``; ``/arena`` shows the arena
-runs in the same database, from ``/api/arena/...`` (see :mod:`banmen.web.arena`).
+Routes: ``/`` (the games), one page per game (``/mattix``, ``/othello``), ``/ws/<game>``
+(one WebSocket per game view, see :mod:`banmen.web.protocol`), ``/static/...`` (ES modules,
+CSS, SVG — no build step), ``/api/health``, ``/api/games`` and ``/api/saved/<id>``;
+``/arena`` shows the arena runs in the same database, from ``/api/arena/...`` (see
+:mod:`banmen.web.arena`).
 
 The engine pool starts with the app, but its workers warm up (compile, load caches) in the
 background: pages and sockets are served at once, CPU moves wait for a worker, and the
@@ -32,8 +33,9 @@ from starlette.websockets import WebSocket
 
 from banmen.web.arena import ArenaViews, arena_api_routes
 from banmen.web.catalog import CATALOG, GameEntry
+from banmen.web.games import make_games
 from banmen.web.lag import LagMonitor
-from banmen.web.levels import MOVE_TIME_CAP, make_levels
+from banmen.web.levels import MOVE_TIME_CAP
 from banmen.web.protocol import MAX_MESSAGE_BYTES
 from banmen.web.session import Client, Hub, Services
 from banmen.web.store import GameStore, is_game_id
@@ -93,13 +95,13 @@ def _same_origin(ws: WebSocket) -> bool:
     return urlsplit(origin).netloc.lower() == ws.headers.get("host", "").lower()
 
 
-async def _game_socket(websocket: WebSocket) -> None:
+async def _game_socket(websocket: WebSocket, game: str) -> None:
     if not _same_origin(websocket):
         await websocket.close(code=1008)
         return
     await websocket.accept()
     hub: Hub = websocket.app.state.hub
-    client = Client(websocket.send_text)
+    client = Client(websocket.send_text, game)
     try:
         while True:
             message = await websocket.receive()
@@ -136,7 +138,10 @@ def create_app(
     n_workers = workers if workers is not None else default_workers()
     if n_workers < 1:
         raise ValueError(f"workers must be at least 1, got {n_workers}")
-    levels = make_levels(extra_levels)
+    games_by_name = make_games(extra_levels)
+    missing = [e.name for e in CATALOG if e.name not in games_by_name]
+    if missing:  # a catalog entry without a session adapter: a programming error
+        raise RuntimeError(f"no web adapter for the catalog's games {missing}")
     home = _home_html(CATALOG)
     arena_page_html = (STATIC_DIR / "arena.html").read_text(encoding="utf-8")
     arena = ArenaViews(path)
@@ -145,10 +150,11 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         started = time.monotonic()
         store = GameStore(path)
-        pool = EnginePool(n_workers)
+        # Every game is warmed up in every worker, so no first CPU move waits for it.
+        pool = EnginePool(n_workers, warm=tuple(games_by_name))
         await pool.start()  # spawns the processes; their warm-up runs on in the background
         lag = LagMonitor()
-        hub = Hub(Services(store, pool, levels))
+        hub = Hub(Services(store, pool, games_by_name))
         app.state.hub, app.state.pool, app.state.lag, app.state.store = hub, pool, lag, store
         tasks = [
             asyncio.create_task(lag.run()),
@@ -174,6 +180,12 @@ def create_app(
             return HTMLResponse(body, headers=_PAGE_HEADERS)
 
         return Route(entry.path, page, name=f"page-{entry.name}")
+
+    def game_socket(entry: GameEntry) -> WebSocketRoute:
+        async def socket(websocket: WebSocket) -> None:
+            await _game_socket(websocket, entry.name)
+
+        return WebSocketRoute(f"/ws/{entry.name}", socket, name=f"ws-{entry.name}")
 
     async def arena_page(request: Request) -> Response:
         return HTMLResponse(arena_page_html, headers=_PAGE_HEADERS)
@@ -212,8 +224,7 @@ def create_app(
         Route("/api/games", games),
         Route("/api/saved/{game_id}", saved),
         *arena_api_routes(arena),
-        # Only Mattix has a session type so far; later games add theirs to the catalog.
-        WebSocketRoute("/ws/mattix", _game_socket),
+        *(game_socket(e) for e in CATALOG),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)

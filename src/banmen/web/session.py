@@ -1,12 +1,15 @@
 """Game sessions: the server's authoritative copy of each game being viewed.
 
-A :class:`GameSession` holds a Mattix :class:`~banmen.games.mattix.Board`, the settings of
+A :class:`GameSession` holds a board of one game (Mattix, Othello: what differs between
+games is in the session's :class:`~banmen.web.games.WebGame` adapter), the settings of
 the view (who plays each side, CPU delay, paused) and the connected clients. Clients only
 *ask*: every message is validated here, the rules are applied here, CPU moves are searched
 in the engine pool (never on the event loop), the game is saved after every change, and
 then every client gets the full state. A :class:`Hub` maps game ids to live sessions,
 loading saved games on demand and dropping a session (stopping its search) when its last
-client leaves — a reconnecting client reloads it, and the CPU resumes thinking.
+client leaves — a reconnecting client reloads it, and the CPU resumes thinking. Each
+client belongs to one game's socket (``/ws/<game>``) and only ever joins that game's
+sessions.
 
 Everything here runs on the event loop and never blocks it: rules checks are microseconds,
 SQLite runs on the store's own thread, searches run in worker processes.
@@ -17,19 +20,19 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import secrets
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from banmen.engine import Info, Result
-from banmen.games.mattix import SIZES, Board, MattixError
-from banmen.web.levels import HUMAN, Level, capped_limit
+from banmen.engine import Info
+from banmen.web.games import WebGame
+from banmen.web.levels import Level, capped_limit
 from banmen.web.protocol import (
     MAX_DELAY_MS,
     Join,
+    Load,
     Message,
     Move,
     NewGame,
@@ -42,31 +45,21 @@ from banmen.web.protocol import (
 from banmen.web.store import GameStore, is_game_id, new_game_id
 from banmen.worker import EngineError, EnginePool, Job, Progress
 
-__all__ = ["Client", "GameSession", "Hub", "Services", "DEFAULTS"]
+__all__ = ["Client", "GameSession", "Hub", "Services"]
 
 log = logging.getLogger("banmen.web")
 
-GAME = "mattix"
 RECORD_VERSION = 1
-
-
-@dataclass(frozen=True)
-class Defaults:
-    size: int = 6
-    players: tuple[str, str] = (HUMAN, "normal")
-    delay_ms: int = 700
-
-
-DEFAULTS = Defaults()
 
 
 @dataclass
 class Services:
-    """What every session shares: the saved-game store, the engine pool, the levels."""
+    """What every session shares: the saved-game store, the engine pool, the games (each
+    with its levels)."""
 
     store: GameStore
     pool: EnginePool
-    levels: dict[str, Level]
+    games: dict[str, WebGame]
 
 
 class Client:
@@ -79,7 +72,8 @@ class Client:
     #: Live-thinking messages are dropped beyond this backlog; state and errors never are.
     MAX_BACKLOG = 256
 
-    def __init__(self, send_text: Callable[[str], Awaitable[None]]) -> None:
+    def __init__(self, send_text: Callable[[str], Awaitable[None]], game: str = "mattix") -> None:
+        self.game = game  # the only game this client's socket plays
         self._send_text = send_text
         self._queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._closed = False
@@ -131,47 +125,29 @@ class _CpuTurn:
     stopping: bool = False
 
 
-_STOPPED_BY = {
-    "depth": "depth-limited search",
-    "time": "time limit",
-    "nodes": "node limit",
-    "stop": "Stop pressed",
-}
-
-
-def verdict(player: int, result: Result) -> str:
-    """One line on what a CPU result says about the game's outcome."""
-    if result.score is None:
-        return ""
-    s = result.score
-    what = "0 (a draw)" if s == 0 else f"+{abs(s)} for player {player if s > 0 else 3 - player}"
-    if result.exact:
-        return f"proven final margin: {what}"
-    why = _STOPPED_BY.get(result.stopped_by, result.stopped_by)
-    return f"estimated final margin: {what} (not proven: {why})"
-
-
 class GameSession:
-    """One Mattix game and the clients watching it."""
+    """One game and the clients watching it."""
 
     def __init__(
         self,
         game_id: str,
-        board: Board,
+        game: WebGame,
+        board: Any,
         services: Services,
         *,
         seed: int | None,
         players: dict[int, str],
-        delay_ms: int = DEFAULTS.delay_ms,
+        delay_ms: int | None = None,
         paused: bool = False,
         cpu: dict[str, Any] | None = None,
     ) -> None:
         self.id = game_id
+        self.game = game
         self.board = board
         self.services = services
         self.seed = seed
         self.players = dict(players)
-        self.delay_ms = delay_ms
+        self.delay_ms = game.defaults.delay_ms if delay_ms is None else delay_ms
         self.paused = paused
         self.cpu = cpu  # the last CPU move's search result, for display
         self.clients: set[Client] = set()
@@ -188,15 +164,17 @@ class GameSession:
     def new(
         cls,
         services: Services,
+        game: WebGame,
         *,
-        size: int,
-        seed: int,
+        board: Any,
+        seed: int | None,
         players: dict[int, str],
-        delay_ms: int = DEFAULTS.delay_ms,
+        delay_ms: int | None = None,
     ) -> GameSession:
         return cls(
             new_game_id(),
-            Board.from_seed(seed, size),
+            game,
+            board,
             services,
             seed=seed,
             players=players,
@@ -204,12 +182,15 @@ class GameSession:
         )
 
     @classmethod
-    def from_record(cls, game_id: str, record: dict[str, Any], services: Services) -> GameSession:
+    def from_record(
+        cls, game_id: str, game: WebGame, record: dict[str, Any], services: Services
+    ) -> GameSession:
         """Rebuild a saved session; raises ``ValueError`` if the record is unusable."""
-        board = Board.from_dict(record.get("board"))
-        levels = services.levels
+        board = game.board_from_record(record.get("board"))
+        levels = game.levels
+        defaults = game.defaults
         raw_players = record.get("players")
-        players = {1: DEFAULTS.players[0], 2: DEFAULTS.players[1]}
+        players = {1: defaults.players[0], 2: defaults.players[1]}
         if isinstance(raw_players, dict):
             for side in (1, 2):
                 lv = raw_players.get(str(side))
@@ -219,12 +200,13 @@ class GameSession:
         seed = record.get("seed")
         delay = record.get("delay_ms")
         if not (isinstance(delay, int) and 0 <= delay <= MAX_DELAY_MS):
-            delay = DEFAULTS.delay_ms
+            delay = defaults.delay_ms
         cpu = record.get("cpu")
         if not (isinstance(cpu, dict) and isinstance(cpu.get("ply"), int)):
             cpu = None  # display only: drop it rather than trip over it later
         return cls(
             game_id,
+            game,
             board,
             services,
             seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
@@ -248,52 +230,42 @@ class GameSession:
 
     # ------------------------------------------------------------------ queries
 
-    @property
-    def size(self) -> int:
-        return self.board.size
-
     def level(self, side: int) -> Level:
-        return self.services.levels[self.players[side]]
+        return self.game.levels[self.players[side]]
 
     def _turn_at(self, ply: int) -> int:
-        """Side to move before move ``ply`` (0-based); Mattix has no passes."""
-        return self._start.turn if ply % 2 == 0 else 3 - self._start.turn
+        """Side to move before move ``ply`` (0-based). Sides alternate: a pass (Othello)
+        is a move too."""
+        first: int = self._start.turn
+        return first if ply % 2 == 0 else 3 - first
 
     def undo_target(self) -> int | None:
         """How many moves remain after an undo, or None if there is nothing to undo.
 
         With a human playing, go back to the latest earlier position where a human is to
-        move (so undo against the CPU takes back the CPU's reply too); with two CPUs, one
-        move.
+        move and had a choice — not one where the only move was a pass — so undo against
+        the CPU takes back the CPU's reply too; with two CPUs, one move.
         """
-        n = len(self.board.move_stack)
+        stack = self.board.move_stack
+        n = len(stack)
         if n == 0:
             return None
         humans = {side for side in (1, 2) if not self.level(side).is_cpu}
         if not humans:
             return n - 1
+        fallback = None
         for k in range(n - 1, -1, -1):
             if self._turn_at(k) in humans:
-                return k
-        return None
+                if not self.game.is_pass(stack[k]):
+                    return k
+                if fallback is None:
+                    fallback = k
+        return fallback
 
     def view(self) -> dict[str, Any]:
-        """The full state message."""
+        """The full state message: the fields every game has, plus the game's own (see
+        :meth:`WebGame.describe`)."""
         b = self.board
-        history = []
-        chip = self._start.chip
-        for k, sq in enumerate(b.move_stack):
-            history.append(
-                {
-                    "ply": k + 1,
-                    "player": self._turn_at(k),
-                    "square": b.move_name(sq),
-                    "sq": sq,
-                    "from": chip,
-                    "value": self._start.cells[sq],
-                }
-            )
-            chip = sq
         over = b.is_game_over()
         thinking = None
         if self._turn is not None:
@@ -306,17 +278,10 @@ class GameSession:
         return {
             "type": "state",
             "id": self.id,
-            "game": GAME,
-            "size": b.size,
+            "game": self.game.name,
             "seed": None if self.seed is None else str(self.seed),
-            "cells": list(b.cells),
-            "chip": b.chip,
             "turn": b.turn,
-            "scores": list(b.scores),
-            "line": b.line(),
-            "legal": [] if over else b.legal_moves,
-            "history": history,
-            "last": history[-1] if history else None,
+            **self.game.describe(b, self._start),
             "over": over,
             "result": b.result(),
             "winner": b.winner(),
@@ -327,7 +292,7 @@ class GameSession:
             "info": self._info,
             "cpu": self.cpu,
             "can_undo": self.undo_target() is not None,
-            "levels": [lv.to_dict() for lv in self.services.levels.values()],
+            "levels": [lv.to_dict() for lv in self.game.levels.values()],
         }
 
     # ------------------------------------------------------------------ clients
@@ -356,7 +321,7 @@ class GameSession:
 
     async def save(self) -> None:
         try:
-            await self.services.store.asave(self.id, GAME, self.record())
+            await self.services.store.asave(self.id, self.game.name, self.record())
         except sqlite3.Error as e:
             log.error("could not save game %s: %s", self.id, e)
             self.broadcast({"type": "error", "message": f"could not save the game: {e}"})
@@ -380,7 +345,7 @@ class GameSession:
             self._stop()
         elif isinstance(msg, Settings):
             await self._settings(msg)
-        else:  # join / new are the hub's business
+        else:  # join / new / load are the hub's business
             raise ProtocolError(f"unexpected {type(msg).__name__} message")
 
     async def _human_move(self, square: str) -> None:
@@ -390,14 +355,10 @@ class GameSession:
         lv = self.level(b.turn)
         if lv.is_cpu:
             raise ProtocolError(
-                f"not a human's turn: player {b.turn} is played by {lv.label}; "
+                f"not a human's turn: {self.game.side_name(b.turn)} is played by {lv.label}; "
                 "wait for its move (or press Stop)"
             )
-        try:
-            sq = b.parse_move(square)
-        except MattixError as e:
-            raise ProtocolError(str(e)) from None
-        b.push(sq)
+        b.push(self.game.parse_move(b, square))
         await self._commit()
 
     async def _undo(self) -> None:
@@ -498,7 +459,7 @@ class GameSession:
                 self.broadcast({"type": "progress", "player": player, **p.to_dict()})
 
         job = self.services.pool.submit(
-            GAME,
+            self.game.name,
             self.board.to_dict(),
             lv.spec,
             capped_limit(lv.spec),
@@ -527,9 +488,9 @@ class GameSession:
             self._info = None
             try:
                 if result.move is None:
-                    raise MattixError("the engine returned no move")
-                sq = self.board.parse_move(result.move)
-            except MattixError as e:
+                    raise ProtocolError("the engine returned no move")
+                sq = self.game.parse_move(self.board, result.move)
+            except ProtocolError as e:
                 await self._cpu_failed(f"bad engine move {result.move!r}: {e}")
                 return
             self.board.push(sq)
@@ -538,7 +499,7 @@ class GameSession:
                 "player": turn.player,
                 "level": turn.level,
                 "ply": len(self.board.move_stack),
-                "verdict": verdict(turn.player, result),
+                "verdict": self.game.verdict(turn.player, result),
             }
             await self._commit()
         except Exception:  # a bug: log it rather than lose it in a dropped task
@@ -553,22 +514,27 @@ class GameSession:
 
 
 class Hub:
-    """Live sessions by id, plus the routing of client messages to them."""
+    """Live sessions by id (of every game), plus the routing of client messages to them."""
 
     def __init__(self, services: Services) -> None:
         self.services = services
         self.sessions: dict[str, GameSession] = {}
-        # join / new await the store; one at a time, so a game is never loaded twice.
+        # join / new / load await the store; one at a time, so a game is never loaded twice.
         self._lock = asyncio.Lock()
+
+    def game_of(self, client: Client) -> WebGame:
+        return self.services.games[client.game]
 
     async def handle(self, client: Client, raw: str | bytes | None) -> None:
         """Validate and carry out one message; any problem becomes an ``error`` reply."""
         try:
-            msg = parse_message(raw, self.services.levels, SIZES)
+            msg = parse_message(raw, self.game_of(client).rules)
             if isinstance(msg, Join):
                 await self.join(client, msg.id)
             elif isinstance(msg, NewGame):
                 await self.new_game(client, msg)
+            elif isinstance(msg, Load):
+                await self.load(client, msg)
             elif client.session is None:
                 raise ProtocolError('no game yet: send {"type": "join"} first')
             else:
@@ -584,6 +550,7 @@ class Hub:
             raise ProtocolError(
                 f"bad game id {game_id[:24]!r}: expected up to 64 letters, digits, '-' or '_'"
             )
+        game = self.game_of(client)
         async with self._lock:
             current = client.session
             if current is not None and game_id == current.id:
@@ -591,10 +558,13 @@ class Hub:
                 return
             notice = None
             session = self.sessions.get(game_id) if game_id else None
-            if session is None and game_id:
-                session, notice = await self._load(game_id)
+            if session is not None and session.game is not game:
+                notice = _other_game(game_id, session.game, game)
+                session = None
+            elif session is None and game_id:
+                session, notice = await self._load(game_id, game)
             if session is None:
-                session = self._create(None, NewGame(None, None, None))
+                session = self._create(game, None, NewGame(None, None, None))
                 await session.save()
             self._enter(client, session)
         if notice:
@@ -602,12 +572,15 @@ class Hub:
         session.kick()  # if the CPU was to move when the game was saved, it resumes
         client.send(session.view())
 
-    async def _load(self, game_id: str) -> tuple[GameSession | None, str | None]:
+    async def _load(self, game_id: str, game: WebGame) -> tuple[GameSession | None, str | None]:
         saved = await self.services.store.aload(game_id)
-        if saved is None or saved.game != GAME:
+        if saved is None:
             return None, f"no saved game {game_id!r}: started a new game"
+        if saved.game != game.name:
+            other = self.services.games.get(saved.game)
+            return None, _other_game(game_id, other, game)
         try:
-            session = GameSession.from_record(game_id, saved.state, self.services)
+            session = GameSession.from_record(game_id, game, saved.state, self.services)
         except (ValueError, TypeError, KeyError) as e:
             return None, f"saved game {game_id!r} could not be read ({e}): started a new game"
         self.sessions[game_id] = session
@@ -615,25 +588,40 @@ class Hub:
 
     async def new_game(self, client: Client, msg: NewGame) -> None:
         async with self._lock:
-            session = self._create(client.session, msg)
+            session = self._create(self.game_of(client), client.session, msg)
             await session.save()
             self._enter(client, session)
         session.kick()
         client.send(session.view())
 
-    def _create(self, current: GameSession | None, msg: NewGame) -> GameSession:
-        """A new game; unspecified settings are carried over from ``current``."""
+    async def load(self, client: Client, msg: Load) -> None:
+        """A new game from pasted text; bad text changes nothing."""
+        game = self.game_of(client)
+        board = game.load(msg.text)  # raises ProtocolError with the board's message
+        async with self._lock:
+            session = self._create(game, client.session, NewGame(None, None, None), board)
+            await session.save()
+            self._enter(client, session)
+        session.kick()
+        client.send(session.view())
+
+    def _create(
+        self, game: WebGame, current: GameSession | None, msg: NewGame, board: Any = None
+    ) -> GameSession:
+        """A new game (from ``board`` if given); unspecified settings are carried over from
+        ``current``."""
         if current is not None:
             players = dict(current.players)
-            size, delay = current.size, current.delay_ms
+            delay = current.delay_ms
         else:
-            players = {1: DEFAULTS.players[0], 2: DEFAULTS.players[1]}
-            size, delay = DEFAULTS.size, DEFAULTS.delay_ms
+            players = {1: game.defaults.players[0], 2: game.defaults.players[1]}
+            delay = game.defaults.delay_ms
         players.update(msg.players or {})
-        # Short random seeds are easy to read out and type in again to replay a deal.
-        seed = msg.seed if msg.seed is not None else secrets.randbelow(10**9)
+        seed = None
+        if board is None:
+            board, seed = game.new_board(msg, current.board if current is not None else None)
         session = GameSession.new(
-            self.services, size=msg.size or size, seed=seed, players=players, delay_ms=delay
+            self.services, game, board=board, seed=seed, players=players, delay_ms=delay
         )
         self.sessions[session.id] = session
         return session
@@ -657,3 +645,11 @@ class Hub:
         for session in list(self.sessions.values()):
             session.close()
         self.sessions.clear()
+
+
+def _other_game(game_id: str | None, other: WebGame | None, game: WebGame) -> str:
+    """The notice for joining another game's id on this game's socket."""
+    if other is None:
+        return f"game {game_id!r} is not a {game.title} game: started a new game"
+    article = "an" if other.title[:1].lower() in "aeiou" else "a"
+    return f"game {game_id!r} is {article} {other.title} game, not {game.title}: started a new game"

@@ -306,7 +306,9 @@ class Board:
     @classmethod
     def from_transcript(cls, text: str, start: Board | None = None) -> Board:
         """Replay a transcript like ``f5d6c3d3c4`` (passes implicit; ``pass``/``PA``
-        accepted) from the standard start (or ``start``)."""
+        accepted) from the standard start (or ``start``). Passes are played wherever they
+        are forced, including after the last move, so the side to move can move (or the
+        game is over)."""
         if not isinstance(text, str):
             raise InvalidBoardError("a transcript must be text")
         board = start.copy() if start is not None else cls()
@@ -327,6 +329,8 @@ class Board:
                 board.push(board.parse_move(token))
             except OthelloError as e:
                 raise InvalidBoardError(f"move {n} ({token!r}) of the transcript: {e}") from None
+        if board.legal_moves == [PASS]:
+            board.push(PASS)
         return board
 
     def transcript(self) -> str:

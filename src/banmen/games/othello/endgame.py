@@ -385,7 +385,7 @@ def _solve_small(P: Any, O: Any, alpha: int, beta: int, n: int, passed: int, ctl
     return -_solve_small(O, P, -beta, -alpha, n, np.int64(1), ctl)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)
 def _solve(
     P: Any,
     O: Any,
@@ -495,7 +495,7 @@ def _solve(
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _root_test(
     P: Any, O: Any, alpha: int, beta: int, n: int, ctl: Any, tt: Any, stop: Any, buf: Any
 ) -> Any:

@@ -112,13 +112,14 @@ def write(board: Board, tags: dict[str, str] | None = None) -> str:
     if board.is_game_over() and "RE" not in t:
         t["RE"] = f"{board.final_margin(BLACK):+.2f}"
     start = board.start_board().to_string()
-    squares, colour = start[:64].replace("X", "*"), "*" if start[65] == "X" else "O"
+    squares = start[:64].replace("X", "*")
+    to_move = "*" if start[65] == "X" else "O"
     rows = " ".join(squares[i : i + 8] for i in range(0, 64, 8))
     head = "".join(f"{k}[{v}]" for k, v in t.items())
     replay = board.start_board()
     moves = []
     for m in board.move_stack:
-        colour = "B" if replay.turn == BLACK else "W"
-        moves.append(f"{colour}[{'PA' if m == PASS else square_name(m).upper()}]")
+        tag = "B" if replay.turn == BLACK else "W"
+        moves.append(f"{tag}[{'PA' if m == PASS else square_name(m).upper()}]")
         replay.push(m)
-    return f"(;{head}BO[8 {rows} {colour}]{''.join(moves)};)"
+    return f"(;{head}BO[8 {rows} {to_move}]{''.join(moves)};)"

@@ -7,51 +7,14 @@
 
 import { GameSocket } from "./connection.js";
 import { renderBoard } from "./board.js";
+import {
+  $, STOPPED_BY, fillLevelSelect, formatCount, gameIdStore, showConnection, showMessage,
+} from "./page.js";
 
-const ID_KEY = "banmen.mattix.id";
-const ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
-
-const $ = (id) => document.getElementById(id);
-
-// Why a search ended, in words (Result.stopped_by).
-const STOPPED_BY = {
-  exact: "solved",
-  depth: "depth limit",
-  time: "time limit",
-  nodes: "node limit",
-  stop: "stopped",
-  game_over: "game over",
-};
+const ids = gameIdStore("banmen.mattix.id");
 
 let state = null;
 let movePending = false; // a move was sent; ignore further taps until the next state
-let messageTimer = 0;
-
-// ------------------------------------------------------------------ game id
-
-function storedId() {
-  try {
-    return localStorage.getItem(ID_KEY);
-  } catch {
-    return null; // storage can be disabled (private mode); the #id still works
-  }
-}
-
-function rememberId(id) {
-  try {
-    localStorage.setItem(ID_KEY, id);
-  } catch {
-    /* see storedId */
-  }
-  if (location.hash.slice(1) !== id) history.replaceState(null, "", `#${id}`);
-}
-
-function wantedId() {
-  const fromHash = decodeURIComponent(location.hash.slice(1));
-  if (ID_RE.test(fromHash)) return fromHash;
-  const saved = storedId();
-  return saved && ID_RE.test(saved) ? saved : null;
-}
 
 // ------------------------------------------------------------------ helpers
 
@@ -77,22 +40,6 @@ function playerName(side) {
 function marginText(player, score) {
   if (score === 0) return "0 (even)";
   return `+${Math.abs(score)} for player ${score > 0 ? player : 3 - player}`;
-}
-
-function formatCount(n) {
-  if (n >= 1e9) return `${(n / 1e9).toFixed(2)} G`;
-  if (n >= 1e6) return `${(n / 1e6).toFixed(2)} M`;
-  if (n >= 1e4) return `${(n / 1e3).toFixed(1)} k`;
-  return String(Math.round(n));
-}
-
-function showMessage(text, kind) {
-  const box = $("message");
-  box.textContent = text;
-  box.dataset.kind = kind;
-  box.hidden = false;
-  clearTimeout(messageTimer);
-  messageTimer = setTimeout(() => { box.hidden = true; }, 6000);
 }
 
 // ------------------------------------------------------------------ rendering
@@ -176,16 +123,9 @@ function renderThinking(info) {
   $("verdict").dataset.exact = String(Boolean(!t && last && last.exact));
 }
 
-function fillSelect(select, side) {
-  if (select.options.length !== state.levels.length) {
-    select.replaceChildren(...state.levels.map((lv) => new Option(lv.label, lv.name)));
-  }
-  if (document.activeElement !== select) select.value = state.players[String(side)];
-}
-
 function renderControls() {
-  fillSelect($("level-1"), 1);
-  fillSelect($("level-2"), 2);
+  fillLevelSelect($("level-1"), state.levels, state.players["1"]);
+  fillLevelSelect($("level-2"), state.levels, state.players["2"]);
   const delay = $("delay");
   if (document.activeElement !== delay) delay.value = String(state.delay_ms);
   $("delay-out").textContent = `${(Number(delay.value) / 1000).toFixed(1)} s`;
@@ -243,7 +183,7 @@ function onMessage(msg) {
       }
       state = msg;
       movePending = false;
-      rememberId(state.id);
+      ids.remember(state.id);
       render();
       break;
     case "info":
@@ -271,16 +211,10 @@ function onMessage(msg) {
   }
 }
 
-function onStatus(status) {
-  const conn = $("conn");
-  conn.dataset.status = status;
-  conn.textContent = status === "connected" ? "connected" : `${status}…`;
-}
-
 const sock = new GameSocket("/ws/mattix", {
-  onOpen: () => sock.send({ type: "join", id: state?.id ?? wantedId() }),
+  onOpen: () => sock.send({ type: "join", id: state?.id ?? ids.wanted() }),
   onMessage,
-  onStatus,
+  onStatus: showConnection,
 });
 
 $("new-game").addEventListener("submit", (ev) => {
@@ -324,6 +258,6 @@ $("pause").addEventListener("click", () => {
 });
 
 window.addEventListener("hashchange", () => {
-  const id = wantedId();
+  const id = ids.wanted();
   if (id && id !== state?.id) sock.send({ type: "join", id });
 });

@@ -1,0 +1,134 @@
+// SVG drawing of an Othello board from a server "state" message.
+//
+// a1 is the top-left square: files a-h run along the top, ranks 1-8 down the left side.
+// Square numbers are 8 * row + column, as on the server. The SVG uses a fixed coordinate
+// system (100 units per square) and a viewBox, so CSS scales it to any width; it is redrawn
+// from scratch on every state, so no stale marker can survive a change.
+//
+// What the tests (and curious users) can read off the DOM:
+//   circle.disc[data-square][data-color]   every disc ("black" / "white")
+//   g.move[data-square][data-flips]        every legal move, with the discs it would turn
+//   text.hint[data-square]                 the flip count shown on it (when hints are on)
+//   .last-move[data-square]                the last move played
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const CELL = 100;
+const MARGIN = 28; // room for the file letters (top) and rank numbers (left)
+const PAD = 6;
+const N = 8;
+
+export const COLORS = { 1: "black", 2: "white" };
+
+export function squareName(sq) {
+  return String.fromCharCode(97 + (sq % N)) + String(Math.floor(sq / N) + 1);
+}
+
+function el(name, attrs = {}, text) {
+  const node = document.createElementNS(SVG_NS, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function origin(sq) {
+  return [MARGIN + (sq % N) * CELL, MARGIN + Math.floor(sq / N) * CELL];
+}
+
+function center(sq) {
+  const [x, y] = origin(sq);
+  return [x + CELL / 2, y + CELL / 2];
+}
+
+// Draw `state` into `svg`. `interactive`: the legal squares can be played now; `hints`:
+// show each legal move's flip count; `onPlay(name)` is called when the user picks a square
+// (click, tap, Enter or Space).
+export function renderBoard(svg, state, { interactive, hints, onPlay }) {
+  const span = MARGIN + N * CELL + PAD;
+  svg.setAttribute("viewBox", `0 0 ${span} ${span}`);
+  svg.dataset.mover = COLORS[state.turn]; // the stylesheet colours the move markers by it
+  svg.replaceChildren();
+
+  svg.append(el("rect", { x: 0, y: 0, width: span, height: span, rx: 12, class: "board-frame" }));
+  svg.append(el("rect", { x: MARGIN, y: MARGIN, width: N * CELL, height: N * CELL, class: "felt" }));
+
+  for (let i = 0; i < N; i++) {
+    svg.append(
+      el("text", { x: MARGIN + i * CELL + CELL / 2, y: MARGIN - 7, class: "coord", "text-anchor": "middle" },
+        String.fromCharCode(97 + i)),
+      el("text", { x: MARGIN / 2, y: MARGIN + i * CELL + CELL / 2 + 7, class: "coord", "text-anchor": "middle" },
+        String(i + 1)),
+    );
+  }
+  for (let i = 0; i <= N; i++) {
+    const p = MARGIN + i * CELL;
+    svg.append(
+      el("line", { x1: p, y1: MARGIN, x2: p, y2: MARGIN + N * CELL, class: "grid" }),
+      el("line", { x1: MARGIN, y1: p, x2: MARGIN + N * CELL, y2: p, class: "grid" }),
+    );
+  }
+  // The four dots at the corners of the centre 4x4 (c3, g3, c7, g7 meet there).
+  for (const [c, r] of [[2, 2], [6, 2], [2, 6], [6, 6]]) {
+    svg.append(el("circle", { cx: MARGIN + c * CELL, cy: MARGIN + r * CELL, r: 7, class: "star" }));
+  }
+
+  const last = state.last && state.last.square !== "pass" ? state.last : null;
+  if (last) {
+    const [x, y] = origin(last.sq);
+    svg.append(el("rect", {
+      x: x + 4, y: y + 4, width: CELL - 8, height: CELL - 8, rx: 6,
+      class: "last-move", "data-square": last.square,
+    }));
+  }
+  const flipped = new Set(last ? last.flipped : []);
+
+  for (let sq = 0; sq < N * N; sq++) {
+    const who = state.cells[sq];
+    if (!who) continue;
+    const [cx, cy] = center(sq);
+    const color = COLORS[who];
+    const disc = el("circle", {
+      cx, cy, r: 40, class: `disc ${color}`, "data-square": squareName(sq), "data-color": color,
+    });
+    if (flipped.has(sq)) disc.classList.add("flipped");
+    disc.append(el("title", {}, `${color} on ${squareName(sq)}`));
+    svg.append(disc);
+  }
+  if (last) {
+    const [cx, cy] = center(last.sq);
+    svg.append(el("circle", { cx, cy, r: 9, class: "last-dot" }));
+  }
+
+  for (const sq of state.legal) {
+    const name = squareName(sq);
+    const count = state.flips[String(sq)] ?? 0;
+    const [x, y] = origin(sq);
+    const [cx, cy] = center(sq);
+    const g = el("g", { class: "move", "data-square": name, "data-flips": count });
+    g.append(el("rect", { x, y, width: CELL, height: CELL, class: "hit" }));
+    if (hints) {
+      g.append(el("circle", { cx, cy, r: 30, class: "marker big" }));
+      g.append(el("text", {
+        x: cx, y: cy + 13, class: "hint", "text-anchor": "middle", "data-square": name,
+      }, String(count)));
+    } else {
+      g.append(el("circle", { cx, cy, r: 13, class: "marker" }));
+    }
+    const what = `${name}, turns ${count} disc${count === 1 ? "" : "s"}`;
+    if (interactive) {
+      g.classList.add("playable");
+      g.setAttribute("role", "button");
+      g.setAttribute("tabindex", "0");
+      g.setAttribute("aria-label", `play ${what}`);
+      g.addEventListener("click", () => onPlay(name));
+      g.addEventListener("keydown", (ev) => {
+        if (ev.key === "Enter" || ev.key === " ") {
+          ev.preventDefault();
+          onPlay(name);
+        }
+      });
+    } else {
+      g.append(el("title", {}, `legal: ${what}`));
+    }
+    svg.append(g);
+  }
+}

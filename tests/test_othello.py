@@ -1,0 +1,365 @@
+"""Othello: perft, flips against a slow reference, notation round trips, the exact solver
+against plain minimax, FFO #40, the engine, NBoard, the CLI, bad input."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numba import njit
+from typer.testing import CliRunner
+
+from banmen.cli import app
+from banmen.engine import make_engine
+from banmen.games.othello import (
+    BLACK,
+    PASS,
+    WHITE,
+    Board,
+    IllegalMoveError,
+    InvalidBoardError,
+    InvalidMoveError,
+    ggf,
+    square_name,
+)
+from banmen.games.othello.bitboard import U, flips, moves, perft
+from banmen.games.othello.endgame import EndgameSolver
+from banmen.protocols.nboard import NBoardSession
+
+runner = CliRunner()
+
+# Bik's "Perft for Reversi" (OEIS A124004) and the pass-free variant (Egaroucid's perft
+# mode 2), from ../shared/data/othello/perft.csv.
+PERFT = {1: 4, 2: 12, 3: 56, 4: 244, 5: 1396, 6: 8200, 7: 55092, 8: 390216, 9: 3005288}
+PERFT_PASS_FREE = {**PERFT, 9: 3005320}
+# FFO #40 (fforum-40-59): black to move, 20 empties, best a2 for +38.
+FFO40 = "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X"
+
+
+# --------------------------------------------------------------------------- rules
+
+
+@pytest.mark.parametrize("depth", range(1, 10))
+def test_perft(depth: int) -> None:
+    b = Board()
+    made = np.zeros(1, dtype=np.uint64)
+    assert int(perft(U(b.black), U(b.white), depth, False, False, made)) == PERFT[depth]
+    assert int(perft(U(b.black), U(b.white), depth, False, True, made)) == PERFT_PASS_FREE[depth]
+
+
+def _slow_flips(black: int, white: int, turn: int, sq: int) -> int:
+    """Discs a move turns over, walking the eight directions on a 2-D grid."""
+    me, them = (black, white) if turn == BLACK else (white, black)
+    if (black | white) >> sq & 1:
+        return 0
+    r0, c0 = divmod(sq, 8)
+    out = 0
+    for dr, dc in ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)):
+        r, c = r0 + dr, c0 + dc
+        run = 0
+        while 0 <= r < 8 and 0 <= c < 8 and them >> (r * 8 + c) & 1:
+            run |= 1 << (r * 8 + c)
+            r, c = r + dr, c + dc
+        if run and 0 <= r < 8 and 0 <= c < 8 and me >> (r * 8 + c) & 1:
+            out |= run
+    return out
+
+
+@st.composite
+def positions(draw: st.DrawFn) -> Board:
+    """A position reached by random legal moves from the start."""
+    b = Board()
+    for _ in range(draw(st.integers(0, 60))):
+        legal = b.legal_moves
+        if not legal:
+            break
+        b.push(draw(st.sampled_from(legal)))
+    return b
+
+
+@settings(max_examples=150)
+@given(positions())
+def test_moves_and_flips_match_a_slow_reference(b: Board) -> None:
+    slow = {sq: _slow_flips(b.black, b.white, b.turn, sq) for sq in range(64)}
+    legal = [sq for sq, f in slow.items() if f]
+    me, them = (b.black, b.white) if b.turn == BLACK else (b.white, b.black)
+    assert int(moves(U(me), U(them))) == sum(1 << sq for sq in legal)
+    for sq in legal:
+        assert int(flips(U(me), U(them), sq)) == slow[sq]
+        assert b.flips(sq) == slow[sq]
+    assert b.flip_counts() == {sq: slow[sq].bit_count() for sq in legal}
+    if legal:
+        assert b.legal_moves == legal
+    elif not b.is_game_over():
+        assert b.legal_moves == [PASS]
+
+
+@given(positions())
+def test_push_pop_and_notation_round_trips(b: Board) -> None:
+    assert Board.from_string(b.to_string()) == b
+    again = Board.from_transcript(b.transcript())
+    forced = b.copy()
+    if forced.legal_moves == [PASS]:
+        forced.push(PASS)  # a transcript's position is after any forced pass
+    assert again == forced and again.transcript() == b.transcript()
+    assert Board.from_json(b.to_json()) == b
+    assert ggf.parse(ggf.write(b)).board() == b
+    before = (b.black, b.white, b.turn, list(b.move_stack))
+    if b.legal_moves:
+        b.push(b.legal_moves[0])
+        b.pop()
+    assert (b.black, b.white, b.turn, b.move_stack) == before
+
+
+def test_start_and_a_known_line() -> None:
+    b = Board()
+    assert b.discs() == (2, 2) and b.turn == BLACK
+    assert [square_name(m) for m in b.legal_moves] == ["d3", "c4", "f5", "e6"]
+    b.push_name("f5")
+    assert b.discs() == (4, 1) and b.turn == WHITE
+    assert b.to_string()[:64].count("X") == 4
+
+
+def test_passes_are_moves_and_transcripts_leave_them_out() -> None:
+    # A shortest game: nine moves, and white has no disc left (found by search).
+    b = Board.from_transcript("d3c3b3d2e1d6d7e3f4")
+    assert b.is_game_over() and b.discs() == (13, 0) and b.result() == "1-0"
+    assert b.final_margin(BLACK) == 64 and b.legal_moves == []
+    # White (one disc on g8) cannot move; black can take h8 by flanking it.
+    p = Board.from_string("X" * 62 + "O-" + " O")
+    assert p.legal_moves == [PASS]
+    p.push(PASS)
+    assert p.turn == BLACK and p.legal_moves == [63]
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("", "board string has 0 characters"),
+        ("X" * 64, "board string has 64 characters"),
+        ("Q" + "-" * 63 + " X", "bad square 'Q' at a1"),
+        ("-" * 64 + " Z", "side to move must be X (black) or O (white)"),
+    ],
+)
+def test_bad_board_strings(text: str, fragment: str) -> None:
+    with pytest.raises(InvalidBoardError) as e:
+        Board.from_string(text)
+    assert fragment in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("f5d6c3z9", "move 4 ('z9') of the transcript: bad move 'z9'"),
+        ("f5f5", "move 2 ('f5') of the transcript: f5 is not legal for white (occupied)"),
+        ("a1", "move 1 ('a1') of the transcript: a1 is not legal for black"),
+        ("f5d", "move 2 ('d') of the transcript"),
+    ],
+)
+def test_bad_transcripts(text: str, fragment: str) -> None:
+    with pytest.raises(InvalidBoardError) as e:
+        Board.from_transcript(text)
+    assert fragment in str(e.value) and "\n" not in str(e.value)
+
+
+def test_illegal_moves_leave_the_board_unchanged() -> None:
+    b = Board()
+    before = b.to_string()
+    cases = [("a1", IllegalMoveError), ("pass", IllegalMoveError), ("i9", InvalidMoveError),
+             ("", InvalidMoveError)]  # fmt: skip
+    for text, exc in cases:
+        with pytest.raises(exc):
+            b.push_name(text)
+        assert b.to_string() == before and b.move_stack == []
+
+
+def test_ggf_reading() -> None:
+    text = (
+        "(;GM[Othello]PC[NBoard]DT[2014-02-21]PB[a]PW[b]RE[?]TI[15:00]TY[8]BO[8 "
+        "---------------------------O*------*O--------------------------- *]"
+        "B[F5]W[F6]B[D3]W[C5]B[E6//1.2]W[F7/-0.5/3.1]B[E7]W[F4];)"
+    )
+    game = ggf.parse(text)
+    assert game.tags["PB"] == "a" and game.board().transcript() == "f5f6d3c5e6f7e7f4"
+    with pytest.raises(InvalidBoardError, match="not Othello"):
+        ggf.parse("(;GM[Chess];)")
+    with pytest.raises(InvalidBoardError, match="GGF move 2"):
+        ggf.parse("(;GM[Othello]B[F5]W[A1];)").board()
+
+
+# --------------------------------------------------------------------------- the solver
+
+
+@njit(cache=True)
+def _minimax(P, O, passed, keys, vals):  # type: ignore[no-untyped-def]  # noqa: N803
+    """Plain negamax to the end of the game, no pruning, with a memo of exact values
+    (transpositions make 12-empties trees small enough): the reference for the solver."""
+    h = P * U(0x9E3779B97F4A7C15) + O * U(0xC2B2AE3D27D4EB4F) + U(passed)
+    h ^= h >> U(31)
+    h *= U(0xBF58476D1CE4E5B9)
+    h ^= h >> U(29)
+    i = np.int64(h & U(keys.shape[0] - 1))
+    while keys[i, 0] != U(0) or keys[i, 1] != U(0):
+        if keys[i, 0] == P and keys[i, 1] == O and vals[i, 1] == passed:
+            return vals[i, 0]
+        i = (i + 1) & (keys.shape[0] - 1)
+    mv = moves(P, O)
+    if mv == U(0):
+        if passed:
+            p = np.int64(0)
+            o = np.int64(0)
+            for k in range(64):
+                p += np.int64((P >> U(k)) & U(1))
+                o += np.int64((O >> U(k)) & U(1))
+            d = p - o
+            e = 64 - p - o
+            best = d + e if d > 0 else (d - e if d < 0 else d)
+        else:
+            best = -_minimax(O, P, passed + 1, keys, vals)
+    else:
+        best = np.int64(-1000)
+        for sq in range(64):
+            if (mv >> U(sq)) & U(1):
+                f = flips(P, O, sq)
+                v = -_minimax(O ^ f, P ^ f ^ (U(1) << U(sq)), passed * 0, keys, vals)
+                if v > best:
+                    best = v
+    # (re-probe: the recursion may have filled slots since the first probe)
+    i = np.int64(h & U(keys.shape[0] - 1))
+    while keys[i, 0] != U(0) or keys[i, 1] != U(0):
+        i = (i + 1) & (keys.shape[0] - 1)
+    keys[i, 0] = P
+    keys[i, 1] = O
+    vals[i, 0] = best
+    vals[i, 1] = passed
+    return best
+
+
+class Memo:
+    """The reference's table of exact values; share it between a position and its
+    children (the children's values are in it once the parent is solved)."""
+
+    def __init__(self, bits: int = 23) -> None:
+        self.keys = np.zeros((1 << bits, 2), dtype=np.uint64)
+        self.vals = np.zeros((1 << bits, 2), dtype=np.int64)
+
+    def value(self, p: int, o: int, passed: bool = False) -> int:
+        v = int(_minimax(U(p), U(o), np.int64(passed), self.keys, self.vals))
+        used = int(np.count_nonzero(self.keys.any(axis=1)))
+        assert used < 0.7 * len(self.keys), "reference table too full: use a bigger one"
+        return v
+
+
+def _random_position(rng: random.Random, empties: int) -> Board:
+    while True:
+        b = Board()
+        while b.empties() > empties and not b.is_game_over():
+            b.push(rng.choice(b.legal_moves))
+        if not b.is_game_over():
+            return b
+
+
+@pytest.fixture(scope="module")
+def solver() -> EndgameSolver:
+    return EndgameSolver(tt_bits=18)
+
+
+def test_solver_matches_minimax_on_random_endgames(solver: EndgameSolver) -> None:
+    rng = random.Random(7)
+    for empties in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] * 3 + [11, 12]:
+        b = _random_position(rng, empties)
+        p, o = (b.black, b.white) if b.turn == BLACK else (b.white, b.black)
+        memo = Memo()
+        expected = memo.value(p, o)
+        sol = solver.solve(p, o, all_best=True)
+        assert sol.status == "solved" and sol.score == expected, b.to_string()
+        # Every listed best move reaches the score; no other move does.
+        for sq in b.legal_moves:
+            child = b.copy()
+            child.push(sq)
+            cp, co = ((child.black, child.white) if child.turn == BLACK
+                      else (child.white, child.black))  # fmt: skip
+            v = -memo.value(cp, co, sq == PASS)
+            assert (v == expected) == (sq in sol.best_moves), (b.to_string(), sq)
+
+
+def test_ffo_40(solver: EndgameSolver) -> None:
+    b = Board.from_string(FFO40)
+    sol = solver.solve(b.black, b.white, all_best=True)
+    assert sol.status == "solved" and sol.score == 38
+    assert [square_name(m) for m in sol.best_moves] == ["a2"]
+
+
+def test_a_time_limit_is_not_a_result(solver: EndgameSolver) -> None:
+    b = Board.from_transcript("f5d6c3d3c4f4f6f3e6e7d7c5b6")  # 47 empties: hopeless
+    sol = solver.solve(b.black if b.turn == BLACK else b.white,
+                       b.white if b.turn == BLACK else b.black, time_limit=0.2)  # fmt: skip
+    assert sol.status == "unknown" and sol.score is None and sol.stopped_by == "time"
+
+
+# --------------------------------------------------------------------------- engine, NBoard, CLI
+
+
+def test_engine_plays_legal_moves_and_is_exact_at_the_end() -> None:
+    engine = make_engine("othello", "alphabeta:depth=2")
+    rng = random.Random(3)
+    b = Board()
+    while not b.is_game_over():
+        r = engine.think(b)
+        assert r.move is not None and b.parse_move(r.move) in b.legal_moves
+        b.push_name(r.move if rng.random() < 0.8 else square_name(rng.choice(b.legal_moves)))
+        if b.empties() <= 6 and not b.is_game_over() and b.legal_moves != [PASS]:
+            exact = engine.think(b)
+            assert exact.exact and exact.stopped_by == "exact"
+    timed = make_engine("othello", "alphabeta:time=0.2").think(Board())
+    assert timed.move in ("d3", "c4", "f5", "e6") and not timed.exact
+
+
+def test_nboard_session() -> None:
+    out = io.StringIO()
+    s = NBoardSession(out, depth=2)
+    for line in [
+        "nboard 2",
+        "set depth 3",
+        "set game (;GM[Othello]PC[NBoard]TY[8]BO[8 ---------------------------O*------*O"
+        "--------------------------- *]B[F5]W[F6]B[D3]W[C5];)",
+        "ping 1",
+        "go",
+        "hint 2",
+        "move z9",
+        "set game nonsense",
+        "frobnicate",
+        "move e6",
+        "ping 2",
+    ]:
+        assert s.handle(line)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "set myname banmen"
+    assert "pong 1" in lines and lines[-1] == "pong 2"
+    move_line = next(ln for ln in lines if ln.startswith("=== "))
+    move = move_line.split()[1].split("/")[0]
+    game = Board.from_transcript("f5f6d3c5")
+    assert game.parse_move(move) in game.legal_moves
+    hints = [ln for ln in lines if ln.startswith("search ")]
+    assert len(hints) == 2
+    errors = [ln for ln in lines if ln.startswith("status error:")]
+    assert len(errors) == 3  # z9, nonsense GGF, unknown command: one line each
+    assert s.board.transcript() == "f5f6d3c5e6"  # the bad commands changed nothing
+    assert not s.handle("quit")
+
+
+def test_cli_perft_and_solve_json() -> None:
+    res = runner.invoke(app, ["perft", "6", "--json"])
+    rec = json.loads(res.output)
+    assert rec["leaves"] == 8200 and rec["nodes"] == 9912 and rec["seconds"] > 0
+    res = runner.invoke(app, ["solve", "othello", FFO40, "--json", "--all"])
+    rec = json.loads(res.output)
+    assert rec["score"] == 38 and rec["best_moves"] == ["a2"] and rec["status"] == "solved"
+    assert rec["nodes"] > 0 and rec["seconds"] > 0
+    res = runner.invoke(app, ["solve", "othello", "XO X"])
+    assert res.exit_code == 2 and res.output.startswith("error: board string has 3 characters")
