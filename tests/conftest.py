@@ -1,9 +1,15 @@
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, str(Path(__file__).parent))  # for the test-only reference modules
@@ -14,3 +20,85 @@ settings.register_profile(
 )
 settings.register_profile("ci", parent=settings.get_profile("default"), derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+# --------------------------------------------------------------------------- browser tests
+#
+# The browser tests (test_web_browser.py, test_web_othello_browser.py) drive Debian's
+# chromium through Playwright; never a downloaded browser. Without /usr/bin/chromium they
+# skip, except on CI (``CI`` set), where they fail. Both fixtures are per module: each
+# module gets its own server and its own database.
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The web app as a subprocess (``serve()`` on a free port, a temporary database, one
+    engine worker), ready to play; yields its base URL."""
+    import httpx
+
+    tmp = tmp_path_factory.mktemp("browser")
+    port = _free_port()
+    code = (
+        "from banmen.web.server import serve; "
+        f"serve(port={port}, db={str(tmp / 'games.sqlite3')!r}, workers=1)"
+    )
+    log = (tmp / "server.log").open("wb")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, (tmp / "server.log").read_text()
+            try:
+                if httpx.get(f"{base}/api/health", timeout=2).json()["engines_ready"]:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "server did not get ready in 60 s"
+            time.sleep(0.1)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's headless chromium under Playwright."""
+    if not CHROMIUM.exists():
+        reason = f"{CHROMIUM} not found: install Debian's chromium to run the browser tests"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()

@@ -6,7 +6,6 @@ import json
 import time
 from typing import Annotated, Any
 
-import numpy as np
 import typer
 
 from banmen.games.othello.board import BLACK, Board, square_name
@@ -25,13 +24,11 @@ def perft(
     from banmen.games.othello.bitboard import perft as perft_kernel
 
     b = Board()
-    made = np.zeros(1, dtype=np.uint64)
-    perft_kernel(U(b.black), U(b.white), 1, False, pass_free, made)  # load the compiled code
-    made[0] = 0
+    perft_kernel(U(b.black), U(b.white), 1, False, pass_free)  # load the compiled code
     t0 = time.perf_counter()
-    leaves = int(perft_kernel(U(b.black), U(b.white), depth, False, pass_free, made))
+    leaves, made = perft_kernel(U(b.black), U(b.white), depth, False, pass_free)
     seconds = time.perf_counter() - t0
-    nodes = int(made[0])
+    leaves, nodes = int(leaves), int(made)
     rec = {
         "depth": depth,
         "convention": "pass-free" if pass_free else "pass counts as a ply",
