@@ -167,7 +167,7 @@ def _side2(P: Any, O: Any, beta: int, s1: Any, s2: Any) -> int:
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _last2(P: Any, O: Any, alpha: int, beta: int, s1: Any, s2: Any, ctl: Any) -> int:
     ctl[_NODES] += 1
     v = _side2(P, O, beta, s1, s2)
@@ -179,7 +179,7 @@ def _last2(P: Any, O: Any, alpha: int, beta: int, s1: Any, s2: Any, ctl: Any) ->
     return _final(P, O)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _side3(P: Any, O: Any, alpha: int, beta: int, a: Any, b: Any, c: Any, ctl: Any) -> int:
     best = _NO_MOVE
     for i in range(3):
@@ -200,7 +200,7 @@ def _side3(P: Any, O: Any, alpha: int, beta: int, a: Any, b: Any, c: Any, ctl: A
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _last3(P: Any, O: Any, alpha: int, beta: int, a: Any, b: Any, c: Any, ctl: Any) -> int:
     ctl[_NODES] += 1
     v = _side3(P, O, alpha, beta, a, b, c, ctl)
@@ -224,7 +224,7 @@ def _try4(P: Any, O: Any, alpha: int, beta: int, best: int, s: Any, x: Any, y: A
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _side4(P: Any, O: Any, alpha: int, beta: int, a: Any, b: Any, c: Any, d: Any,
            ctl: Any) -> int:  # fmt: skip
     best = _try4(P, O, alpha, beta, _NO_MOVE, a, b, c, d, ctl)
@@ -239,7 +239,7 @@ def _side4(P: Any, O: Any, alpha: int, beta: int, a: Any, b: Any, c: Any, d: Any
     return _try4(P, O, alpha, beta, best, d, a, b, c, ctl)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _last4(P: Any, O: Any, alpha: int, beta: int, empties: Any, ctl: Any) -> int:
     ctl[_NODES] += 1
     # The four squares, those in odd quadrants first (parity ordering).
@@ -356,7 +356,7 @@ def _tt_put(tt: Any, ctl: Any, k: Any, lower: int, upper: int, move: int, emptie
 # --------------------------------------------------------------------------- search
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _solve_small(P: Any, O: Any, alpha: int, beta: int, n: int, passed: int, ctl: Any) -> int:
     """5 to _SMALL empties: squares tried straight from the empties, odd quadrants first."""
     empties = ~(P | O)
@@ -440,7 +440,8 @@ def _solve(
 
     # Fastest first: fewest opponent replies; corners break ties; the table's move leads.
     sqs = buf[n, :32]  # one row per number of empties: each level of the path has its own
-    keys = buf[n, 32:]
+    keys = buf[n, 32:64]
+    fl = buf[n, 64:]  # each move's flips, kept for playing it
     m = 0
     x = mv
     while x:
@@ -458,9 +459,11 @@ def _solve(
         while j > 0 and keys[j - 1] > score:
             keys[j] = keys[j - 1]
             sqs[j] = sqs[j - 1]
+            fl[j] = fl[j - 1]
             j -= 1
         keys[j] = score
         sqs[j] = sq
+        fl[j] = np.int64(f)
         m += 1
 
     best = -_INF
@@ -468,7 +471,7 @@ def _solve(
     a = alpha
     for i in range(m):
         sq = U(sqs[i])
-        f = flips(P, O, sq)
+        f = U(fl[i])
         v = -_solve(O ^ f, P ^ f ^ (U(1) << sq), -beta, -a, n - 1, np.int64(0), ctl, tt, stop, buf)
         if ctl[_ABORT]:
             return 0
@@ -582,7 +585,7 @@ class EndgameSolver:
         self.tt = np.zeros(2 << tt_bits, dtype=np.int64)
         self.ctl = np.zeros(4, dtype=np.int64)
         self.ctl[_TT_SHIFT] = 64 - tt_bits
-        self.buf = np.zeros((65, 64), dtype=np.int64)  # move lists, a row per empties count
+        self.buf = np.zeros((65, 96), dtype=np.int64)  # move lists, a row per empties count
         self._warm_up()
 
     def _warm_up(self) -> None:
