@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from mattix_reference import exact_value, parse
 
 from banmen.bench.mattix import first_player, plain_depth_in, solve_boards
@@ -34,3 +35,20 @@ def test_solve_rows() -> None:
     for row in rows:
         assert row["value"] == exact_value(parse(Board.from_seed(row["seed"], 4).layout()))
         assert row["nodes"] > 0 and row["seconds"] > 0
+
+
+def test_othello_perft_and_ffo_rows() -> None:
+    from banmen.bench.othello import FFO_CSV, bench_ffo, bench_perft
+
+    rec = bench_perft(6)
+    assert rec["leaves"] == 8200 and rec["moves_made"] == 4 + 12 + 56 + 244 + 1396 + 8200
+    if not FFO_CSV.is_file():
+        pytest.skip(f"no shared reference data at {FFO_CSV}")
+    ffo = bench_ffo([40])
+    (row,) = ffo["positions"]
+    assert row["status"] == "solved" and row["score"] == 38 and row["best_move"] == "a2"
+    assert row["correct"] and ffo["correct"] == 1 and row["nodes"] > 0
+    # A limit that stops the solve is reported as unsolved, with no score.
+    stopped = bench_ffo([41], time_limit=0.05)
+    assert stopped["positions"][0]["status"] == "unknown"
+    assert stopped["positions"][0]["score"] is None and stopped["correct"] == 0

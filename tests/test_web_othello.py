@@ -9,17 +9,11 @@ players use the fast "easy" level (alphabeta:depth=1) unless a test needs more.
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 with warnings.catch_warnings():
@@ -558,80 +552,11 @@ def test_a_game_id_of_the_other_game_starts_a_new_game(client: TestClient, conn:
 
 # --------------------------------------------------------------------------- in a browser
 #
-# Debian's chromium driven by Playwright, as in test_web_browser.py: the server runs as a
-# subprocess (one engine worker, a temporary database); without /usr/bin/chromium these
-# tests skip, except on CI (``CI`` set), where they fail. Screenshots go to test-artifacts/.
+# Debian's chromium driven by Playwright with the ``server`` and ``browser`` fixtures of
+# conftest.py. Screenshots go to test-artifacts/.
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 PHONE = {"width": 390, "height": 844}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    tmp = tmp_path_factory.mktemp("othello-browser")
-    port = _free_port()
-    code = (
-        "from banmen.web.server import serve; "
-        f"serve(port={port}, db={str(tmp / 'games.sqlite3')!r}, workers=1)"
-    )
-    log = (tmp / "server.log").open("wb")
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, (tmp / "server.log").read_text()
-            try:
-                if httpx.get(f"{base}/api/health", timeout=2).json()["engines_ready"]:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "server did not get ready in 60 s"
-            time.sleep(0.1)
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        reason = f"{CHROMIUM} not found: install Debian's chromium to run the browser tests"
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
 
 class Tab:

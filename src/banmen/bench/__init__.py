@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SUITES", "machine", "run_suites"]
+__all__ = ["DEFAULT_SUITES", "SUITES", "machine", "run_suites"]
 
 
 def machine() -> dict[str, Any]:
@@ -83,6 +83,24 @@ def _web_lag(quick: bool) -> dict[str, Any]:
     return result
 
 
+def _othello_perft(quick: bool) -> dict[str, Any]:
+    from banmen.bench.othello import bench_perft
+
+    return bench_perft(9 if quick else 11)
+
+
+def _othello_ffo(quick: bool) -> dict[str, Any]:
+    from banmen.bench.othello import bench_ffo
+
+    return bench_ffo([40] if quick else list(range(40, 50)))
+
+
+def _othello_ffo_hard(quick: bool) -> dict[str, Any]:
+    from banmen.bench.othello import bench_ffo
+
+    return bench_ffo([50] if quick else list(range(50, 60)), time_limit=60.0 if quick else 600.0)
+
+
 SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
     "mattix-solve": ("exact solves of seeded 6x6 deals", _mattix_solve),
     "mattix-depth": (
@@ -93,7 +111,13 @@ SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
     "search-deadline": ("how far past a 0.1 s deadline a search returns", _deadline),
     "arena-scaling": ("arena games/s, Mattix 6x6 depth-1 pairs, 1 and 2 workers", _arena_scaling),
     "web-lag": ("web server event-loop lag during a 1 s search", _web_lag),
+    "othello-perft": ("Othello perft 11 from the start, moves made per second", _othello_perft),
+    "othello-ffo": ("Othello FFO #40-#49 exact, one thread", _othello_ffo),
+    "othello-ffo-hard": ("Othello FFO #50-#59, at most 10 minutes each", _othello_ffo_hard),
 }
+
+#: Suites ``banmen bench`` runs when none is named (the rest take hours).
+DEFAULT_SUITES = [name for name in SUITES if name != "othello-ffo-hard"]
 
 
 def run_suites(
@@ -106,7 +130,7 @@ def run_suites(
     unknown = [n for n in names if n not in SUITES]
     if unknown:
         raise ValueError(f"unknown benchmark {unknown[0]!r}: expected one of {', '.join(SUITES)}")
-    chosen = names or list(SUITES)
+    chosen = names or DEFAULT_SUITES
     started = _dt.datetime.now(_dt.UTC)
     record: dict[str, Any] = {
         "date": started.isoformat(timespec="seconds"),

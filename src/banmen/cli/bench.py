@@ -55,6 +55,23 @@ def _summary(record: dict[str, Any]) -> Table:
             f"{r['games_per_second_1_worker']:.0f} games/s with 1 worker, "
             f"{r['games_per_second_2_workers']:.0f} with 2: scaling {r['scaling']:.2f}",
         )
+    if "othello-perft" in res:
+        r = res["othello-perft"]
+        t.add_row(
+            "othello-perft",
+            f"perft({r['depth']}): {r['moves_made']:,} moves made in {r['seconds']:.2f} s = "
+            f"{r['moves_per_second'] / 1e6:.1f} M/s",
+        )
+    for name in ("othello-ffo", "othello-ffo-hard"):
+        if name in res:
+            r = res[name]
+            ids = [p["id"] for p in r["positions"]]
+            t.add_row(
+                name,
+                f"FFO #{ids[0]}-#{ids[-1]}: {r['correct']}/{len(ids)} solved right, "
+                f"{r['total_seconds_solved']:.1f} s and {r['total_nodes_solved']:,} nodes "
+                "for the solved ones",
+            )
     if "web-lag" in res:
         r = res["web-lag"]
         t.add_row(
@@ -68,8 +85,9 @@ def bench(
     suites: Annotated[
         list[str] | None,
         typer.Argument(
-            help="Suites to run (default: all): mattix-solve, mattix-depth, "
-            "mattix-first-player, search-deadline, arena-scaling, web-lag."
+            help="Suites to run (default: all but othello-ffo-hard): mattix-solve, "
+            "mattix-depth, mattix-first-player, search-deadline, arena-scaling, web-lag, "
+            "othello-perft, othello-ffo, othello-ffo-hard."
         ),
     ] = None,
     quick: Annotated[bool, typer.Option(help="Small sample sizes (a smoke test).")] = False,
