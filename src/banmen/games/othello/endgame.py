@@ -9,7 +9,8 @@ narrows on the exact score with MTD-style tests), with the standard acceleration
 * **parity**: with few empties, squares in quadrants holding an odd number of empties are
   tried first (the player who moves last in a region tends to gain);
 * **fastest first**: with more empties, moves are ordered by the opponent's mobility
-  afterwards (fewest replies first), corners first on ties;
+  afterwards (fewest replies first, a corner reply counting twice), then by their potential
+  mobility (our discs next to an empty square), corners first on ties;
 * **stability cut-offs**: the opponent's stable discs (edge lines anchored by corners, and
   discs on filled lines) bound our best final score; a window above that bound is refuted
   without search;
@@ -118,6 +119,14 @@ def _stable_edges(P: Any) -> Any:
             s |= x
             x >>= U(8)
     return s
+
+
+@njit(cache=True, inline="always")
+def _neighbours(x: Any) -> Any:
+    """Squares next to ``x`` in any of the eight directions."""
+    h = ((x << U(1)) & U(0xFEFEFEFEFEFEFEFE)) | ((x >> U(1)) & U(0x7F7F7F7F7F7F7F7F))
+    row = x | h
+    return h | (row << U(8)) | (row >> U(8))
 
 
 @njit(cache=True, inline="always")
@@ -450,7 +459,12 @@ def _solve(
         f = flips(P, O, U(sq))
         nP = O ^ f
         nO = P ^ f ^ (U(1) << U(sq))
-        score = np.int64(popcnt64(moves(nP, nO))) * 16
+        om = moves(nP, nO)
+        # The opponent's replies (a corner counts twice), then our discs next to an empty
+        # square (the opponent's potential mobility: where their later moves can come).
+        score = (np.int64(popcnt64(om)) + np.int64(popcnt64(om & _CORNERS))) * 16
+        empt = ~(nP | nO)
+        score += np.int64(popcnt64(_neighbours(empt) & nO))
         if (U(1) << U(sq)) & _CORNERS:
             score -= 8
         if sq == tt_move:
