@@ -334,7 +334,8 @@ def stable_discs(P: Any, O: Any) -> Any:
 
 @njit(cache=True, inline="always")
 def _tt_index(ctl: Any, k: Any) -> int:
-    return np.int64((k * U(0x9E3779B97F4A7C15)) >> U(ctl[_TT_SHIFT])) * 2
+    # A bucket of two entries (key, packed data): four int64, 32 bytes.
+    return np.int64((k * U(0x9E3779B97F4A7C15)) >> U(ctl[_TT_SHIFT])) * 4
 
 
 @njit(cache=True, inline="always")
@@ -348,18 +349,30 @@ def _tt_get(tt: Any, ctl: Any, k: Any) -> int:
     i = _tt_index(ctl, k)
     if tt[i] == np.int64(k):
         return tt[i + 1]
+    if tt[i + 2] == np.int64(k):
+        return tt[i + 3]
     return 0
 
 
 @njit(cache=True)
 def _tt_put(tt: Any, ctl: Any, k: Any, lower: int, upper: int, move: int, empties: int) -> None:
+    """Two slots per bucket: the first keeps the deepest entry (most empties), the second
+    takes whatever the first does not; a position's own entry is always refreshed."""
     i = _tt_index(ctl, k)
-    # One slot per bucket; deeper (more empties) entries are kept against shallower ones
-    # of other positions, a position's own entry is always refreshed.
-    if tt[i] != np.int64(k) and tt[i + 1] != 0 and ((tt[i + 1] >> 24) & 255) > empties:
-        return
-    tt[i] = np.int64(k)
-    tt[i + 1] = (lower + 128) | ((upper + 128) << 8) | ((move + 1) << 16) | (empties << 24)
+    data = (lower + 128) | ((upper + 128) << 8) | ((move + 1) << 16) | (empties << 24)
+    kk = np.int64(k)
+    if tt[i] == kk:
+        tt[i + 1] = data
+    elif tt[i + 2] == kk:
+        tt[i + 3] = data
+    elif tt[i + 1] == 0 or ((tt[i + 1] >> 24) & 255) <= empties:
+        tt[i + 2] = tt[i]  # the deep slot's entry moves to the second slot
+        tt[i + 3] = tt[i + 1]
+        tt[i] = kk
+        tt[i + 1] = data
+    else:
+        tt[i + 2] = kk
+        tt[i + 3] = data
 
 
 # --------------------------------------------------------------------------- search
@@ -596,9 +609,9 @@ class EndgameSolver:
     their discs, so entries stay valid from one position to the next)."""
 
     def __init__(self, tt_bits: int = 22) -> None:
-        self.tt = np.zeros(2 << tt_bits, dtype=np.int64)
+        self.tt = np.zeros(2 << tt_bits, dtype=np.int64)  # 2**tt_bits entries, 16 bytes each
         self.ctl = np.zeros(4, dtype=np.int64)
-        self.ctl[_TT_SHIFT] = 64 - tt_bits
+        self.ctl[_TT_SHIFT] = 64 - (tt_bits - 1)  # buckets of two entries
         self.buf = np.zeros((65, 96), dtype=np.int64)  # move lists, a row per empties count
         self._warm_up()
 
