@@ -18,8 +18,11 @@ def perft(
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Count the Othello game tree from the start (a pass uses one ply; a finished game is
-    one leaf at any remaining depth): leaves, moves made, time."""
+    """Count the Othello game tree from the start: leaves, moves made, time.
+
+    A pass uses one ply (``--pass-free``: none); a finished game is one leaf at any
+    remaining depth. Every move of every ply is made, passes included.
+    """
     from banmen.games.othello.bitboard import U
     from banmen.games.othello.bitboard import perft as perft_kernel
 
