@@ -367,3 +367,51 @@ def test_cli_perft_and_solve_json() -> None:
     assert rec["nodes"] > 0 and rec["seconds"] > 0
     res = runner.invoke(app, ["solve", "othello", "XO X"])
     assert res.exit_code == 2 and res.output.startswith("error: board string has 3 characters")
+
+
+# --------------------------------------------------------------------------- external engines
+
+
+def test_an_nboard_engine_plays_a_whole_game() -> None:
+    import sys
+
+    from banmen.engine import make_engine
+    from banmen.protocols.nboard_client import NBoardEngine
+
+    engine = make_engine("othello", f"nboard:depth=2 {sys.executable} -m banmen nboard")
+    assert isinstance(engine, NBoardEngine) and engine.depth == 2
+    try:
+        b = Board.from_transcript("f5d6c3d3c4")
+        while not b.is_game_over():
+            r = engine.think(b)
+            assert r.move is not None
+            b.push(b.parse_move(r.move))  # raises if the engine's move were illegal
+        assert engine.engine_name == "banmen" and len(b.move_stack) >= 60 - 4
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize(
+    ("spec", "game", "fragment"),
+    [
+        ("nboard:", "othello", "names no command"),
+        ("nboard:depth=x edax", "othello", "bad depth"),
+        ("nboard:edax -nboard", "mattix", "NBoard engines play Othello"),
+    ],
+)
+def test_bad_nboard_specs(spec: str, game: str, fragment: str) -> None:
+    from banmen.engine import SpecError, make_engine
+
+    with pytest.raises(SpecError, match=fragment) as e:
+        make_engine(game, spec)
+    assert "\n" not in str(e.value)
+
+
+def test_a_missing_nboard_program_is_a_one_line_error() -> None:
+    from banmen.engine import make_engine
+    from banmen.protocols.nboard_client import NBoardError
+
+    engine = make_engine("othello", "nboard:/nonexistent/engine")
+    with pytest.raises(NBoardError, match="cannot start") as e:
+        engine.think(Board())
+    assert "\n" not in str(e.value)

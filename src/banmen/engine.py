@@ -213,6 +213,7 @@ ENGINE_KINDS = {
     "alphabeta": "negamax alpha-beta; options depth=N, time=SECONDS, nodes=N (default time=1)",
     "perfect": "exact solve (perfect play); option time=SECONDS caps it",
     "random": "uniformly random legal moves; option seed=N",
+    "nboard": "an external Othello engine over NBoard: nboard:[depth=N ]COMMAND",
 }
 _ALIASES = {"cpu": "alphabeta", "ab": "alphabeta"}
 _OPTIONS: dict[str, dict[str, type[int] | type[float]]] = {
@@ -253,6 +254,8 @@ def parse_spec(text: str) -> PlayerSpec:
     raw = text.strip()
     kind, _, rest = raw.partition(":")
     kind = _ALIASES.get(kind.strip().lower(), kind.strip().lower())
+    if kind == "nboard":
+        return _parse_nboard(raw, rest)
     items = [p.strip() for p in rest.split(",") if p.strip()] if rest else []
     if kind == "alphabeta" and "perfect" in items:
         kind = "perfect"
@@ -281,6 +284,19 @@ def parse_spec(text: str) -> PlayerSpec:
     return PlayerSpec(kind, options, raw)
 
 
+def _parse_nboard(raw: str, rest: str) -> PlayerSpec:
+    words = rest.split()
+    depth = 8
+    if words and words[0].lower().startswith("depth="):
+        value = words.pop(0).split("=", 1)[1]
+        if not value.isdigit() or not 1 <= int(value) <= 60:
+            raise SpecError(f"bad depth in {raw!r}: expected a number from 1 to 60")
+        depth = int(value)
+    if not words:
+        raise SpecError(f"{raw!r} names no command: expected nboard:[depth=N ]COMMAND")
+    return PlayerSpec("nboard", {"depth": depth, "command": " ".join(words)}, raw)
+
+
 def make_engine(game: str | GameDef, spec: str | PlayerSpec) -> Engine:
     """Build the engine a spec names, for ``game``; raises :class:`SpecError` /
     ``UnknownGameError`` (both ``ValueError``) with a one-line message."""
@@ -288,6 +304,12 @@ def make_engine(game: str | GameDef, spec: str | PlayerSpec) -> Engine:
     s = parse_spec(spec) if isinstance(spec, str) else spec
     if s.kind == "random":
         return RandomEngine(s.options.get("seed"), name=s.text)
+    if s.kind == "nboard":
+        if g.name != "othello":
+            raise SpecError(f"{s.text!r}: NBoard engines play Othello, not {g.name}")
+        from banmen.protocols.nboard_client import NBoardEngine
+
+        return NBoardEngine(s.options["command"], depth=s.options["depth"], name=s.text)
     if g.make_engine is not None:
         engine: Engine = g.make_engine(s)
         return engine

@@ -59,6 +59,14 @@ class EngineCache:
             spec = parse_spec(spec_text)
             if spec.kind == "random":
                 engine = None  # built per game, seeded from the deal
+            elif spec.kind == "nboard":
+                from banmen.engine import make_engine
+                from banmen.protocols.nboard_client import NBoardEngine
+
+                external = make_engine(game, spec)
+                assert isinstance(external, NBoardEngine)
+                external.warm_up()  # start the program before the clock runs
+                engine = external
             elif game.make_engine is not None:
                 engine = game.make_engine(spec)
                 engine.warm_up()
