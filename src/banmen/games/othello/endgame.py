@@ -15,7 +15,8 @@ narrows on the exact score with MTD-style tests), with the standard acceleration
   discs on filled lines) bound our best final score; a window above that bound is refuted
   without search;
 * **transposition table** of lower and upper bounds with the best move, from
-  ``TT_EMPTIES`` empties up.
+  ``TT_EMPTIES`` empties up; above ``ETC_EMPTIES``, each child is looked up before any is
+  searched (enhanced transposition cut-off).
 
 A stop flag is polled every 4096 nodes; a stopped search reports "unknown", never a score.
 """
@@ -47,6 +48,7 @@ _ABORT = 1
 _TT_SHIFT = 2
 _SMALL = 7  # from here down: parity ordering, no move lists, no table
 TT_EMPTIES = 11  # from here up: the transposition table
+ETC_EMPTIES = 14  # above this: enhanced transposition cut-offs
 _INF = 127
 
 
@@ -472,6 +474,14 @@ def _solve(
         f = flips(P, O, U(sq))
         nP = O ^ f
         nO = P ^ f ^ (U(1) << U(sq))
+        if n > ETC_EMPTIES:
+            # Enhanced transposition cut-off: a child the table already shows to be at
+            # most -beta for the opponent refutes the window before any search.
+            ce = _tt_get(tt, ctl, _key(nP, nO))
+            if ce != 0:
+                cu = ((ce >> 8) & 255) - 128
+                if -cu >= beta:
+                    return -cu
         om = moves(nP, nO)
         # The opponent's replies (a corner counts twice), then our discs next to an empty
         # square (the opponent's potential mobility: where their later moves can come).
