@@ -244,11 +244,48 @@ def test_fixed_handicap_matches_gnugo() -> None:
                 except GtpError:
                     theirs = None
                 try:
-                    ours: set[str] | None = {
-                        vertex_name(p, size) for p in handicap_points(n, size)
-                    }
+                    ours: set[str] | None = {vertex_name(p, size) for p in handicap_points(n, size)}
                 except HandicapError:
                     ours = None
                 assert ours == theirs, (size, n)
+    finally:
+        gtp.close()
+
+
+# --------------------------------------------------------------------------- SGF
+
+
+def _random_board(size: int, seed: int, plies: int) -> Board:
+    rng = random.Random(seed)
+    board = Board(size, "chinese", komi=5.5)
+    board.fixed_handicap(3)
+    s = board.stride
+    while board.ply < plies and not board.is_game_over():
+        legal = board.legal_moves
+        grid = board.position.board
+        cands = [m for m in legal if m != PASS and not K.is_eye(grid, m, board.turn, s)]
+        board.push(rng.choice(cands) if cands else PASS)
+    return board
+
+
+def test_gnugo_reads_our_sgf_and_we_read_its_sgf(tmp_path: Path) -> None:
+    from banmen.games.go import read_sgf, write_sgf
+
+    gtp = Gtp("--chinese-rules")
+    try:
+        for seed, size in ((1, 9), (2, 13), (3, 19)):
+            board = _random_board(size, seed, 3 * size * size // 2)
+            assert sum(board.prisoners) > 0
+            path = tmp_path / f"game{seed}.sgf"
+            path.write_text(write_sgf(board))
+            gtp(f"loadsgf {path}")
+            _compare(gtp, board, f"GNU Go loading our SGF {seed}")
+            # GNU Go writes the current position as set-up stones
+            theirs = read_sgf(gtp("printsgf")).board
+            # (after loading, GNU Go prints a komi of its own and no HA)
+            assert theirs.size == size
+            assert theirs.rules.name == "chinese" and theirs.turn == board.turn
+            for color in (BLACK, WHITE):
+                assert theirs.stones(color) == board.stones(color)
     finally:
         gtp.close()

@@ -228,7 +228,6 @@ class Board:
         self.handicap = 0
         #: the colour that resigned, if one did
         self.resigned: int | None = None
-        self._resigned_at = -1
         self._undo: list[tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]] = []
         self._keys: list[tuple[int, int]] = []  # (stone hash, side to move) per position
         self._hist: dict[int, npt.NDArray[np.int64]] = {}
@@ -293,9 +292,11 @@ class Board:
         """(stones captured by black, stones captured by white)."""
         return (self._pos.captures(BLACK), self._pos.captures(WHITE))
 
-    def hash(self) -> int:
-        """Zobrist hash of the stones (not the side to move)."""
-        return self._pos.hash
+    def zobrist(self, situational: bool = False) -> int:
+        """Zobrist hash of the stones; with ``situational``, of the stones and the side to
+        move (the keys superko compares)."""
+        h = self._pos.hash
+        return h ^ K.TURN_KEY if situational and self.turn == WHITE else h
 
     def liberties(self, p: int) -> int:
         """Number of liberties of the group on ``p`` (0 for an empty point)."""
@@ -470,8 +471,7 @@ class Board:
         self._keys.pop()
         self._hist.clear()
         self.colors.pop()
-        if self.resigned is not None:
-            self.resigned = None
+        self.resigned = None
         return self.move_stack.pop()
 
     def resign(self, color: int | None = None) -> None:
@@ -479,7 +479,6 @@ class Board:
         if self.is_game_over():
             raise IllegalMoveError("cannot resign: the game is over", "game over")
         self.resigned = self.turn if color is None else parse_color(color)
-        self._resigned_at = len(self.move_stack)
 
     # ---- set-up and handicap
 
@@ -613,7 +612,6 @@ class Board:
         b.colors = list(self.colors)
         b.handicap = self.handicap
         b.resigned = self.resigned
-        b._resigned_at = self._resigned_at
         b._undo = list(self._undo)  # snapshots are never modified: share them
         b._keys = list(self._keys)
         b._hist = dict(self._hist)
@@ -711,7 +709,6 @@ class Board:
             resigned = d.get("resigned")
             if resigned is not None:
                 board.resigned = parse_color(resigned)
-                board._resigned_at = len(board.move_stack)
         except InvalidBoardError:
             raise
         except GoError as e:

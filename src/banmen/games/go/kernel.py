@@ -79,6 +79,7 @@ __all__ = [
     "move_code_superko",
     "hash_after",
     "legal_codes",
+    "gen_moves",
     "is_eye",
     "random_playout",
     "playout_score",
@@ -566,6 +567,22 @@ def legal_codes(
     return count
 
 
+@njit(cache=True)
+def gen_moves(board: Any, grp: Any, meta: Any, color: int, suicide_ok: bool, out: Any) -> int:
+    """Write ``color``'s legal points (simple ko, no superko, no pass) to ``out`` in point
+    order; returns how many."""
+    s = meta[M_STRIDE]
+    n = meta[M_SIZE]
+    count = 0
+    for r in range(1, n + 1):
+        for c in range(1, n + 1):
+            p = r * s + c
+            if board[p] == EMPTY and move_code(board, grp, meta, p, color, suicide_ok) == LEGAL:
+                out[count] = p
+                count += 1
+    return count
+
+
 # --------------------------------------------------------------------------- playouts
 
 
@@ -597,7 +614,7 @@ def _rand_below(meta: Any, n: int) -> int:
     return (((r >> 32) & 0xFFFFFFFF) * n) >> 32
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def random_playout(board: Any, grp: Any, meta: Any, max_plies: int) -> int:
     """Play random moves (see the module docstring) until two passes in a row or
     ``max_plies`` more plies; returns :func:`playout_score`. The random state is
@@ -684,7 +701,7 @@ def _add_ownership(board: Any, meta: Any, own: Any) -> None:
                 own[p] += b - w
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def run_playouts(
     board: Any, grp: Any, meta: Any, n: int, seed: int, max_plies: int, scores: Any, own: Any
 ) -> None:

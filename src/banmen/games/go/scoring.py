@@ -352,18 +352,23 @@ def ownership(board: Board, playouts: int = 256, seed: int = 0) -> dict[int, flo
 def estimate_dead(
     board: Board, playouts: int = 256, seed: int = 0, threshold: float = 0.5
 ) -> frozenset[int]:
-    """A rough dead-stone estimate: the chains whose average ownership over random
-    playouts (:func:`ownership`) leans to the opponent by more than ``threshold``
-    (stones of a pass-alive chain are never dead). Random playouts misjudge sekis and
-    anything subtle; use it as a default for a human to correct."""
+    """A rough dead-stone estimate: the chains inside the opponent's pass-alive
+    territory, and the chains whose average ownership over random playouts
+    (:func:`ownership`) leans to the opponent by more than ``threshold``; stones of a
+    pass-alive chain are never dead. Random playouts misjudge sekis and anything subtle;
+    use it as a default for a human to correct."""
     own = ownership(board, playouts, seed)
     grid = board.grid().tolist()
-    alive = pass_alive(board, BLACK)[0] | pass_alive(board, WHITE)[0]
+    alive_b, terr_b = pass_alive(board, BLACK)
+    alive_w, terr_w = pass_alive(board, WHITE)
+    alive = alive_b | alive_w
     dead: set[int] = set()
     for c, stones, _ in chains(grid, board.size):
         if stones & alive:
             continue
+        enemy_terr = terr_w if c == BLACK else terr_b
         mean = sum(own[p] for p in stones) / len(stones)
-        if (c == BLACK and mean < -threshold) or (c == WHITE and mean > threshold):
+        leans = mean < -threshold if c == BLACK else mean > threshold
+        if leans or stones <= enemy_terr:
             dead |= stones
     return frozenset(dead)

@@ -96,6 +96,12 @@ class SgfGame:
 # --------------------------------------------------------------------------- parsing
 
 
+def _v(value: str) -> str:
+    """A property value as shown in a one-line message."""
+    shown = value.replace("\r", "\\r").replace("\n", "\\n")
+    return shown if len(shown) <= 40 else shown[:37] + "..."
+
+
 def _where(text: str, i: int) -> str:
     line = text.count("\n", 0, i) + 1
     col = i - (text.rfind("\n", 0, i) + 1) + 1
@@ -220,7 +226,7 @@ def parse_point(value: str, size: int, what: str) -> int:
     last = chr(ord("a") + size - 1)
     if len(v) != 2 or not all("a" <= ch <= last for ch in v):
         raise SgfError(
-            f"bad point {what}[{value}]: expected two letters a-{last} on a {size}x{size} board"
+            f"bad point {what}[{_v(value)}]: expected two letters a-{last} on a {size}x{size} board"
         )
     col = ord(v[0]) - ord("a")
     row = size - 1 - (ord(v[1]) - ord("a"))
@@ -234,12 +240,12 @@ def _point_list(values: list[str], size: int, ident: str) -> list[int]:
         if not sep:
             p = parse_point(a, size, ident)
             if p == 0:
-                raise SgfError(f"{ident}[{value}] is not a point (a pass cannot be set up)")
+                raise SgfError(f"{ident}[{_v(value)}] is not a point (a pass cannot be set up)")
             out.append(p)
             continue
         p1, p2 = parse_point(a, size, ident), parse_point(b, size, ident)
         if p1 == 0 or p2 == 0:
-            raise SgfError(f"bad compressed point list {ident}[{value}]")
+            raise SgfError(f"bad compressed point list {ident}[{_v(value)}]")
         c1, r1 = coords(p1, size)
         c2, r2 = coords(p2, size)
         for r in range(min(r1, r2), max(r1, r2) + 1):
@@ -258,7 +264,7 @@ def _int_prop(node: SgfNode, ident: str, what: str) -> int | None:
     try:
         return int(v.strip())
     except ValueError:
-        raise SgfError(f"bad {what} {ident}[{v}]: expected a whole number") from None
+        raise SgfError(f"bad {what} {ident}[{_v(v)}]: expected a whole number") from None
 
 
 def _size(root: SgfNode) -> int:
@@ -270,9 +276,9 @@ def _size(root: SgfNode) -> int:
         cols = int(a)
         rows = int(b) if sep else cols
     except ValueError:
-        raise SgfError(f"bad board size SZ[{v}]: expected a number like 19") from None
+        raise SgfError(f"bad board size SZ[{_v(v)}]: expected a number like 19") from None
     if cols != rows:
-        raise SgfError(f"board SZ[{v}] is not square: only square boards are supported")
+        raise SgfError(f"board SZ[{_v(v)}] is not square: only square boards are supported")
     if not 5 <= cols <= 19:
         raise SgfError(f"board size {cols} is not supported: expected 5 to 19")
     return cols
@@ -299,7 +305,7 @@ def read_sgf(text: str, rules: Rules | str | None = None) -> SgfGame:
     root = parse_sgf(text)
     gm = root.get("GM")
     if gm is not None and gm.strip() != "1":
-        raise SgfError(f"not a Go game: GM[{gm}] (Go is GM[1])")
+        raise SgfError(f"not a Go game: GM[{_v(gm)}] (Go is GM[1])")
     size = _size(root)
     board_rules = _rules(root, rules)
     km = root.get("KM")
@@ -308,7 +314,7 @@ def read_sgf(text: str, rules: Rules | str | None = None) -> SgfGame:
         try:
             komi = komi_value(km.strip())
         except RulesError:
-            raise SgfError(f"bad komi KM[{km}]: expected a number like 6.5") from None
+            raise SgfError(f"bad komi KM[{_v(km)}]: expected a number like 6.5") from None
     board = Board(size, board_rules, komi)
     handicap = _int_prop(root, "HA", "handicap") or 0
     if handicap < 0:
@@ -361,12 +367,15 @@ def read_sgf(text: str, rules: Rules | str | None = None) -> SgfGame:
         ident = "B" if has_b else "W"
         color = BLACK if has_b else WHITE
         value = node.props[ident][0]
-        m = parse_point(value, size, ident)
+        try:
+            m = parse_point(value, size, ident)
+        except SgfError as e:
+            raise SgfError(f"move {num}: {e}") from None
         try:
             board._push(m, color)
         except IllegalMoveError as e:
             raise SgfError(
-                f"move {num} ({ident}[{value}], {color_name(color)} "
+                f"move {num} ({ident}[{_v(value)}], {color_name(color)} "
                 f"{vertex_name(m, size)}) is illegal under {board.rules.name} rules: "
                 f"{e.reason}"
             ) from None
@@ -375,7 +384,6 @@ def read_sgf(text: str, rules: Rules | str | None = None) -> SgfGame:
     re = (root.get("RE") or "").strip().upper()
     if re.startswith(("B+R", "W+R")) and not board.is_game_over():
         board.resigned = WHITE if re.startswith("B") else BLACK
-        board._resigned_at = len(board.move_stack)
     return SgfGame(board, dict(root.props), comments)
 
 
@@ -385,7 +393,7 @@ def _color(value: str, ident: str) -> int:
         return BLACK
     if v in ("W", "WHITE"):
         return WHITE
-    raise SgfError(f"bad colour {ident}[{value}]: expected B or W")
+    raise SgfError(f"bad colour {ident}[{_v(value)}]: expected B or W")
 
 
 def _apply_setup(node: SgfNode, size: int, stones: dict[int, int]) -> None:
