@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+from browser_tab import BrowserTab
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
@@ -22,17 +23,10 @@ ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 PHONE = {"width": 390, "height": 844}
 
 
-class Page:
+class Page(BrowserTab):
     """A browser tab on the Mattix page that records console errors."""
 
-    def __init__(self, browser: Any, base: str, **context_options: Any) -> None:
-        self.context = browser.new_context(**context_options)
-        self.page = self.context.new_page()
-        self.page.set_default_timeout(20_000)
-        self.base = base
-        self.errors: list[str] = []
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+    path = "/mattix"
 
     def open(self, path: str = "/mattix") -> None:
         self.page.goto(self.base + path)
@@ -64,10 +58,6 @@ class Page:
         pg.wait_for_function("(old) => location.hash.slice(1) !== old", arg=old_id)
         self.wait_phase("human", "over", size=size)
 
-    def game_id(self) -> str:
-        value: str = self.page.evaluate("location.hash.slice(1)")
-        return value
-
     def take_first(self) -> None:
         """Tap the first highlighted piece and wait for the human's next turn (or the end)."""
         ply = int(self.board("ply"))
@@ -86,9 +76,6 @@ class Page:
 
     def scores(self) -> tuple[int, int]:
         return int(self.page.inner_text("#score-1")), int(self.page.inner_text("#score-2"))
-
-    def close(self) -> None:
-        self.context.close()
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_tab import BrowserTab
 
 with warnings.catch_warnings():
     # Starlette 1.x nudges TestClient users towards httpx2; irrelevant to these tests.
@@ -559,17 +560,10 @@ PHONE = {"width": 390, "height": 844}
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
 
-class Tab:
+class Tab(BrowserTab):
     """A browser tab on the Othello page that records console errors."""
 
-    def __init__(self, browser: Any, base: str, **context_options: Any) -> None:
-        self.context = browser.new_context(**context_options)
-        self.page = self.context.new_page()
-        self.page.set_default_timeout(20_000)
-        self.base = base
-        self.errors: list[str] = []
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+    path = "/othello"
 
     def open(self, path: str = "/othello") -> None:
         self.page.goto(self.base + path)
@@ -587,10 +581,6 @@ class Tab:
             }""",
             arg=[list(phases), ply],
         )
-
-    def game_id(self) -> str:
-        value: str = self.page.evaluate("location.hash.slice(1)")
-        return value
 
     def discs(self) -> dict[str, str]:
         """Square name -> "black" / "white" for every disc drawn."""
@@ -622,10 +612,7 @@ class Tab:
         old = self.game_id()
         self.page.fill("#load-text", text)
         self.page.click("#load-button")
-        self.page.wait_for_function("(old) => location.hash.slice(1) !== old", arg=old)
-
-    def close(self) -> None:
-        self.context.close()
+        self.wait_new_game(old)
 
 
 def _label(level: str) -> str:

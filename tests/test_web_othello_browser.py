@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from browser_tab import BrowserTab
 
 from banmen.games.othello import BLACK, PASS, WHITE, Board, square_name
 
@@ -24,17 +25,10 @@ COLORS = {BLACK: "black", WHITE: "white"}
 ALL_SQUARES = [square_name(sq) for sq in range(64)]
 
 
-class Tab:
+class Tab(BrowserTab):
     """A browser tab on the Othello page that records console errors."""
 
-    def __init__(self, browser: Any, base: str, **context_options: Any) -> None:
-        self.context = browser.new_context(**context_options)
-        self.page = self.context.new_page()
-        self.page.set_default_timeout(20_000)
-        self.base = base
-        self.errors: list[str] = []
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+    path = "/othello"
 
     def open(self) -> None:
         self.page.goto(self.base + "/othello")
@@ -50,10 +44,6 @@ class Tab:
             arg=[list(phases), ply],
         )
 
-    def game_id(self) -> str:
-        value: str = self.page.evaluate("location.hash.slice(1)")
-        return value
-
     def both_human(self) -> None:
         """Make both sides human through the player menus, as a user would."""
         for side in (1, 2):
@@ -67,7 +57,7 @@ class Tab:
     def new_game(self) -> None:
         old = self.game_id()
         self.page.click("#new-button")
-        self.page.wait_for_function("(old) => location.hash.slice(1) !== old", arg=old)
+        self.wait_new_game(old)
         self.wait_phase("human", ply=0)
 
     def load(self, text: str, ply: int) -> None:
@@ -75,7 +65,7 @@ class Tab:
         old = self.game_id()
         self.page.fill("#load-text", text)
         self.page.click("#load-button")
-        self.page.wait_for_function("(old) => location.hash.slice(1) !== old", arg=old)
+        self.wait_new_game(old)
         self.wait_phase("human", ply=ply)
 
     def set_hints(self, on: bool) -> None:
@@ -114,9 +104,6 @@ class Tab:
                    .map(g => [g.dataset.square, g.dataset.flips]))"""
         )
         return {name: int(n) for name, n in value.items()}
-
-    def close(self) -> None:
-        self.context.close()
 
 
 @pytest.fixture

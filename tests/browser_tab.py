@@ -1,0 +1,37 @@
+"""A Playwright tab for the browser tests: console errors recorded, the game id read from
+the URL. Each page's tests subclass it with that page's own helpers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class BrowserTab:
+    """A browser tab (its own context) that records console and page errors."""
+
+    #: the page's path, e.g. "/othello"
+    path = "/"
+
+    def __init__(self, browser: Any, base: str, **context_options: Any) -> None:
+        self.context = browser.new_context(**context_options)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(20_000)
+        self.base = base
+        self.errors: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def goto(self, path: str | None = None) -> None:
+        self.page.goto(self.base + (path if path is not None else self.path))
+
+    def game_id(self) -> str:
+        """The game's id, kept in the URL's fragment."""
+        value: str = self.page.evaluate("location.hash.slice(1)")
+        return value
+
+    def wait_new_game(self, old: str) -> None:
+        """Wait until the URL names a game other than ``old``."""
+        self.page.wait_for_function("(old) => location.hash.slice(1) !== old", arg=old)
+
+    def close(self) -> None:
+        self.context.close()
