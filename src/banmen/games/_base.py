@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -69,3 +70,24 @@ class GameDef:
     max_plies: int = 1000
     #: ``make_engine(spec)`` for a game with its own engine (else the shared alpha-beta)
     make_engine: Callable[[Any], Any] | None = None
+
+
+def parse_json(text: str, error: type[ValueError]) -> Any:
+    """``json.loads`` with a bad document reported as one line of ``error``."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise error(f"not valid JSON: {e.msg} at position {e.pos}") from None
+
+
+def replay_names(board: Any, moves: Any, error: type[ValueError],
+                 catch: type[Exception]) -> None:  # fmt: skip
+    """Play ``moves`` (a list of move names) on ``board`` with ``push_name``; a bad list
+    or move raises ``error`` naming the move's number (``catch``: the game's errors)."""
+    if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+        raise error("'moves' must be a list of square names")
+    for i, m in enumerate(moves):
+        try:
+            board.push_name(m)
+        except catch as e:
+            raise error(f"move {i + 1} ({m!r}): {e}") from None

@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from banmen._bits import mix64, popcount64
 from banmen._jit import kernel
-from banmen.games._base import GameDef
+from banmen.games._base import GameDef, parse_json, replay_names
 from banmen.search.alphabeta import Kernels
 
 __all__ = [
@@ -464,23 +464,12 @@ class Board:
         ):
             raise InvalidLayoutError("'start_scores' must be a list of two integers")
         b = cls(b.size, b.cells, b.chip, b.turn, (scores[0], scores[1]))
-        moves = d.get("moves", [])
-        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
-            raise InvalidLayoutError("'moves' must be a list of square names")
-        for i, m in enumerate(moves):
-            try:
-                b.push_name(m)
-            except MattixError as e:
-                raise InvalidLayoutError(f"move {i + 1} ({m!r}): {e}") from None
+        replay_names(b, d.get("moves", []), InvalidLayoutError, MattixError)
         return b
 
     @classmethod
     def from_json(cls, text: str) -> Board:
-        try:
-            d = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise InvalidLayoutError(f"not valid JSON: {e.msg} at position {e.pos}") from None
-        return cls.from_dict(d)
+        return cls.from_dict(parse_json(text, InvalidLayoutError))
 
     def __iter__(self) -> Iterator[int | None]:
         return iter(self.cells)

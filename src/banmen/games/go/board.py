@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from banmen.games._base import parse_json
 from banmen.games.go import kernel as K
 from banmen.games.go.errors import (
     GoError,
@@ -717,11 +718,7 @@ class Board:
 
     @classmethod
     def from_json(cls, text: str) -> Board:
-        try:
-            d = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise InvalidBoardError(f"not valid JSON: {e.msg} at position {e.pos}") from None
-        return cls.from_dict(d)
+        return cls.from_dict(parse_json(text, InvalidBoardError))
 
     def to_sgf(self, **info: str) -> str:
         from banmen.games.go.sgf import write_sgf

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from banmen.games._base import parse_json, replay_names
 from banmen.games.othello.bitboard import PASS, U, flips, moves
 
 __all__ = [
@@ -360,23 +361,12 @@ class Board:
             raise InvalidBoardError(f"record is for game {d.get('game')!r}, not 'othello'")
         start = d.get("start")
         board = cls.from_string(start) if isinstance(start, str) else cls()
-        moves_ = d.get("moves", [])
-        if not isinstance(moves_, list) or not all(isinstance(m, str) for m in moves_):
-            raise InvalidBoardError("'moves' must be a list of square names")
-        for i, m in enumerate(moves_):
-            try:
-                board.push_name(m)
-            except OthelloError as e:
-                raise InvalidBoardError(f"move {i + 1} ({m!r}): {e}") from None
+        replay_names(board, d.get("moves", []), InvalidBoardError, OthelloError)
         return board
 
     @classmethod
     def from_json(cls, text: str) -> Board:
-        try:
-            d = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise InvalidBoardError(f"not valid JSON: {e.msg} at position {e.pos}") from None
-        return cls.from_dict(d)
+        return cls.from_dict(parse_json(text, InvalidBoardError))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Board):
