@@ -214,12 +214,16 @@ ENGINE_KINDS = {
     "perfect": "exact solve (perfect play); option time=SECONDS caps it",
     "random": "uniformly random legal moves; option seed=N",
     "nboard": "an external Othello engine over NBoard: nboard:[depth=N ]COMMAND",
+    "gtp": "an external Go engine over GTP: gtp:COMMAND",
+    "mcts": "Monte-Carlo tree search (Go); options time=SECONDS, playouts=N, seed=N "
+    "(default time=1)",
 }
 _ALIASES = {"cpu": "alphabeta", "ab": "alphabeta"}
 _OPTIONS: dict[str, dict[str, type[int] | type[float]]] = {
     "alphabeta": {"depth": int, "time": float, "nodes": int},
     "perfect": {"time": float, "nodes": int},
     "random": {"seed": int},
+    "mcts": {"time": float, "playouts": int, "seed": int},
 }
 
 
@@ -256,6 +260,8 @@ def parse_spec(text: str) -> PlayerSpec:
     kind = _ALIASES.get(kind.strip().lower(), kind.strip().lower())
     if kind == "nboard":
         return _parse_nboard(raw, rest)
+    if kind == "gtp":
+        return _parse_gtp(raw, rest)
     items = [p.strip() for p in rest.split(",") if p.strip()] if rest else []
     if kind == "alphabeta" and "perfect" in items:
         kind = "perfect"
@@ -297,6 +303,12 @@ def _parse_nboard(raw: str, rest: str) -> PlayerSpec:
     return PlayerSpec("nboard", {"depth": depth, "command": " ".join(words)}, raw)
 
 
+def _parse_gtp(raw: str, rest: str) -> PlayerSpec:
+    if not rest.strip():
+        raise SpecError(f"{raw!r} names no command: expected gtp:COMMAND")
+    return PlayerSpec("gtp", {"command": rest.strip()}, raw)
+
+
 def make_engine(game: str | GameDef, spec: str | PlayerSpec) -> Engine:
     """Build the engine a spec names, for ``game``; raises :class:`SpecError` /
     ``UnknownGameError`` (both ``ValueError``) with a one-line message."""
@@ -310,6 +322,14 @@ def make_engine(game: str | GameDef, spec: str | PlayerSpec) -> Engine:
         from banmen.protocols.nboard_client import NBoardEngine
 
         return NBoardEngine(s.options["command"], depth=s.options["depth"], name=s.text)
+    if s.kind == "gtp":
+        if g.name != "go":
+            raise SpecError(f"{s.text!r}: GTP engines play Go, not {g.name}")
+        from banmen.protocols.gtp_client import GTPEngine
+
+        return GTPEngine(s.options["command"], name=s.text)
+    if s.kind == "mcts" and g.name != "go":
+        raise SpecError(f"{s.text!r}: mcts plays Go only, not {g.name}: use alphabeta")
     if g.make_engine is not None:
         engine: Engine = g.make_engine(s)
         return engine

@@ -103,7 +103,8 @@ def _worker_main(conn: Any, stop: StopFlag, warm: Sequence[str]) -> None:
     engines: dict[tuple[str, str], Any] = {}
     for g in warm:
         try:
-            _engine_for(engines, get_game(g), "alphabeta")
+            game = get_game(g)
+            _engine_for(engines, game, game.default_engine)
         except Exception as e:  # pragma: no cover - reported, not fatal
             send(("log", f"warm-up of {g} failed: {e}"))
     send(("ready", os.getpid()))

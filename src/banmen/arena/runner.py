@@ -67,6 +67,14 @@ class EngineCache:
                 assert isinstance(external, NBoardEngine)
                 external.warm_up()  # start the program before the clock runs
                 engine = external
+            elif spec.kind == "gtp":
+                from banmen.engine import make_engine
+                from banmen.protocols.gtp_client import GTPEngine
+
+                gtp_engine = make_engine(game, spec)
+                assert isinstance(gtp_engine, GTPEngine)
+                gtp_engine.warm_up()  # start the program before the clock runs
+                engine = gtp_engine
             elif game.make_engine is not None:
                 engine = game.make_engine(spec)
                 engine.warm_up()
@@ -85,6 +93,16 @@ def _random_engine(spec_text: str, deal_seed: int, side: int) -> Any:
     base = parse_spec(spec_text).options.get("seed", 0)
     # A fixed function of (spec seed, deal, side): reproducible, and different per game.
     return RandomEngine(zlib.crc32(f"{base}:{deal_seed}:{side}".encode()), name=spec_text)
+
+
+def _first_mover_result(res: str) -> str:
+    """A result from the first mover's side: ``1-0``, ``0-1``, ``1/2-1/2`` (or ``*``);
+    Go's ``B+3.5``, ``W+R``, ``0`` are translated (black moves first in arena games)."""
+    if res.startswith("B+"):
+        return "1-0"
+    if res.startswith("W+"):
+        return "0-1"
+    return "1/2-1/2" if res == "0" else res
 
 
 def play_game(
@@ -115,10 +133,14 @@ def play_game(
         times.append(round(time.perf_counter() - t0, 6))
         if result.move is None:  # pragma: no cover - an engine that resigns a live game
             break
+        if result.move == "resign" and hasattr(board, "resign"):
+            board.resign()  # Go: the side to move gives up
+            moves.append(result.move)
+            break
         board.push(board.parse_move(result.move))
         moves.append(result.move)
     s1, s2 = game.scores(board)
-    res = board.result()
+    res = _first_mover_result(board.result())
     if res == "*":  # pragma: no cover - the ply guard tripped
         res = "1/2-1/2"
     return GameRecord(job.pairing, job.pair, job.swapped, job.first, job.second, job.deal_seed,

@@ -12,9 +12,9 @@ class UnknownGameError(ValueError):
 
 
 def _registry() -> dict[str, GameDef]:
-    from banmen.games import mattix, othello
+    from banmen.games import go, mattix, othello
 
-    return {"mattix": mattix.GAME, "othello": othello.GAME}
+    return {"go": go.GAME, "mattix": mattix.GAME, "othello": othello.GAME}
 
 
 GAMES: dict[str, GameDef] = _registry()

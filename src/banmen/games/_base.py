@@ -70,6 +70,8 @@ class GameDef:
     max_plies: int = 1000
     #: ``make_engine(spec)`` for a game with its own engine (else the shared alpha-beta)
     make_engine: Callable[[Any], Any] | None = None
+    #: the engine kind a worker loads (and compiles) ahead of the first request
+    default_engine: str = "alphabeta"
 
 
 def parse_json(text: str, error: type[ValueError]) -> Any:

@@ -42,4 +42,15 @@ CATALOG: tuple[GameEntry, ...] = (
             "CPUs, solve endgames exactly, or paste a transcript or position to study."
         ),
     ),
+    GameEntry(
+        name="go",
+        title="Go",
+        path="/go",
+        page="go.html",
+        summary=(
+            "Go on 9×9, 13×13 or 19×19 under Chinese, Japanese, AGA, New Zealand or "
+            "Tromp-Taylor rules: play the Monte-Carlo CPU or a friend on one screen, watch "
+            "two CPUs, count the end with dead stones marked, save and load SGF."
+        ),
+    ),
 )

@@ -17,6 +17,7 @@ __all__ = [
     "Level",
     "DEFAULT_LEVELS",
     "OTHELLO_LEVELS",
+    "GO_LEVELS",
     "MOVE_TIME_CAP",
     "HUMAN",
     "capped_limit",
@@ -67,6 +68,17 @@ OTHELLO_LEVELS: tuple[Level, ...] = (
         f"exact solver, for positions with about 22 empty squares or fewer; with more it "
         f"stops at the {MOVE_TIME_CAP:g} s cap and plays a quick, unproved move",
     ),
+)
+
+
+#: Go's levels: Monte-Carlo tree search by the time it may take a move (it passes and
+#: resigns by itself), and random moves (for tests and demonstrations).
+GO_LEVELS: tuple[Level, ...] = (
+    Level(HUMAN, "Human", None),
+    Level("random", "CPU random", "random", "plays uniformly random legal moves"),
+    Level("quick", "CPU quick", "mcts:time=0.5", "Monte-Carlo tree search, half a second a move"),
+    Level("normal", "CPU normal", "mcts:time=2", "Monte-Carlo tree search, two seconds a move"),
+    Level("strong", "CPU strong", "mcts:time=5", "Monte-Carlo tree search, five seconds a move"),
 )
 
 

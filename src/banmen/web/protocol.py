@@ -9,20 +9,29 @@ Every client message is one JSON object with a ``type``; anything else is answer
     answered with ``state``.
 ``{"type": "new", "size"?: 4|6, "seed"?: int|digits|null, "players"?: {"1"?: level, "2"?: level}}``
     start a new game (a new id). Mattix: a null or missing seed picks a random deal.
-    Othello takes only ``players`` (a new game is the standard start).
+    Othello takes only ``players`` (a new game is the standard start). Go takes ``size``
+    (9, 13 or 19), ``rules`` (a preset: ``chinese``, ``japanese``, ``tromp-taylor``,
+    ``aga``, ``new-zealand``) and ``komi`` (whole or half points; default: the preset's);
+    what is not given carries over from the present game.
 ``{"type": "move", "square": "c2"}``
     the human to move plays that square (Mattix: takes the piece there; Othello: puts a
-    disc there, or ``"pass"`` when it has no move).
+    disc there, or ``"pass"`` when it has no move; Go: a GTP vertex like ``"D4"``,
+    ``"pass"`` or ``"resign"``).
 ``{"type": "load", "text": "f5d6c3..."}``
-    Othello only: a new game (a new id, same players) from a pasted transcript or board
-    string (64 squares ``X``/``O``/``-`` and the side to move); bad text gets the board's
-    one-line error and changes nothing.
+    Othello and Go: a new game (a new id, same players) from pasted text — Othello: a
+    transcript or a board string (64 squares ``X``/``O``/``-`` and the side to move); Go:
+    an SGF record. Bad text gets the board's one-line error and changes nothing.
 ``{"type": "undo"}``
     take back moves to the previous human turn (stops a running search first).
 ``{"type": "stop"}``
     the thinking CPU moves at once with its best move so far.
 ``{"type": "settings", "players"?: {...}, "delay_ms"?: int, "paused"?: bool}``
     change who plays each side, the delay between CPU moves, or pause / resume the CPU.
+
+Go's own messages (see :class:`banmen.web.games.GoGame`): ``{"type": "score"}`` (stop
+playing and count the game now; two passes do the same), ``{"type": "toggle", "square":
+"D4"}`` (while counting: mark the group on that point dead, or alive again) and
+``{"type": "done"}`` (accept the count: the result is recorded).
 
 Server → client: ``state`` (the whole game view, after every change), ``info`` and
 ``progress`` (live thinking), ``notice`` and ``error`` (one line each).
@@ -34,7 +43,8 @@ Which messages and fields a game takes is given by its :class:`GameRules` (see
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+import math
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +53,7 @@ __all__ = [
     "MAX_DELAY_MS",
     "MAX_SEED",
     "MAX_LOAD_CHARS",
+    "MAX_KOMI",
     "ProtocolError",
     "GameRules",
     "Join",
@@ -52,6 +63,7 @@ __all__ = [
     "Stop",
     "Settings",
     "Load",
+    "Action",
     "Message",
     "parse_message",
 ]
@@ -62,6 +74,8 @@ MAX_DELAY_MS = 10_000
 MAX_SEED = 2**64 - 1
 #: Longest pasted text for 'load' (a full Othello transcript is 120 characters).
 MAX_LOAD_CHARS = 1000
+#: Largest 'komi' a new game may ask for, either sign.
+MAX_KOMI = 100
 
 
 class ProtocolError(ValueError):
@@ -82,19 +96,33 @@ class GameRules:
     load: bool = False
     #: a square name for the examples in error messages
     example: str = "c2"
+    #: rule sets 'new' may ask for (Go's presets); empty: no 'rules' field
+    rule_sets: Collection[str] = ()
+    #: whether 'new' takes a 'komi' (Go)
+    komi: bool = False
+    #: the game's own messages, type -> fields (only 'square' is supported), carried out by
+    #: the game's adapter (:meth:`banmen.web.games.WebGame.act`)
+    actions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: what 'load' takes, for its error messages
+    load_hint: str = "a transcript like f5d6c3 or a board string"
+    #: the longest message and the longest 'load' text the game accepts
+    max_message: int = MAX_MESSAGE_BYTES
+    max_load: int = MAX_LOAD_CHARS
     #: the message types this game accepts, in the order error messages list them
     types: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         types = tuple(t for t in _FIELDS if t != "load" or self.load)
-        object.__setattr__(self, "types", types)
+        object.__setattr__(self, "types", types + tuple(self.actions))
 
     def fields(self, kind: str) -> tuple[str, ...]:
+        if kind in self.actions:
+            return self.actions[kind]
         if kind != "new":
             return _FIELDS[kind]
-        return tuple(
-            f for f in _FIELDS["new"] if (f != "size" or self.sizes) and (f != "seed" or self.seeds)
-        )
+        wanted = {"size": bool(self.sizes), "seed": self.seeds, "rules": bool(self.rule_sets)}
+        wanted["komi"] = self.komi
+        return tuple(f for f in _FIELDS["new"] if wanted.get(f, True))
 
 
 @dataclass(frozen=True)
@@ -107,6 +135,8 @@ class NewGame:
     size: int | None
     seed: int | None
     players: dict[int, str] | None
+    rules: str | None = None
+    komi: float | None = None
 
 
 @dataclass(frozen=True)
@@ -136,11 +166,19 @@ class Load:
     text: str
 
 
-Message = Join | NewGame | Move | Undo | Stop | Settings | Load
+@dataclass(frozen=True)
+class Action:
+    """One of the game's own messages (:attr:`GameRules.actions`), e.g. Go's 'toggle'."""
+
+    kind: str
+    square: str | None = None
+
+
+Message = Join | NewGame | Move | Undo | Stop | Settings | Load | Action
 
 _FIELDS: dict[str, tuple[str, ...]] = {
     "join": ("id",),
-    "new": ("size", "seed", "players"),
+    "new": ("size", "seed", "rules", "komi", "players"),
     "move": ("square",),
     "undo": (),
     "stop": (),
@@ -214,7 +252,46 @@ def _players(value: Any, levels: Collection[str]) -> dict[int, str]:
     return out
 
 
-def _decode(raw: str | bytes | None, square: str) -> dict[str, Any]:
+def _square(value: Any, ex: str) -> str:
+    if not isinstance(value, str):
+        raise ProtocolError(f"'square' must be a string like '{ex}', got {_kind(value)}")
+    if len(value) > 8:
+        raise ProtocolError(f"bad square {value[:12]!r}...: expected a name like '{ex}'")
+    return value
+
+
+def _rule_set(value: Any, allowed: Collection[str]) -> str | None:
+    if value is None:
+        return None
+    names = ", ".join(allowed)
+    if not isinstance(value, str):
+        raise ProtocolError(f"'rules' must be a string, one of {names}; got {_kind(value)}")
+    name = value.strip().lower()
+    if name not in allowed:
+        raise ProtocolError(f"unknown rules {value[:24]!r}: expected one of {names}")
+    return name
+
+
+def _komi(value: Any) -> float | None:
+    if value is None:
+        return None
+    what = f"whole or half points from -{MAX_KOMI} to {MAX_KOMI}, like 6.5"
+    if isinstance(value, str):  # a form field may send its text
+        try:
+            value = float(value.strip()) if value.strip() else None
+        except ValueError:
+            raise ProtocolError(f"'komi' must be a number, {what}; got {value[:24]!r}") from None
+        if value is None:
+            return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ProtocolError(f"'komi' must be a number, {what}; got {_kind(value)}")
+    k = float(value)
+    if not math.isfinite(k) or abs(k) > MAX_KOMI or (2 * k) != int(2 * k):
+        raise ProtocolError(f"'komi' must be {what}; got {value:g}")
+    return k + 0.0  # no -0.0
+
+
+def _decode(raw: str | bytes | None, square: str, limit: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
     example = _example(square)
     if raw is None:
         raise ProtocolError(f"empty message: expected a JSON object like {example}")
@@ -224,11 +301,9 @@ def _decode(raw: str | bytes | None, square: str) -> dict[str, Any]:
         )
     # len() counts characters; UTF-8 needs at least as many bytes, so check that first
     # and only encode messages that might be short enough.
-    size = len(raw) if len(raw) > MAX_MESSAGE_BYTES else len(raw.encode("utf-8", "replace"))
-    if size > MAX_MESSAGE_BYTES:
-        raise ProtocolError(
-            f"message too long ({size} bytes): the limit is {MAX_MESSAGE_BYTES} bytes"
-        )
+    size = len(raw) if len(raw) > limit else len(raw.encode("utf-8", "replace"))
+    if size > limit:
+        raise ProtocolError(f"message too long ({size} bytes): the limit is {limit} bytes")
     try:
         data = json.loads(raw, parse_constant=_reject_constant)
     except json.JSONDecodeError as e:
@@ -251,7 +326,7 @@ def _reject_constant(name: str) -> Any:
 def parse_message(raw: str | bytes | None, rules: GameRules) -> Message:
     """Validate one client message for a game with ``rules``; raises
     :class:`ProtocolError` with the reply text."""
-    data = _decode(raw, rules.example)
+    data = _decode(raw, rules.example, rules.max_message)
     kind = data.get("type")
     levels, sizes, ex = rules.levels, rules.sizes, rules.example
     if not isinstance(kind, str) or kind not in rules.types:
@@ -280,27 +355,31 @@ def parse_message(raw: str | bytes | None, rules: GameRules) -> Message:
                 )
         players = data.get("players")
         return NewGame(
-            size, _seed(data.get("seed")), None if players is None else _players(players, levels)
+            size,
+            _seed(data.get("seed")),
+            None if players is None else _players(players, levels),
+            _rule_set(data.get("rules"), rules.rule_sets),
+            _komi(data.get("komi")),
         )
     if kind == "move":
         if "square" not in data:
             raise ProtocolError(f"'move' needs a 'square', like {_example(ex)}")
-        square = data["square"]
-        if not isinstance(square, str):
-            raise ProtocolError(f"'square' must be a string like '{ex}', got {_kind(square)}")
-        if len(square) > 8:
-            raise ProtocolError(f"bad square {square[:12]!r}...: expected a name like '{ex}'")
-        return Move(square)
+        return Move(_square(data["square"], ex))
+    if kind in rules.actions:
+        if "square" not in allowed:
+            return Action(kind)
+        if "square" not in data:
+            raise ProtocolError(
+                f'\'{kind}\' needs a \'square\', like {{"type": "{kind}", "square": "{ex}"}}'
+            )
+        return Action(kind, _square(data["square"], ex))
     if kind == "load":
         text = data.get("text")
         if not isinstance(text, str):
+            raise ProtocolError(f"'load' needs a 'text': {rules.load_hint}, got {_kind(text)}")
+        if len(text) > rules.max_load:
             raise ProtocolError(
-                "'load' needs a 'text': a transcript like f5d6c3 or a board string, "
-                f"got {_kind(text)}"
-            )
-        if len(text) > MAX_LOAD_CHARS:
-            raise ProtocolError(
-                f"'text' is too long ({len(text)} characters): the limit is {MAX_LOAD_CHARS}"
+                f"'text' is too long ({len(text)} characters): the limit is {rules.max_load}"
             )
         return Load(text)
     if kind == "undo":

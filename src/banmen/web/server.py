@@ -1,8 +1,9 @@
 """The banmen web app: Starlette routes, the app's lifespan, and ``serve()`` for the CLI.
 
-Routes: ``/`` (the games), one page per game (``/mattix``, ``/othello``), ``/ws/<game>``
-(one WebSocket per game view, see :mod:`banmen.web.protocol`), ``/static/...`` (ES modules,
-CSS, SVG — no build step), ``/api/health``, ``/api/games`` and ``/api/saved/<id>``;
+Routes: ``/`` (the games), one page per game (``/mattix``, ``/othello``, ``/go``),
+``/ws/<game>`` (one WebSocket per game view, see :mod:`banmen.web.protocol`),
+``/static/...`` (ES modules, CSS, SVG — no build step), ``/api/health``, ``/api/games``,
+``/api/saved/<id>`` and ``/api/sgf/<id>`` (a Go game as an SGF file);
 ``/arena`` shows the arena runs in the same database, from ``/api/arena/...`` (see
 :mod:`banmen.web.arena`).
 
@@ -216,6 +217,33 @@ def create_app(
             return JSONResponse({"error": f"no saved game {gid[:64]!r}"}, status_code=404)
         return JSONResponse(found.to_dict(), headers={"Cache-Control": "no-store"})
 
+    async def sgf(request: Request) -> Response:
+        gid = request.path_params["game_id"]
+        found = await request.app.state.store.aload(gid) if is_game_id(gid) else None
+        if found is None:
+            return JSONResponse({"error": f"no saved game {gid[:64]!r}"}, status_code=404)
+        game = games_by_name.get(found.game)
+        try:
+            text = game.sgf(found.state, found.created[:10]) if game is not None else None
+        except (ValueError, TypeError, KeyError) as e:
+            return JSONResponse(
+                {"error": f"saved game {gid!r} could not be read: {e}"}, status_code=422
+            )
+        if text is None:
+            return JSONResponse(
+                {"error": f"game {gid!r} is a {found.game} game: SGF is for Go games"},
+                status_code=404,
+            )
+        return Response(
+            text,
+            media_type="application/x-go-sgf",
+            headers={
+                "Content-Disposition": f'attachment; filename="banmen-go-{gid}.sgf"',
+                "Cache-Control": "no-store",
+                "X-Content-Type-Options": "nosniff",
+            },
+        )
+
     routes: list[BaseRoute] = [
         Route("/", home_page, name="home"),
         *(game_page(e) for e in CATALOG),
@@ -223,6 +251,7 @@ def create_app(
         Route("/api/health", health),
         Route("/api/games", games),
         Route("/api/saved/{game_id}", saved),
+        Route("/api/sgf/{game_id}", sgf),
         *arena_api_routes(arena),
         *(game_socket(e) for e in CATALOG),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),

@@ -1,6 +1,6 @@
 """Game sessions: the server's authoritative copy of each game being viewed.
 
-A :class:`GameSession` holds a board of one game (Mattix, Othello: what differs between
+A :class:`GameSession` holds a board of one game (Mattix, Othello, Go: what differs between
 games is in the session's :class:`~banmen.web.games.WebGame` adapter), the settings of
 the view (who plays each side, CPU delay, paused) and the connected clients. Clients only
 *ask*: every message is validated here, the rules are applied here, CPU moves are searched
@@ -31,6 +31,7 @@ from banmen.web.games import WebGame
 from banmen.web.levels import Level, capped_limit
 from banmen.web.protocol import (
     MAX_DELAY_MS,
+    Action,
     Join,
     Load,
     Message,
@@ -291,7 +292,7 @@ class GameSession:
             "thinking": thinking,
             "info": self._info,
             "cpu": self.cpu,
-            "can_undo": self.undo_target() is not None,
+            "can_undo": self.undo_target() is not None or self.game.can_unwind(b),
             "levels": [lv.to_dict() for lv in self.game.levels.values()],
         }
 
@@ -345,13 +346,15 @@ class GameSession:
             self._stop()
         elif isinstance(msg, Settings):
             await self._settings(msg)
+        elif isinstance(msg, Action):
+            await self._action(msg)
         else:  # join / new / load are the hub's business
             raise ProtocolError(f"unexpected {type(msg).__name__} message")
 
     async def _human_move(self, square: str) -> None:
         b = self.board
         if b.is_game_over():
-            raise ProtocolError("the game is over: start a new game or undo")
+            raise ProtocolError(self.game.over_message(b))
         lv = self.level(b.turn)
         if lv.is_cpu:
             raise ProtocolError(
@@ -362,21 +365,40 @@ class GameSession:
         await self._commit()
 
     async def _undo(self) -> None:
+        b = self.board
+        unwind = self.game.can_unwind(b)
         target = self.undo_target()
-        if target is None:
+        if target is None and not unwind:
             raise ProtocolError(
                 "nothing to undo: no moves yet"
-                if not self.board.move_stack
+                if not b.move_stack
                 else "nothing to undo: there is no earlier human turn to go back to"
             )
         self._cancel_cpu()
-        while len(self.board.move_stack) > target:
-            self.board.pop()
-        if not any(not self.level(s).is_cpu for s in (1, 2)):
+        humans = any(not self.level(s).is_cpu for s in (1, 2))
+        if unwind:
+            # A step that is not a move (Go: a recorded result, the counting, a
+            # resignation). That is all, unless it was a CPU's resignation against a
+            # human (it would resign again): then back to the human's turn as well.
+            go_on = self.game.unwind(b)
+            target = None
+            if go_on and humans and not b.is_game_over() and self.level(b.turn).is_cpu:
+                target = self.undo_target()
+        if target is not None:
+            while len(b.move_stack) > target:
+                b.pop()
+            if self.cpu is not None and self.cpu.get("ply", 0) > target:
+                self.cpu = None
+        if not humans:
             # CPU against CPU: without a pause the undone move would be replayed at once.
             self.paused = True
-        if self.cpu is not None and self.cpu.get("ply", 0) > target:
-            self.cpu = None
+        await self._commit()
+
+    async def _action(self, msg: Action) -> None:
+        """One of the game's own messages; the game checks it and changes nothing if it
+        cannot be done."""
+        self.game.act(self.board, msg.kind, msg.square)
+        self._cancel_cpu()  # e.g. Go's 'score' while the CPU thinks: its move is moot
         await self._commit()
 
     def _stop(self) -> None:

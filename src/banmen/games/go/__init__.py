@@ -7,9 +7,18 @@
 * :mod:`.board` — :class:`Board` (python-chess style), GTP vertices, fixed handicap;
 * :mod:`.scoring` — area/territory counting, seki, Benson's pass-alive groups, a
   playout-based dead-stone estimate;
-* :mod:`.sgf` — reading and writing SGF FF[4].
+* :mod:`.sgf` — reading and writing SGF FF[4];
+* :mod:`.policy` and :mod:`.engine` — the Monte-Carlo tree search player (``mcts``).
+
+:data:`GAME` registers Go with the engine layer and the arena: boards are empty (the
+arena's seed picks nothing: games of a pair differ by colour, and seeded players by their
+seeds), Chinese rules with komi 7.5, 9x9 unless a size is given; ``scores`` are the two
+sides' area points by the board as it stands (white's with komi, rounded down).
 """
 
+from typing import Any
+
+from banmen.games._base import GameDef
 from banmen.games.go.board import (
     BLACK,
     COLUMNS,
@@ -50,7 +59,48 @@ from banmen.games.go.rules import (
 from banmen.games.go.scoring import Score, benson, estimate_dead, pass_alive, score
 from banmen.games.go.sgf import SgfGame, read_sgf, write_sgf
 
+#: the arena's default board size
+DEFAULT_SIZE = 9
+
+
+def _new_board(seed: int, size: int | None) -> Board:
+    """The empty board of ``size`` (default 9), Chinese rules, komi 7.5; ``seed`` is
+    unused."""
+    return Board(DEFAULT_SIZE if size is None else size, "chinese")
+
+
+def _scores(board: Board) -> tuple[int, int]:
+    s = board.score()
+    return int(s.black), int(s.white)
+
+
+def _make_engine(spec: Any) -> Any:
+    from banmen.engine import SpecError
+
+    if spec.kind != "mcts":
+        raise SpecError(
+            f"{spec.text!r}: Go is played by Monte-Carlo tree search, not {spec.kind}: "
+            "use mcts (e.g. mcts:time=2 or mcts:playouts=2000)"
+        )
+    from banmen.games.go.engine import GoEngine
+
+    return GoEngine.from_spec(spec)
+
+
+GAME = GameDef(
+    name="go",
+    title="Go",
+    board_from_dict=Board.from_dict,
+    sample=lambda: Board(DEFAULT_SIZE),
+    new_board=_new_board,
+    scores=_scores,
+    max_plies=3 * MAX_SIZE * MAX_SIZE,
+    make_engine=_make_engine,
+    default_engine="mcts",
+)
+
 __all__ = [
+    "GAME",
     "AGA",
     "BLACK",
     "CHINESE",

@@ -43,7 +43,7 @@ most one diagonal the opponent's — none on the edge), never suicide, with simp
 """
 
 # numba types these functions; mypy sees numba's untyped decorators and int64 scalars.
-# mypy: disable-error-code="misc, no-any-return, untyped-decorator, no-untyped-call"
+# mypy: disable-error-code="misc, no-any-return, untyped-decorator, no-untyped-call, call-overload"
 
 from __future__ import annotations
 
@@ -285,7 +285,7 @@ def _remove_empty(grp: Any, meta: Any, npts: int, p: int) -> None:
     meta[M_NEMPTY] = n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _merge(grp: Any, npts: int, a: int, b: int) -> None:
     if grp[G_SIZE * npts + a] < grp[G_SIZE * npts + b]:
         a, b = b, a
@@ -302,7 +302,7 @@ def _merge(grp: Any, npts: int, a: int, b: int) -> None:
         grp[sec * npts + a] += grp[sec * npts + b]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _remove_group(board: Any, grp: Any, meta: Any, npts: int, s: int, g: int) -> None:
     col = board[g]
     h = meta[M_HASH]
@@ -336,7 +336,7 @@ def _remove_group(board: Any, grp: Any, meta: Any, npts: int, s: int, g: int) ->
 # --------------------------------------------------------------------------- moves
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play(board: Any, grp: Any, meta: Any, p: int, color: int) -> int:
     """Play ``p`` (or :data:`PASS`) for ``color`` and hand the turn to the other side.
 
@@ -413,7 +413,7 @@ def play(board: Any, grp: Any, meta: Any, p: int, color: int) -> int:
     return captured
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def move_code(board: Any, grp: Any, meta: Any, p: int, color: int, suicide_ok: bool) -> int:
     """:data:`LEGAL`, :data:`OCCUPIED`, :data:`SUICIDE` or :data:`KO` for a stone of
     ``color`` on board point ``p`` (superko not checked; the ko point binds only the side

@@ -1,0 +1,53 @@
+"""``banmen gtp``: a Go engine speaking the Go Text Protocol on stdin/stdout."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+DEFAULT_ENGINE = "mcts"
+
+
+def gtp(
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            help="Player spec for genmove (mcts, random[:seed=N], gtp:COMMAND, ...).",
+        ),
+    ] = DEFAULT_ENGINE,
+    size: Annotated[
+        int, typer.Option("--size", help="Board size until boardsize changes it (5-19).")
+    ] = 19,
+    rules: Annotated[
+        str,
+        typer.Option(
+            "--rules",
+            help="Rules preset (chinese, japanese, tromp-taylor, aga, new-zealand) or "
+            "ko=...,scoring=...; scoring and legality follow them.",
+        ),
+    ] = "chinese",
+    komi: Annotated[
+        float | None, typer.Option("--komi", help="Komi (default: the rules' komi).")
+    ] = None,
+) -> None:
+    """Speak GTP version 2 on stdin/stdout, for Go GUIs (Sabaki, GoGui) and match
+    programs; the GTP command list_commands lists the commands."""
+    from banmen.cli import fail
+    from banmen.engine import make_engine
+    from banmen.games.go import Board
+    from banmen.games.go.rules import komi_value, parse_rules
+    from banmen.protocols.gtp import main
+
+    try:
+        preset = parse_rules(rules)
+        k = None if komi is None else komi_value(komi)
+        Board(size, preset, k)  # checks the size
+        player = make_engine("go", engine)
+        warm_up = getattr(player, "warm_up", None)
+        if callable(warm_up):
+            warm_up()  # load (or compile) the search before the first genmove
+    except (ValueError, RuntimeError) as e:
+        raise fail(str(e)) from None
+    main(player, size=size, rules=preset, komi=k)

@@ -1,0 +1,279 @@
+"""The Go player: Monte-Carlo tree search (:mod:`banmen.search.mcts`) with the Go playout
+policy and priors of :mod:`.policy`.
+
+What :meth:`GoEngine.think` returns:
+
+* ``move``: a GTP vertex, ``"pass"``, ``"resign"``, or ``None`` once the game is over.
+  ``"resign"`` is not a board move: the caller ends the game with
+  :meth:`Board.resign() <banmen.games.go.board.Board.resign>` (the arena does).
+* ``score``: the chosen move's **win rate** for the player to move, in per cent (0-100):
+  the share of simulations through that move that it won. Never exact (``exact`` is
+  false); ``nodes`` counts playouts, ``depth`` is the length of the principal variation.
+
+Moves the engine never considers: filling its own single-point eye (see
+:func:`.kernel.is_eye`); illegal moves by the board's rules (superko included, at the
+root); in the tree and the playouts, superko is ignored and suicide is never played.
+
+Passing and resigning:
+
+* If the opponent has just passed and the engine wins both by counting the board as it
+  stands (every stone alive, the way the game would be scored now) and after removing the
+  stones :func:`~banmen.games.go.scoring.estimate_dead` calls dead, it passes at once.
+* Otherwise the pass is one of the root's moves; a finished game (two passes) inside the
+  tree is scored by area counting with every stone alive (Tromp-Taylor), so the search
+  only passes when the game as it stands is won — or when nothing else is better.
+* It resigns when the best move's win rate is below ``resign`` (default 5%) after at
+  least ``resign_visits`` simulations through the root (reused ones included).
+
+Counting: playouts and finished games in the tree are counted by area, with the board's
+komi and handicap bonus for white — the Chinese rules the engine is made for; under
+territory rules the search's count differs from the rules' by prisoners and seki.
+
+Time: ``Limit(time=S)`` is spent on the move, minus a few milliseconds for the work around
+the search, unless the most visited move can no longer be overtaken
+(:attr:`MCTS.early_stop <banmen.search.mcts.MCTS.early_stop>`). Tree reuse: after the
+moves played since its last search (its own and the opponent's), the engine keeps the
+subtree under them; :meth:`GoEngine.new_game` clears it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from banmen.engine import Info, Result
+from banmen.games.go import kernel as K
+from banmen.games.go import policy
+from banmen.games.go.board import BLACK, PASS, Board, vertex_name
+from banmen.search.limits import Limit, StopFlag
+from banmen.search.mcts import MCTS, MctsInfo
+
+__all__ = ["GoEngine", "DEFAULT_LIMIT"]
+
+#: the limit when neither the spec nor the caller gives one
+DEFAULT_LIMIT = Limit(time=1.0)
+#: seconds kept back from a time limit for the work around the search
+_MARGIN = 0.02
+
+
+def _no_bound(limit: Limit) -> bool:
+    """Neither a time nor a playout limit (a depth means nothing to this search)."""
+    return limit.time is None and limit.nodes is None
+
+
+def _mix(x: int) -> int:
+    """SplitMix64's finaliser, as a signed 64-bit int (seeds the playouts)."""
+    x = (x + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    x ^= x >> 31
+    return x - (1 << 64) if x >= 1 << 63 else x
+
+
+class GoEngine:
+    """``think(board, limit, on_info, stop) -> Result`` for Go (module docstring).
+
+    ``limit`` is the player's default (``Limit(time=...)`` seconds per move,
+    ``Limit(nodes=...)`` playouts; a limit with neither, given here or to :meth:`think`,
+    means the default, one second); ``seed`` fixes the playouts' random numbers (with a
+    playout limit the games are then reproducible); ``resign`` and ``resign_visits``
+    set the resignation rule; ``capacity`` the tree's size in nodes; ``params`` override
+    the policy's prior weights and probabilities (:data:`.policy.PARAMS`).
+    """
+
+    def __init__(
+        self,
+        limit: Limit | None = None,
+        seed: int | None = None,
+        name: str = "mcts",
+        *,
+        resign: float = 0.05,
+        resign_visits: int = 500,
+        capacity: int = 1 << 22,
+        **params: int,
+    ) -> None:
+        self.limit = DEFAULT_LIMIT if limit is None or _no_bound(limit) else limit
+        self.seed = 0 if seed is None else seed
+        self.name = name
+        self.resign = resign
+        self.resign_visits = resign_visits
+        self.params = params
+        policy.context(9, 7.5, **params)  # a bad parameter name fails here
+        self.search = MCTS(policy.kernels(), capacity)
+        self._ctx: dict[tuple[int, float], Any] = {}
+        self._scratch: dict[int, tuple[Any, Any, Any]] = {}
+        self._root: tuple[int, float, list[int], list[int], K.Position] | None = None
+        self._rng = _mix(self.seed)
+
+    @classmethod
+    def from_spec(cls, spec: Any) -> GoEngine:
+        """The engine of an ``mcts:time=S,playouts=N,seed=N`` player spec."""
+        o = spec.options
+        limit = Limit(time=o.get("time"), nodes=o.get("playouts"))
+        return cls(limit, seed=o.get("seed"), name=spec.text)
+
+    def new_game(self) -> None:
+        """Forget the tree and restart the random numbers: the next game depends on
+        nothing played before."""
+        self.search.clear()
+        self._root = None
+        self._rng = _mix(self.seed)
+        for st in self._scratch.values():
+            st[2][K.M_RNG] = self._rng
+
+    def warm_up(self) -> None:
+        """Load (or compile, the first time ever) the search and the tree reuse now."""
+        board = Board(9)
+        for _ in range(3):
+            r = self.think(board, Limit(nodes=64))
+            board.push(board.parse_move(r.move or "pass"))
+        self.new_game()
+
+    # ---- helpers
+
+    def _context(self, board: Board) -> Any:
+        komi = board.komi + board.rules.handicap_bonus(board.handicap)
+        key = (board.size, komi)
+        ctx = self._ctx.get(key)
+        if ctx is None:
+            ctx = self._ctx[key] = policy.context(board.size, komi, **self.params)
+        return ctx
+
+    def _scratch_for(self, pos: K.Position) -> tuple[Any, Any, Any]:
+        st = self._scratch.get(pos.size)
+        if st is None:
+            c = pos.copy()
+            c.meta[K.M_RNG] = self._rng
+            st = self._scratch[pos.size] = c.arrays()
+        return st
+
+    def _reuse(self, board: Board) -> bool:
+        """Move the tree's root to ``board``'s position if the tree was searched from an
+        earlier position of the same game."""
+        if self._root is None:
+            return False
+        size, komi, stack, colors, pos = self._root
+        n = len(stack)
+        if (
+            size != board.size
+            or komi != board.komi
+            or len(board.move_stack) < n
+            or board.move_stack[:n] != stack
+            or board.colors[:n] != colors
+        ):
+            return False
+        new = board.move_stack[n:]
+        trial = pos.copy()
+        for m, c in zip(new, board.colors[n:], strict=True):
+            if c != trial.turn:
+                return False
+            K.play(trial.board, trial.grp, trial.meta, m, c)
+        now = board.position
+        same = (
+            np.array_equal(trial.board, now.board)
+            and trial.turn == now.turn
+            and trial.ko == now.ko
+            and int(trial.meta[K.M_PASSES]) == int(now.meta[K.M_PASSES])
+        )
+        return same and self.search.advance(new)
+
+    def _pass_is_safe(self, board: Board) -> bool:
+        """Does the side to move win by passing now (the opponent having passed): by the
+        board as it stands and with the estimated dead stones removed?"""
+        from banmen.games.go.scoring import estimate_dead
+
+        me = board.turn
+        sign = 1 if me == BLACK else -1
+        if board.score().margin * sign <= 0:
+            return False
+        try:
+            dead = estimate_dead(board, playouts=128, seed=self.seed)
+            return board.score(dead).margin * sign > 0
+        except ValueError:  # pragma: no cover - the estimate never marks pass-alive stones
+            return False
+
+    def _result(
+        self, move: str | None, t0: float, stopped_by: str, score: int | None = None
+    ) -> Result:
+        return Result(move, score, stopped_by=stopped_by, seconds=time.perf_counter() - t0)
+
+    # ---- thinking
+
+    def think(
+        self,
+        board: Any,
+        limit: Limit | None = None,
+        on_info: Callable[[Info], None] | None = None,
+        stop: StopFlag | None = None,
+    ) -> Result:
+        t0 = time.perf_counter()
+        lim = self.limit if limit is None or _no_bound(limit) else limit
+        if board.is_game_over():
+            return self._result(None, t0, "game_over")
+        pos = board.position
+        turn = board.turn
+        s = board.stride
+        allowed = {
+            int(p)
+            for p in board.legal_moves
+            if p == PASS or not K.is_eye(pos.board, int(p), turn, s)
+        }
+        if allowed == {PASS}:
+            return self._result("pass", t0, "game_over")
+        if board.move_stack and board.move_stack[-1] == PASS and self._pass_is_safe(board):
+            return self._result("pass", t0, "game_over")
+
+        if not self._reuse(board):
+            self.search.clear()
+        self._root = (board.size, board.komi, list(board.move_stack), list(board.colors),
+                      pos.copy())  # fmt: skip
+        ctx = self._context(board)
+        root = pos.copy().arrays()
+        scratch = self._scratch_for(pos)
+        size = board.size
+
+        def names(pv: list[int]) -> list[str]:
+            return [vertex_name(m, size) for m in pv]
+
+        relay = None
+        if on_info is not None:
+            callback = on_info
+
+            def relay(mi: MctsInfo) -> None:
+                callback(Info(len(mi.pv), round(100 * mi.winrate), mi.playouts, mi.nps,
+                              names(mi.pv), mi.seconds))  # fmt: skip
+
+        # bigger boards: more children per node, fewer playouts; expand less eagerly
+        self.search.expand_threshold = 2 if size <= 9 else 3 if size <= 13 else 4
+        seconds = lim.time
+        if seconds is not None:
+            seconds = max(0.005, seconds - (time.perf_counter() - t0) - _MARGIN)
+        r = self.search.search(
+            ctx, root, scratch, Limit(time=seconds, nodes=lim.nodes),
+            stop=stop, on_info=relay, allowed=allowed,
+        )  # fmt: skip
+        if r.move is None:  # pragma: no cover - the root always has the pass
+            return self._result("pass", t0, r.stopped_by)
+        move = vertex_name(r.move, size)
+        if r.winrate < self.resign and self.search.root_visits >= self.resign_visits:
+            move = "resign"
+        return Result(
+            move=move,
+            score=round(100 * r.winrate),
+            depth=len(r.pv),
+            nodes=r.playouts,
+            nps=r.nps,
+            pv=names(r.pv),
+            exact=False,
+            stopped_by=r.stopped_by,
+            seconds=time.perf_counter() - t0,
+        )
+
+    def analysis(self, board: Board) -> list[tuple[str, int, float]]:
+        """After :meth:`think` on ``board``: its root moves as (vertex, visits, win
+        rate), most visited first."""
+        return [(vertex_name(c.move, board.size), c.visits, c.winrate)
+                for c in self.search.children()]  # fmt: skip

@@ -1,0 +1,709 @@
+"""The Go Text Protocol (GTP version 2), so Go GUIs and match programs can use banmen.
+
+A controller (Sabaki, GoGui, gogui-twogtp, a KGS client, GNU Go's regression scripts)
+starts ``banmen gtp`` and sends one command a line on stdin; every command gets one
+response on stdout. Framing follows the GTP v2 specification:
+
+* input is preprocessed: control characters other than HT and LF are removed, text from a
+  ``#`` to the end of the line is a comment, HT becomes a space, and empty lines are
+  ignored (no response);
+* a command is ``[id] name [arguments]``; ``id`` is a number the response repeats;
+* a success is ``=[id] result`` and a failure ``?[id] message``, each ended by an empty
+  line (``"=12 D4\\n\\n"``; with nothing to say ``"= \\n\\n"``). A multi-line result never
+  holds an empty line.
+
+Colours are ``b``/``black``/``w``/``white`` and vertices ``D4`` or ``pass`` (columns A-T
+without I), in any case; command names are case-sensitive, as in GNU Go.
+
+Commands (``list_commands`` gives the same list):
+
+=====================================  =================================================
+administration                         ``protocol_version`` (2), ``name``, ``version``,
+                                       ``known_command NAME``, ``list_commands``, ``quit``
+setup                                  ``boardsize N`` (5-19), ``clear_board``,
+                                       ``komi K``, ``fixed_handicap N``,
+                                       ``place_free_handicap N``,
+                                       ``set_free_handicap V V ...``
+play                                   ``play COLOR VERTEX``, ``genmove COLOR``, ``undo``
+tournament                             ``time_settings MAIN BYO STONES``,
+                                       ``time_left COLOR TIME STONES``, ``final_score``,
+                                       ``final_status_list alive|dead|seki``
+regression                             ``loadsgf FILE [MOVE_NUMBER]``,
+                                       ``reg_genmove COLOR``, ``printsgf [FILE]``
+GNU Go's test extensions               ``is_legal COLOR VERTEX`` (1/0),
+                                       ``all_legal COLOR``, ``captures COLOR``,
+                                       ``list_stones COLOR``
+KGS                                    ``kgs-genmove_cleanup COLOR``
+debugging                              ``showboard``
+=====================================  =================================================
+
+Failures use the specification's messages: ``unknown command``, ``syntax error`` (also
+for a bad colour or a vertex that is not on the board, like ``I5`` or ``Z9``),
+``illegal move``, ``unacceptable size``, ``invalid number of stones``, ``board not
+empty``, ``bad vertex list``, ``cannot undo``, ``cannot load file``, ``cannot score``
+(and GNU Go's ``cannot save file`` for ``printsgf``). An engine that fails or names an
+illegal move gives ``engine error: ...`` or ``internal error: ...``, on one line. A failed
+command leaves the board as it was; nothing a controller sends ends the session except
+``quit`` and the end of the input.
+
+Choices where GTP leaves room:
+
+* ``play`` accepts a move of either colour in any order (GTP: "consecutive moves of the
+  same color are not considered illegal") and goes on after two passes; ``genmove`` and
+  ``reg_genmove`` let the engine think for the colour asked, with the game going on (the
+  engine sees the position with that colour to move; after two or more passes in a row,
+  as if one pass had been played: its own pass would end the game again);
+* ``genmove`` answers ``resign`` when the engine resigns (the board is left as it is);
+* ``final_score`` and ``final_status_list`` take the dead stones from
+  :func:`~banmen.games.go.scoring.estimate_dead` (random playouts and Benson's pass-alive
+  test), except chains next to a seki point
+  (:func:`~banmen.games.go.scoring.seki_stones`), which random playouts tend to call dead;
+  they count under the session's rules (area or territory). ``final_status_list`` gives
+  one chain a line, as GNU Go;
+* ``loadsgf`` keeps the session's rules (``--rules``) and takes size, komi, handicap,
+  set-up stones and the main line from the file; ``MOVE_NUMBER`` N loads the position
+  before the N-th move. Its response is empty, as in the specification (GNU Go answers
+  the colour to move);
+* ``kgs-genmove_cleanup`` is ``genmove``, except that the engine may not pass while
+  stones of the other colour that ``final_status_list dead`` would list remain: a
+  liberty of such a chain is played instead;
+* ``place_free_handicap`` uses the fixed layout where it is defined and spreads further
+  stones over the third and fourth lines; it may place fewer stones than asked when the
+  board has no good point left (the specification allows it);
+* ``time_settings MAIN BYO STONES`` / ``time_left COLOR TIME STONES`` give the engine a
+  time per move (:meth:`GTPSession.move_time`): in main time, the time left divided by
+  ``max(20, empty points / 2)`` (an estimate of the moves still to play), but at least
+  the byo-yomi time per stone when there is byo-yomi (it follows the main time, so that
+  much is always safe); in byo-yomi, the period's time left divided by its stones left.
+  90% of that less 0.05 s (at least 0.05 s) goes to the engine, replacing the time bound
+  of its own spec (its depth or node bound stays). ``BYO > 0`` with ``STONES = 0`` means
+  no time limit (the specification's convention); without ``time_settings`` the engine
+  uses its own limit. The session also counts its own thinking time down between
+  ``time_left`` updates.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from banmen import __version__
+from banmen.games.go import kernel as K
+from banmen.games.go.board import (
+    BLACK,
+    EMPTY,
+    MAX_SIZE,
+    MIN_SIZE,
+    PASS,
+    WHITE,
+    Board,
+    handicap_points,
+    parse_color,
+    parse_vertex,
+    vertex_name,
+)
+from banmen.games.go.errors import GoError, HandicapError, IllegalMoveError
+from banmen.games.go.rules import Rules, komi_value, parse_rules
+from banmen.search.limits import Limit
+
+__all__ = ["GTPSession", "GTPFailure", "preprocess", "main", "NAME"]
+
+NAME = "banmen"
+
+_INT = re.compile(r"[+-]?[0-9]+")
+_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+class GTPFailure(Exception):
+    """A command that fails: its message is the text after ``?``."""
+
+
+def preprocess(line: str) -> str:
+    """A raw input line after GTP preprocessing: control characters but HT and LF
+    removed, the ``#`` comment cut off, HT turned into a space, ends stripped. An empty
+    result means the line is to be ignored."""
+    line = _CONTROL.sub("", line)
+    line = line.split("#", 1)[0]
+    return line.replace("\t", " ").strip()
+
+
+def _int(text: str, low: int | None = None) -> int:
+    if not _INT.fullmatch(text) or len(text) > 30:
+        raise GTPFailure("syntax error")
+    n = int(text)
+    if low is not None and n < low:
+        raise GTPFailure("syntax error")
+    return n
+
+
+def _float(text: str) -> float:
+    if not _FLOAT.fullmatch(text) or not math.isfinite(value := float(text)):
+        raise GTPFailure("syntax error")
+    return value
+
+
+def _color(text: str) -> int:
+    try:
+        return parse_color(text)
+    except GoError:
+        raise GTPFailure("syntax error") from None
+
+
+def _args(args: list[str], n: int) -> list[str]:
+    if len(args) < n:
+        raise GTPFailure("syntax error")
+    return args
+
+
+@dataclass
+class _Clock:
+    """One side's clock as the controller reports it: ``left`` seconds, for ``stones``
+    moves of a byo-yomi period (``stones`` 0: main or absolute time)."""
+
+    left: float
+    stones: int = 0
+
+
+class GTPSession:
+    """One GTP conversation over a Go board.
+
+    ``engine`` answers ``genmove`` (anything with the :class:`~banmen.engine.Engine`
+    ``think`` method, over a :class:`~banmen.games.go.board.Board`); without one,
+    ``genmove`` fails. ``size``, ``rules`` and ``komi`` set the board ``clear_board``
+    and ``boardsize`` make (``komi`` and ``boardsize`` change them for the session).
+
+    :meth:`handle` takes one raw input line and returns the full response text (or
+    ``None`` for a line GTP ignores); :attr:`done` turns true after ``quit``.
+    """
+
+    def __init__(
+        self,
+        engine: Any = None,
+        size: int = 19,
+        rules: Rules | str = "chinese",
+        komi: float | None = None,
+        name: str = NAME,
+    ) -> None:
+        self.engine = engine
+        self.rules = parse_rules(rules)
+        self.komi = self.rules.komi if komi is None else komi_value(komi)
+        self.size = size
+        self.board = self._new_board(size)
+        self.name = name
+        self.done = False
+        #: (main time, byo-yomi time, byo-yomi stones) from time_settings; None: no limit
+        self.time_settings: tuple[float, float, int] | None = None
+        self.clocks: dict[int, _Clock] = {}
+        self.commands: dict[str, Callable[[list[str]], str]] = {
+            "protocol_version": lambda a: "2",
+            "name": lambda a: self.name,
+            "version": lambda a: __version__,
+            "known_command": self._known_command,
+            "list_commands": lambda a: "\n".join(self.commands),
+            "quit": self._quit,
+            "boardsize": self._boardsize,
+            "clear_board": self._clear_board,
+            "komi": self._komi,
+            "fixed_handicap": self._fixed_handicap,
+            "place_free_handicap": self._place_free_handicap,
+            "set_free_handicap": self._set_free_handicap,
+            "play": self._play,
+            "genmove": self._genmove,
+            "undo": self._undo,
+            "time_settings": self._time_settings,
+            "time_left": self._time_left,
+            "final_score": self._final_score,
+            "final_status_list": self._final_status_list,
+            "loadsgf": self._loadsgf,
+            "reg_genmove": self._reg_genmove,
+            "printsgf": self._printsgf,
+            "is_legal": self._is_legal,
+            "all_legal": self._all_legal,
+            "captures": self._captures,
+            "list_stones": self._list_stones,
+            "kgs-genmove_cleanup": self._genmove_cleanup,
+            "showboard": self._showboard,
+        }
+
+    # ---- framing
+
+    def handle(self, line: str) -> str | None:
+        """The response to one raw input line, ``None`` if GTP ignores the line."""
+        text = preprocess(line)
+        if not text:
+            return None
+        words = text.split()
+        ident = ""
+        if words[0].isascii() and words[0].isdigit():
+            ident = words.pop(0)
+        if not words:
+            return self._frame("?", ident, "syntax error")
+        name, args = words[0], words[1:]
+        command = self.commands.get(name)
+        if command is None:
+            return self._frame("?", ident, "unknown command")
+        try:
+            result = command(args)
+        except GTPFailure as e:
+            return self._frame("?", ident, str(e))
+        except Exception as e:  # never let a command end the session
+            return self._frame("?", ident, f"internal error: {type(e).__name__}: {e}")
+        return self._frame("=", ident, result)
+
+    @staticmethod
+    def _frame(mark: str, ident: str, body: str) -> str:
+        lines = body.rstrip().split("\n")
+        if mark == "?":  # a message is one line
+            lines = [" ".join(" ".join(lines).split())]
+        # an empty line would end the response early
+        lines = [lines[0]] + [ln.rstrip() or " " for ln in lines[1:]]
+        return f"{mark}{ident} " + "\n".join(lines) + "\n\n"
+
+    # ---- helpers
+
+    def _new_board(self, size: int) -> Board:
+        return Board(size, self.rules, self.komi)
+
+    def _reset(self, size: int) -> None:
+        self.board = self._new_board(size)
+        self.size = size
+        new_game = getattr(self.engine, "new_game", None)
+        if callable(new_game):
+            new_game()
+
+    def _vertex(self, text: str) -> int:
+        try:
+            return parse_vertex(text, self.board.size)
+        except GoError:
+            raise GTPFailure("syntax error") from None
+
+    def _name(self, p: int) -> str:
+        return vertex_name(p, self.board.size)
+
+    def _names(self, points: Iterable[int]) -> str:
+        return " ".join(self._name(p) for p in points)
+
+    def _is_empty(self) -> bool:
+        b = self.board
+        return not (b.move_stack or b.stones(BLACK) or b.stones(WHITE))
+
+    # ---- administration
+
+    def _known_command(self, args: list[str]) -> str:
+        return "true" if args and args[0] in self.commands else "false"
+
+    def _quit(self, args: list[str]) -> str:
+        self.done = True
+        return ""
+
+    # ---- setup
+
+    def _boardsize(self, args: list[str]) -> str:
+        n = _int(_args(args, 1)[0])
+        if not MIN_SIZE <= n <= MAX_SIZE:
+            raise GTPFailure("unacceptable size")
+        self._reset(n)
+        return ""
+
+    def _clear_board(self, args: list[str]) -> str:
+        self._reset(self.board.size)
+        return ""
+
+    def _komi(self, args: list[str]) -> str:
+        try:
+            k = komi_value(_float(_args(args, 1)[0]))
+        except GoError:
+            raise GTPFailure("syntax error") from None
+        self.komi = k
+        self.board.rules = self.board.rules.with_komi(k)
+        return ""
+
+    def _handicap_count(self, args: list[str]) -> int:
+        n = _int(_args(args, 1)[0])
+        if not self._is_empty():
+            raise GTPFailure("board not empty")
+        if n < 2:
+            raise GTPFailure("invalid number of stones")
+        return n
+
+    def _fixed_handicap(self, args: list[str]) -> str:
+        n = self._handicap_count(args)
+        try:
+            points = handicap_points(n, self.board.size)
+        except HandicapError:
+            raise GTPFailure("invalid number of stones") from None
+        self.board.fixed_handicap(n)
+        return self._names(points)
+
+    def _place_free_handicap(self, args: list[str]) -> str:
+        n = self._handicap_count(args)
+        if n >= self.board.size**2:
+            raise GTPFailure("invalid number of stones")
+        points = free_handicap_points(n, self.board.size)
+        if len(points) < 2:
+            raise GTPFailure("invalid number of stones")
+        self.board.set_free_handicap(points)
+        return self._names(points)
+
+    def _set_free_handicap(self, args: list[str]) -> str:
+        try:
+            points = [parse_vertex(a, self.board.size) for a in args]
+        except GoError:
+            raise GTPFailure("bad vertex list") from None
+        if not self._is_empty():
+            raise GTPFailure("board not empty")
+        if PASS in points or len(set(points)) != len(points) or len(points) < 2:
+            raise GTPFailure("bad vertex list")
+        try:
+            self.board.set_free_handicap(points)
+        except GoError:
+            raise GTPFailure("bad vertex list") from None
+        return ""
+
+    # ---- play
+
+    def _play(self, args: list[str]) -> str:
+        a = _args(args, 2)
+        color, move = _color(a[0]), self._vertex(a[1])
+        try:
+            # _push: as SGF records, GTP may go on after two passes
+            self.board._push(move, color)
+        except IllegalMoveError:
+            raise GTPFailure("illegal move") from None
+        self.board.resigned = None  # (a loaded record's resignation) the game goes on
+        return ""
+
+    def _undo(self, args: list[str]) -> str:
+        if not self.board.move_stack:
+            raise GTPFailure("cannot undo")
+        self.board.pop()
+        return ""
+
+    def position_for(self, color: int) -> Board:
+        """A copy of the board with ``color`` to move and the game going on: what the
+        engine thinks about for ``genmove``. Out of turn, the simple-ko point is lifted
+        (as for a move out of turn); after two or more passes the engine sees one, so
+        that its own pass would end the game again."""
+        view = self.board.copy()
+        meta = view.position.meta
+        if view.turn != color:
+            meta[K.M_TURN] = color
+            meta[K.M_KO] = 0
+        if meta[K.M_PASSES] >= 2:
+            meta[K.M_PASSES] = 1
+        view.resigned = None
+        return view
+
+    def _think(self, color: int, cleanup: bool = False) -> int | None:
+        """The engine's move for ``color`` (a point or PASS; ``None``: it resigns)."""
+        if self.engine is None:
+            raise GTPFailure("no engine: start banmen gtp with --engine")
+        view = self.position_for(color)
+        limit = self.move_limit(color)
+        t0 = time.monotonic()
+        result = self.engine.think(view, limit)
+        self._spend(color, time.monotonic() - t0)
+        text = result.move
+        if text is None:
+            if getattr(result, "stopped_by", "") == "resign":
+                return None
+            move = PASS
+        elif text.strip().lower() == "resign":
+            return None
+        else:
+            try:
+                move = parse_vertex(text, self.board.size)
+            except GoError:
+                raise GTPFailure(f"engine error: {self.engine_name} answered {text!r}") from None
+        if move != PASS and self.board.why_illegal(move, color) is not None:
+            raise GTPFailure(
+                f"engine error: {self.engine_name} chose {text}, illegal for "
+                f"{'black' if color == BLACK else 'white'}"
+            )
+        if cleanup and move == PASS:
+            move = self._cleanup_move(color)
+        return move
+
+    @property
+    def engine_name(self) -> str:
+        return str(getattr(self.engine, "name", "the engine"))
+
+    def _answer(self, move: int | None) -> str:
+        return "resign" if move is None else self._name(move)
+
+    def _genmove(self, args: list[str], cleanup: bool = False) -> str:
+        color = _color(_args(args, 1)[0])
+        move = self._think(color, cleanup)
+        if move is not None:
+            self.board._push(move, color)
+        return self._answer(move)
+
+    def _genmove_cleanup(self, args: list[str]) -> str:
+        return self._genmove(args, cleanup=True)
+
+    def _reg_genmove(self, args: list[str]) -> str:
+        color = _color(_args(args, 1)[0])
+        return self._answer(self._think(color))
+
+    def _cleanup_move(self, color: int) -> int:
+        """A legal liberty of an opponent chain estimated dead (fewest liberties first),
+        or PASS when none is left."""
+        b = self.board
+        dead = self._dead()
+        other = WHITE if color == BLACK else BLACK
+        seen: set[int] = set()
+        chains = []
+        for p in sorted(dead):
+            if p in seen or b.color_at(p) != other:
+                continue
+            stones, libs = b.group(p)
+            seen.update(stones)
+            chains.append(libs)
+        for libs in sorted(chains, key=len):
+            for q in libs:
+                if b.why_illegal(q, color) is None:
+                    return q
+        return PASS
+
+    # ---- time
+
+    def _time_settings(self, args: list[str]) -> str:
+        a = _args(args, 3)
+        main, byo, stones = _float(a[0]), _float(a[1]), _int(a[2], 0)
+        if main < 0 or byo < 0:
+            raise GTPFailure("syntax error")
+        if byo > 0 and stones == 0:
+            self.time_settings = None  # the specification's "no time limit"
+            self.clocks = {}
+            return ""
+        self.time_settings = (main, byo, stones)
+        start = _Clock(main) if main > 0 or stones == 0 else _Clock(byo, stones)
+        self.clocks = {c: _Clock(start.left, start.stones) for c in (BLACK, WHITE)}
+        return ""
+
+    def _time_left(self, args: list[str]) -> str:
+        a = _args(args, 3)
+        color, left, stones = _color(a[0]), _float(a[1]), _int(a[2], 0)
+        self.clocks[color] = _Clock(max(left, 0.0), stones)
+        return ""
+
+    def move_time(self, color: int) -> float | None:
+        """Seconds for ``color``'s next move from the clock (module docstring), or
+        ``None`` when there is no time limit."""
+        clock = self.clocks.get(color)
+        if clock is None:
+            return None
+        settings = self.time_settings
+        if clock.stones > 0:
+            raw = clock.left / clock.stones
+        else:
+            empties = self.board.size**2 - len(self.board.stones(BLACK))
+            empties -= len(self.board.stones(WHITE))
+            raw = clock.left / max(20, empties // 2)
+            if settings is not None and settings[1] > 0 and settings[2] > 0:
+                raw = max(raw, settings[1] / settings[2])
+        return max(0.05, 0.9 * raw - 0.05)
+
+    def move_limit(self, color: int) -> Limit | None:
+        """The :class:`Limit` for ``color``'s next move: ``None`` (the engine's own) without
+        a clock; else the clock's time instead of the engine's own, with its depth and node
+        bounds (read from the engine's ``limit`` attribute, if it has one)."""
+        seconds = self.move_time(color)
+        if seconds is None:
+            return None
+        own = getattr(self.engine, "limit", None)
+        if isinstance(own, Limit):
+            return Limit(time=seconds, depth=own.depth, nodes=own.nodes)
+        return Limit(time=seconds)
+
+    def _spend(self, color: int, seconds: float) -> None:
+        clock = self.clocks.get(color)
+        if clock is None:
+            return
+        clock.left -= seconds
+        settings = self.time_settings
+        byo = settings is not None and settings[2] > 0
+        if clock.stones > 0:
+            clock.stones -= 1
+            if clock.stones == 0 and byo and clock.left >= 0:
+                assert settings is not None
+                clock.left, clock.stones = settings[1], settings[2]
+        elif clock.left <= 0 and byo:
+            assert settings is not None
+            clock.left, clock.stones = settings[1], settings[2]
+        clock.left = max(clock.left, 0.0)
+
+    # ---- scoring
+
+    def _dead(self) -> frozenset[int]:
+        """:func:`estimate_dead`, less the chains in seki (playouts tend to kill them)."""
+        from banmen.games.go.scoring import estimate_dead, seki_stones
+
+        b = self.board
+        return estimate_dead(b) - seki_stones(b.grid().tolist(), b.size)
+
+    def _final_score(self, args: list[str]) -> str:
+        try:
+            return self.board.score(self._dead()).result
+        except GoError:
+            raise GTPFailure("cannot score") from None
+
+    def _final_status_list(self, args: list[str]) -> str:
+        from banmen.games.go.scoring import chains, seki_stones
+
+        status = _args(args, 1)[0].lower()
+        if status not in ("alive", "dead", "seki"):
+            raise GTPFailure("syntax error")
+        b = self.board
+        dead = self._dead()
+        grid = b.grid().tolist()
+        for p in dead:
+            grid[p] = EMPTY
+        seki = seki_stones(grid, b.size)
+        out = []
+        for _, stones, _ in chains(b.grid().tolist(), b.size):
+            if stones <= dead:
+                kind = "dead"
+            elif stones <= seki:
+                kind = "seki"
+            else:
+                kind = "alive"
+            if kind == status:
+                out.append(sorted(stones))
+        out.sort()
+        return "\n".join(self._names(stones) for stones in out)
+
+    # ---- regression and files
+
+    def _loadsgf(self, args: list[str]) -> str:
+        from banmen.games.go.sgf import read_sgf
+
+        a = _args(args, 1)
+        number = _int(a[1], 1) if len(a) > 1 else None
+        try:
+            text = Path(a[0]).read_text(encoding="utf-8", errors="replace")
+            game = read_sgf(text, rules=self.rules)
+        except (OSError, GoError):
+            raise GTPFailure("cannot load file") from None
+        board = game.board
+        if game.info("KM") is None:
+            board.rules = board.rules.with_komi(self.komi)
+        if number is not None:
+            while len(board.move_stack) > number - 1:
+                board.pop()
+        self.board = board
+        self.size = board.size
+        self.komi = board.komi
+        new_game = getattr(self.engine, "new_game", None)
+        if callable(new_game):
+            new_game()
+        return ""
+
+    def _printsgf(self, args: list[str]) -> str:
+        from banmen.games.go.sgf import write_sgf
+
+        text = write_sgf(self.board)
+        if not args:
+            return text
+        try:
+            Path(args[0]).write_text(text, encoding="utf-8")
+        except OSError:
+            raise GTPFailure("cannot save file") from None
+        return ""
+
+    # ---- GNU Go's test commands
+
+    def _is_legal(self, args: list[str]) -> str:
+        a = _args(args, 2)
+        color, move = _color(a[0]), self._vertex(a[1])
+        return "1" if self.board.why_illegal(move, color) is None else "0"
+
+    def _all_legal(self, args: list[str]) -> str:
+        color = _color(_args(args, 1)[0])
+        b = self.board
+        return self._names(p for p in b.points if b.why_illegal(p, color) is None)
+
+    def _captures(self, args: list[str]) -> str:
+        return str(self.board.captures(_color(_args(args, 1)[0])))
+
+    def _list_stones(self, args: list[str]) -> str:
+        return self._names(self.board.stones(_color(_args(args, 1)[0])))
+
+    def _showboard(self, args: list[str]) -> str:
+        return "\n" + str(self.board)
+
+
+def free_handicap_points(n: int, size: int) -> list[int]:
+    """Up to ``n`` handicap points: the fixed layout as far as it goes, then points of the
+    third and fourth lines (then the others), none next to another handicap stone."""
+    chosen: list[int] = []
+    if size >= 7:
+        most = 4 if size == 7 or size % 2 == 0 else 9
+        chosen = handicap_points(min(n, most), size) if n >= 2 else []
+    stride = size + 2
+
+    def line(p: int) -> int:
+        r, c = divmod(p, stride)
+        return min(r, c, size + 1 - r, size + 1 - c)  # 1 on the edge
+
+    points = [(r + 1) * stride + c + 1 for r in range(size) for c in range(size)]
+    # third and fourth lines first, then the centre, then the second line, the edge last;
+    # within a class, the point farthest from the stones already placed
+    rank = {p: {3: 0, 4: 0, 2: 2, 1: 3}.get(line(p), 1) for p in points}
+    far = dict.fromkeys(points, 4 * size)
+    taken: set[int] = set()
+
+    def place(q: int) -> None:
+        taken.update((q, q - 1, q + 1, q - stride, q + stride))
+        qr, qc = divmod(q, stride)
+        for p in points:
+            r, c = divmod(p, stride)
+            far[p] = min(far[p], abs(r - qr) + abs(c - qc))
+
+    for q in chosen:
+        place(q)
+    while len(chosen) < n:
+        candidates = [p for p in points if p not in taken]
+        if not candidates:
+            break
+        best = min(candidates, key=lambda p: (rank[p], -far[p], p))
+        chosen.append(best)
+        place(best)
+    return chosen
+
+
+def main(
+    engine: Any = None,
+    size: int = 19,
+    rules: Rules | str = "chinese",
+    komi: float | None = None,
+    stdin: IO[str] | None = None,
+    stdout: IO[str] | None = None,
+) -> None:
+    """Serve GTP on ``stdin``/``stdout`` (the process's by default) until ``quit`` or the
+    end of the input."""
+    session = GTPSession(engine, size=size, rules=rules, komi=komi)
+    if stdin is None:
+        stdin = sys.stdin
+        if isinstance(stdin, io.TextIOWrapper):  # a lone CR is removed, not a line end
+            stdin.reconfigure(errors="replace", newline="\n")
+    if stdout is None:
+        stdout = sys.stdout
+        if isinstance(stdout, io.TextIOWrapper):  # LF line ends on every system
+            stdout.reconfigure(newline="\n")
+    for line in stdin:
+        response = session.handle(line)
+        if response is None:
+            continue
+        stdout.write(response)
+        stdout.flush()
+        if session.done:
+            break

@@ -1,0 +1,341 @@
+"""An external Go engine spoken to over the Go Text Protocol (GTP version 2).
+
+``GTPEngine("/usr/games/gnugo --mode gtp --level 1")`` starts the program and plays
+through it. Before each ``genmove`` the engine's board is brought to ours:
+
+* the first time, or when the size, komi or start position (handicap and set-up stones)
+  differ, or when the history went back further than ``undo`` can take it:
+  ``boardsize``, ``clear_board``, ``komi``, the start position's stones
+  (``set_free_handicap`` for black handicap stones with white to move, else ``play``
+  commands), then every move;
+* when the game only went on: just the new moves (``play``); when moves were taken back:
+  ``undo`` for each, then the new ones.
+
+The engine's own ``genmove`` answer is played on its board too, so the usual game costs
+one ``play`` and one ``genmove`` per move pair. With a time limit, ``time_settings 0 T 1``
+and ``time_left`` tell the engine it has T seconds a move (engines without those commands
+are not asked again). ``resign`` comes back as the move ``"resign"``, as banmen's own Go
+engine gives it: not a board move, the caller ends the game (the arena calls
+:meth:`Board.resign() <banmen.games.go.board.Board.resign>`).
+
+Every command carries an id, and a response with another id is a protocol error. The
+process failing to start, exiting, not answering in time, answering ``?`` to a command it
+must know, or naming a move our rules reject raises :class:`GTPError` with a one-line
+message. The player spec ``gtp:COMMAND`` builds one for the arena (Go only).
+"""
+
+from __future__ import annotations
+
+import math
+import queue
+import shlex
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from banmen.games.go.board import BLACK, PASS, WHITE
+from banmen.games.go.errors import GoError
+from banmen.search.limits import Limit, StopFlag
+
+__all__ = ["GTPEngine", "GTPError", "GTPCommandError"]
+
+
+class GTPError(RuntimeError):
+    """The engine process failed, timed out or broke the protocol."""
+
+
+class GTPCommandError(GTPError):
+    """The engine answered a command with a failure (``? message``)."""
+
+
+#: at most this many ``undo`` commands before a full replay is cheaper
+MAX_UNDO = 16
+
+
+class GTPEngine:
+    """A GTP engine as a banmen :class:`~banmen.engine.Engine` for Go boards."""
+
+    def __init__(self, command: str | list[str], name: str = "", timeout: float = 600.0) -> None:
+        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not self.argv:
+            raise ValueError("gtp needs a command, like 'gtp:gnugo --mode gtp'")
+        self.name = name or f"gtp:{' '.join(self.argv)}"
+        self.timeout = timeout
+        self._proc: subprocess.Popen[str] | None = None
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._id = 0
+        #: the engine's own name and version (``name``, ``version``), once started
+        self.engine_name = ""
+        self.engine_version = ""
+        #: commands the engine answered ``?`` to (optional ones are not sent again)
+        self._unsupported: set[str] = set()
+        # what the engine's board holds: size, komi, start stones, moves as (colour, point)
+        self._size: int | None = None
+        self._komi: float | None = None
+        self._setup: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+        self._moves: list[tuple[int, int]] = []
+        self._time_sent: int | None = None
+
+    # -- process
+
+    def _start(self) -> subprocess.Popen[str]:
+        if self._proc is not None and self._proc.poll() is None:
+            return self._proc
+        if self._proc is not None:  # it died: reap it
+            self.close()
+        try:
+            proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                bufsize=1,
+            )
+        except OSError as e:
+            raise GTPError(f"cannot start {self.argv[0]!r}: {e.strerror or e}") from None
+        self._proc = proc
+        self._lines = queue.Queue()
+        self._forget()
+        threading.Thread(target=self._read, args=(proc, self._lines), daemon=True).start()
+        try:
+            version = self.command("protocol_version")
+            if version.strip() != "2":
+                raise GTPError(f"{self.name} speaks GTP version {version.strip()!r}, not 2")
+            self.engine_name = self._optional("name") or ""
+            self.engine_version = self._optional("version") or ""
+        except GTPError:
+            self._abandon()
+            raise
+        return proc
+
+    def _abandon(self) -> None:
+        """Stop a process whose state is unknown (it broke the protocol or did not
+        answer); the next move starts a new one."""
+        proc, self._proc = self._proc, None
+        self._forget()
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+            _close_stdin(proc)
+
+    def _forget(self) -> None:
+        """The engine's board is unknown: the next move replays the game."""
+        self._size = self._komi = self._setup = None
+        self._moves = []
+        self._time_sent = None
+
+    @staticmethod
+    def _read(proc: subprocess.Popen[str], out: queue.Queue[str | None]) -> None:
+        assert proc.stdout is not None
+        try:
+            for line in proc.stdout:
+                out.put(line.rstrip("\r\n"))
+        except (OSError, ValueError):  # pragma: no cover - the pipe closed under us
+            pass
+        finally:
+            proc.stdout.close()  # here: the reader owns the stream
+        out.put(None)
+
+    def _send(self, line: str) -> None:
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None
+        try:
+            proc.stdin.write(line + "\n")
+            proc.stdin.flush()
+        except (OSError, ValueError):
+            raise GTPError(f"{self.name}: the engine process has exited") from None
+
+    def _next(self, deadline: float, seconds: float) -> str:
+        wait = deadline - time.monotonic()
+        try:
+            line = self._lines.get(timeout=max(wait, 0.001))
+        except queue.Empty:
+            self._abandon()
+            raise GTPError(f"{self.name}: no answer in {seconds:g} s") from None
+        if line is None:
+            raise GTPError(f"{self.name}: the engine process has exited")
+        return line
+
+    def command(self, text: str, timeout: float | None = None) -> str:
+        """Send one command; return the response's text (lines joined by newlines).
+        Raises :class:`GTPCommandError` for a ``?`` answer, :class:`GTPError` for
+        anything else that goes wrong."""
+        if self._proc is None:
+            self._start()  # (think restarts an engine that died; a command does not)
+        self._id += 1
+        ident = str(self._id)
+        self._send(f"{ident} {text}")
+        seconds = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + seconds
+        line = self._next(deadline, seconds)
+        while not line.startswith(("=", "?")):  # not a response: skip it
+            line = self._next(deadline, seconds)
+        mark, rest = line[0], line[1:]
+        digits = len(rest) - len(rest.lstrip("0123456789"))
+        got, rest = rest[:digits], rest[digits:].strip()
+        if got and got != ident:
+            self._abandon()
+            raise GTPError(f"{self.name} answered id {got} to command {ident} ({text!r})")
+        body = [rest]
+        while True:
+            line = self._next(deadline, seconds)
+            if not line.strip():
+                break
+            body.append(line)
+        answer = "\n".join(body).strip()
+        if mark == "?":
+            shown = " ".join(answer.split()) or "(no message)"
+            raise GTPCommandError(f"{self.name} failed {text!r}: {shown}")
+        return answer
+
+    def _optional(self, text: str) -> str | None:
+        """A command the engine need not know: ``None`` if it fails (and it is not sent
+        again)."""
+        word = text.split()[0]
+        if word in self._unsupported:
+            return None
+        try:
+            return self.command(text)
+        except GTPCommandError:
+            self._unsupported.add(word)
+            return None
+
+    def warm_up(self) -> None:
+        self._start()
+
+    def new_game(self) -> None:
+        """Start the engine's next game from a cleared board."""
+        self._forget()
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            if proc.poll() is None:
+                assert proc.stdin is not None
+                proc.stdin.write("quit\n")
+                proc.stdin.flush()
+            proc.wait(timeout=5)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            proc.kill()
+            proc.wait()
+        _close_stdin(proc)
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # pragma: no cover - interpreter shutdown
+            pass
+
+    # -- the engine's board
+
+    def _sync(self, board: Any) -> None:
+        """Bring the engine's board to ``board``'s game (module docstring)."""
+        start = board.start_board()
+        setup = (tuple(start.stones(BLACK)), tuple(start.stones(WHITE)))
+        moves = list(zip(board.colors, board.move_stack, strict=True))
+        same = (self._size, self._komi, self._setup) == (board.size, board.komi, setup)
+        try:
+            if same:
+                keep = 0
+                for ours, theirs in zip(moves, self._moves, strict=False):
+                    if ours != theirs:
+                        break
+                    keep += 1
+                back = len(self._moves) - keep
+                if back > MAX_UNDO:
+                    same = False
+                for _ in range(back if same else 0):
+                    try:
+                        self.command("undo")
+                    except GTPCommandError:
+                        same = False
+                        break
+                    self._moves.pop()
+            if not same:
+                self._replay_start(board, start, setup)
+            for color, move in moves[len(self._moves) :]:
+                self.command(f"play {_color(color)} {board.move_name(move)}")
+                self._moves.append((color, move))
+        except GTPError:
+            self._forget()
+            raise
+
+    def _replay_start(
+        self, board: Any, start: Any, setup: tuple[tuple[int, ...], tuple[int, ...]]
+    ) -> None:
+        self._forget()
+        self.command(f"boardsize {board.size}")
+        self.command("clear_board")
+        self.command(f"komi {board.komi:g}")
+        black, white = setup
+        placed = False
+        if len(black) >= 2 and not white and start.turn == WHITE:
+            names = " ".join(board.move_name(p) for p in black)
+            placed = self._optional(f"set_free_handicap {names}") is not None
+        if not placed:
+            for color, points in ((BLACK, black), (WHITE, white)):
+                for p in points:
+                    self.command(f"play {_color(color)} {board.move_name(p)}")
+        self._size, self._komi, self._setup = board.size, board.komi, setup
+
+    def _send_time(self, color: int, seconds: float) -> None:
+        t = max(1, math.ceil(seconds))
+        if self._time_sent != t:
+            if self._optional(f"time_settings 0 {t} 1") is None:
+                return
+            self._time_sent = t
+        self._optional(f"time_left {_color(color)} {t} 1")
+
+    # -- Engine
+
+    def think(
+        self,
+        board: Any,
+        limit: Limit | None = None,
+        on_info: Callable[[Any], None] | None = None,
+        stop: StopFlag | None = None,
+    ) -> Any:
+        from banmen.engine import Result
+
+        t0 = time.perf_counter()
+        if board.is_game_over():
+            return Result(None, stopped_by="game_over")
+        self._start()
+        self._sync(board)
+        color = board.turn
+        wait = self.timeout
+        if limit is not None and limit.time is not None:
+            self._send_time(color, limit.time)
+            wait += limit.time
+        answer = self.command(f"genmove {_color(color)}", timeout=wait)
+        seconds = time.perf_counter() - t0
+        stopped_by = "time" if limit is not None and limit.time is not None else "depth"
+        word = answer.split()[0] if answer.split() else ""
+        if word.lower() == "resign":
+            return Result("resign", stopped_by=stopped_by, seconds=seconds)
+        try:
+            move = PASS if word.lower() == "pass" else board.parse_move(word)
+        except GoError as e:
+            self._forget()  # the engine's board holds a move ours does not
+            raise GTPError(f"{self.name} answered genmove with {answer!r}: {e}") from None
+        self._moves.append((color, move))
+        return Result(board.move_name(move), seconds=seconds, stopped_by=stopped_by)
+
+
+def _color(color: int) -> str:
+    return "b" if color == BLACK else "w"
+
+
+def _close_stdin(proc: subprocess.Popen[str]) -> None:
+    """Close our end of the engine's input (its output is closed by the reader thread,
+    which may still be reading it)."""
+    try:
+        if proc.stdin is not None:
+            proc.stdin.close()
+    except (OSError, ValueError):  # pragma: no cover - a write failed half-way
+        pass

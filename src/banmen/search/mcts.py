@@ -1,0 +1,661 @@
+"""Monte-Carlo tree search, written once and compiled for every game that supplies kernels.
+
+A game hands the search a bundle of compiled kernels (:class:`MctsKernels`) over a
+*mutable* state — a tuple of arrays the kernels change in place — and a read-only ``ctx``
+(per-game constants). Numba specialises the search loop for each bundle, as for the
+alpha-beta search (DESIGN.md).
+
+The kernel contract (all compiled, with :func:`banmen._jit.kernel`):
+
+``copy(ctx, src, dst)``
+    Make ``dst`` the position ``src`` (a game may keep ``dst``'s random-number state: the
+    search copies the root into one scratch state before every playout).
+``to_move(ctx, st) -> int``
+    The player to move, 1 or 2.
+``expand(ctx, st, moves, prior_n, prior_w) -> n``
+    The legal moves to search (``moves[:n]``, each ``0 <= m < max_moves``) with their
+    prior knowledge as virtual visits ``prior_n`` (> 0) and virtual wins ``prior_w`` for
+    the mover (floats). ``n == 0`` means the game is over. ``st`` is not changed.
+``play(ctx, st, move)``
+    Play ``move`` in place.
+``playout(ctx, st, seq, seqc) -> (reward, length)``
+    Play the game to its end by the game's playout policy, writing the moves to
+    ``seq[:length]`` and their players to ``seqc``; ``reward`` is player 1's result in
+    [0, 1] (1 a win, 0 a loss).
+``evaluate(ctx, st) -> reward``
+    Player 1's result of a finished game.
+
+The tree lives in preallocated arrays: per node ``fstat`` (float32: visits and wins
+including the prior's virtual ones, AMAF visits and wins, real wins) and ``istat`` (int32:
+move, first child, number of children, real visits, flags: the player who made the move,
+pruned). A node's children are contiguous.
+
+Each iteration copies the root into a scratch state and descends by **UCT-RAVE**: a child's
+value is ``(1 - b) Q + b Q_amaf`` with ``b = n_amaf / (n_amaf + n + n_amaf n / K)`` (the
+"equivalence parameter" ``K``, :attr:`MCTS.rave_equiv`; after Gelly and Silver,
+"Monte-Carlo tree search and rapid action value estimation in computer Go", AIJ 2011),
+plus ``c sqrt(ln N / (n + 1))`` (:attr:`MCTS.explore`; 0 by default, as the priors and
+AMAF already spread the search). ``Q`` counts the prior's virtual visits, so a fresh child
+is valued at its prior. A leaf visited :attr:`MCTS.expand_threshold` times is expanded (four
+times as many once the tree is half full) and the playout runs from the new node. Backup
+adds the reward to every node on the path and, for AMAF, to every sibling whose move its
+player played first later in the same simulation (tree part and playout). The move played
+is the most visited one.
+
+The compiled loop releases the GIL and polls the stop flag every 16 playouts (a
+:class:`~banmen.search.limits.Deadline` sets it for time limits); ``Limit(nodes=N)``
+counts playouts. The driver runs it in slices of about a quarter second to report
+:class:`MctsInfo`. Tree reuse: :meth:`MCTS.advance` makes the subtree under the moves
+played since the last search the new root (copying it to the front of the arrays).
+"""
+
+# numba types the compiled functions; mypy sees numba's untyped decorators.
+# mypy: disable-error-code="misc, no-any-return, untyped-decorator, no-untyped-call"
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import njit
+
+from banmen.search.limits import STOP_REQUESTED, STOP_TIME, Deadline, Limit, StopFlag
+
+__all__ = ["MctsKernels", "MCTS", "MctsInfo", "MctsResult", "ChildStats"]
+
+# fstat columns
+F_N, F_W, F_RN, F_RW, F_REAL = range(5)
+# istat columns
+I_MOVE, I_FIRST, I_COUNT, I_VISITS, I_FLAGS = range(5)
+UNEXPANDED = -1
+TERMINAL = -2
+PRUNED = 4  # flag bit; bits 0-1 hold the player who made the move
+
+# ctl[] slots
+C_PLAYOUTS = 0  #: playouts of the current search (read by the worker's progress thread)
+C_LIMIT = 1  #: stop when C_PLAYOUTS reaches this
+C_SLICE = 2  #: return when C_PLAYOUTS reaches this (the driver's reporting slices)
+C_USED = 3  #: nodes in use
+C_CAP = 4  #: node capacity
+C_THRESHOLD = 5  #: real visits before a leaf is expanded
+C_MIN = 6  #: playouts before the stop flag is heeded
+C_STAMP = 7  #: AMAF stamp counter
+C_MAXDEPTH = 8  #: deepest tree descent so far
+C_SKIP = 9  #: the move that gets no AMAF statistics (-1: none)
+C_STOPPED = 10  #: 1 if the stop flag ended the last run
+C_FULL = 11  #: leaves left unexpanded for lack of room
+C_LEN = 12
+
+MAX_DEPTH = 1024  #: the longest descent through the tree
+
+
+class MctsKernels(NamedTuple):
+    """The compiled functions through which the search sees a game (module docstring)."""
+
+    copy: Any
+    to_move: Any
+    expand: Any
+    play: Any
+    playout: Any
+    evaluate: Any
+    max_moves: int  #: moves are below this; also the most children a node can have
+    max_playout: int  #: the longest playout, in moves
+    amaf_skip: int = -1  #: a move (Go's pass) that gets no AMAF statistics
+
+
+@dataclass(frozen=True)
+class ChildStats:
+    """One root move after a search: real visits and win rate, AMAF, prior."""
+
+    move: int
+    visits: int
+    winrate: float
+    amaf_visits: int
+    amaf_winrate: float
+    value: float  #: win rate with the prior's virtual visits (what selection sees)
+
+
+@dataclass(frozen=True)
+class MctsInfo:
+    """Progress: playouts so far, the best move's win rate, the principal variation."""
+
+    playouts: int
+    winrate: float
+    pv: list[int]
+    seconds: float
+    root_visits: int
+
+    @property
+    def nps(self) -> float:
+        return self.playouts / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass
+class MctsResult:
+    """What a search found: the most visited root move (``None`` if the root has no
+    move), its win rate for the player to move (never exact), the playouts of this
+    search and the root's visits (reused ones included)."""
+
+    move: int | None
+    winrate: float
+    playouts: int
+    seconds: float
+    pv: list[int] = field(default_factory=list)
+    stopped_by: str = "nodes"
+    root_visits: int = 0
+    nodes: int = 0
+    max_depth: int = 0
+
+    @property
+    def nps(self) -> float:
+        return self.playouts / self.seconds if self.seconds > 0 else 0.0
+
+
+# --------------------------------------------------------------------------- compiled core
+
+
+@njit(cache=True)
+def _new_children(
+    fs: Any, ist: Any, ctl: Any, node: int, n: int, mover: int, moves: Any, pn: Any, pw: Any
+) -> None:
+    first = ctl[C_USED]
+    for k in range(n):
+        i = first + k
+        ist[i, I_MOVE] = moves[k]
+        ist[i, I_FIRST] = UNEXPANDED
+        ist[i, I_COUNT] = 0
+        ist[i, I_VISITS] = 0
+        ist[i, I_FLAGS] = mover
+        fs[i, F_N] = pn[k]
+        fs[i, F_W] = pw[k]
+        fs[i, F_RN] = 0.0
+        fs[i, F_RW] = 0.0
+        fs[i, F_REAL] = 0.0
+    ist[node, I_FIRST] = first
+    ist[node, I_COUNT] = n
+    ctl[C_USED] = first + n
+
+
+@njit(cache=True)
+def _expand_node(
+    expand: Any,
+    to_move: Any,
+    ctx: Any,
+    st: Any,
+    fs: Any,
+    ist: Any,
+    ctl: Any,
+    node: int,
+    moves: Any,
+    pn: Any,
+    pw: Any,
+) -> int:
+    """Expand ``node`` (position ``st``) if there is room; returns the number of
+    children, 0 for a finished game (the node is marked terminal), -1 for no room."""
+    if ctl[C_USED] + moves.shape[0] > ctl[C_CAP]:
+        ctl[C_FULL] += 1
+        return -1
+    n = expand(ctx, st, moves, pn, pw)
+    if n == 0:
+        ist[node, I_FIRST] = TERMINAL
+        ist[node, I_COUNT] = 0
+        return 0
+    _new_children(fs, ist, ctl, node, n, to_move(ctx, st), moves, pn, pw)
+    return n
+
+
+@njit(cache=True, inline="always")
+def _select(fs: Any, ist: Any, node: int, equiv: float, explore: float) -> int:
+    first = ist[node, I_FIRST]
+    count = ist[node, I_COUNT]
+    logn = math.log(ist[node, I_VISITS] + 1.0)
+    best = -1
+    best_v = -1e30
+    for i in range(first, first + count):
+        if ist[i, I_FLAGS] & PRUNED:
+            continue
+        n = np.float64(fs[i, F_N])
+        q = fs[i, F_W] / n if n > 0 else 1.0
+        rn = np.float64(fs[i, F_RN])
+        if rn > 0:
+            b = rn / (rn + n + rn * n / equiv)
+            q += b * (fs[i, F_RW] / rn - q)
+        if explore > 0:
+            q += explore * math.sqrt(logn / (n + 1.0))
+        if q > best_v:
+            best_v = q
+            best = i
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _run(
+    copy: Any,
+    to_move: Any,
+    expand: Any,
+    play: Any,
+    playout: Any,
+    evaluate: Any,
+    ctx: Any,
+    root: Any,
+    st: Any,
+    fs: Any,
+    ist: Any,
+    ctl: Any,
+    fpar: Any,
+    stop: Any,
+    path: Any,
+    seq: Any,
+    seqc: Any,
+    stamp: Any,
+    owner: Any,
+    moves: Any,
+    pn: Any,
+    pw: Any,
+) -> None:
+    """Playouts until the limit, the slice's end or the stop flag (module docstring)."""
+    equiv = fpar[0]
+    explore = fpar[1]
+    skip = ctl[C_SKIP]
+    ctl[C_STOPPED] = 0
+    while ctl[C_PLAYOUTS] < ctl[C_LIMIT] and ctl[C_PLAYOUTS] < ctl[C_SLICE]:
+        if (ctl[C_PLAYOUTS] & 15) == 0 and ctl[C_PLAYOUTS] >= ctl[C_MIN] and stop[0] != 0:
+            ctl[C_STOPPED] = 1
+            break
+        copy(ctx, root, st)
+        node = 0
+        depth = 0
+        path[0] = 0
+        reward = -1.0
+        while True:
+            first = ist[node, I_FIRST]
+            if first == TERMINAL:
+                reward = evaluate(ctx, st)
+                break
+            if first == UNEXPANDED:
+                thr = ctl[C_THRESHOLD]
+                if 2 * ctl[C_USED] > ctl[C_CAP]:
+                    thr *= 4  # more than half full: expand only the busier leaves
+                if node != 0 and ist[node, I_VISITS] < thr:
+                    break
+                n = _expand_node(expand, to_move, ctx, st, fs, ist, ctl, node, moves, pn, pw)
+                if n == 0:
+                    reward = evaluate(ctx, st)
+                    break
+                if n < 0:
+                    break
+            child = _select(fs, ist, node, equiv, explore)
+            if child < 0:
+                break
+            play(ctx, st, ist[child, I_MOVE])
+            depth += 1
+            path[depth] = child
+            node = child
+            if depth >= path.shape[0] - 1:
+                break
+        length = 0
+        if reward < 0:
+            reward, length = playout(ctx, st, seq, seqc)
+        if depth > ctl[C_MAXDEPTH]:
+            ctl[C_MAXDEPTH] = depth
+        # backup
+        for d in range(depth + 1):
+            i = path[d]
+            r = reward if (ist[i, I_FLAGS] & 3) == 1 else 1.0 - reward
+            fs[i, F_N] += 1.0
+            fs[i, F_W] += r
+            fs[i, F_REAL] += r
+            ist[i, I_VISITS] += 1
+        # AMAF: the first player to play each move after a node, from the playout's end up
+        cur = ctl[C_STAMP] + 1
+        ctl[C_STAMP] = cur
+        for k in range(length - 1, -1, -1):
+            m = seq[k]
+            if m != skip:
+                stamp[m] = cur
+                owner[m] = seqc[k]
+        for d in range(depth, 0, -1):
+            c = path[d]
+            m = ist[c, I_MOVE]
+            mover = ist[c, I_FLAGS] & 3
+            if m != skip:
+                stamp[m] = cur
+                owner[m] = mover
+            parent = path[d - 1]
+            r = reward if mover == 1 else 1.0 - reward
+            first = ist[parent, I_FIRST]
+            for j in range(first, first + ist[parent, I_COUNT]):
+                mj = ist[j, I_MOVE]
+                if mj != skip and stamp[mj] == cur and owner[mj] == mover:
+                    fs[j, F_RN] += 1.0
+                    fs[j, F_RW] += r
+        ctl[C_PLAYOUTS] += 1
+
+
+@njit(cache=True)
+def _to_move(to_move: Any, ctx: Any, st: Any) -> int:
+    return to_move(ctx, st)
+
+
+@njit(cache=True)
+def _compact(fs: Any, ist: Any, fs2: Any, ist2: Any, old_of: Any, root: int) -> int:
+    """Copy the subtree under ``root`` to the front of ``fs2``/``ist2`` (breadth first,
+    children kept contiguous); returns the number of nodes copied."""
+    fs2[0] = fs[root]
+    ist2[0] = ist[root]
+    old_of[0] = root
+    used = 1
+    i = 0
+    while i < used:
+        o = old_of[i]
+        first = ist[o, I_FIRST]
+        if first >= 0:
+            count = ist[o, I_COUNT]
+            ist2[i, I_FIRST] = used
+            for k in range(count):
+                old_of[used + k] = first + k
+                fs2[used + k] = fs[first + k]
+                ist2[used + k] = ist[first + k]
+            used += count
+        i += 1
+    return used
+
+
+# --------------------------------------------------------------------------- driver
+
+
+class MCTS:
+    """UCT-RAVE over a game's :class:`MctsKernels` (module docstring), with its tree.
+
+    ``capacity`` is the number of nodes (40 bytes each, twice: tree reuse copies into a
+    second set; memory is touched only as the tree grows). One instance per player: the
+    tree carries over between moves through :meth:`advance`.
+    """
+
+    def __init__(
+        self,
+        kernels: MctsKernels,
+        capacity: int = 1 << 21,
+        *,
+        rave_equiv: float = 2000.0,
+        explore: float = 0.0,
+        expand_threshold: int = 2,
+        early_stop: bool = True,
+    ) -> None:
+        if capacity < 2 * kernels.max_moves + 1:
+            raise ValueError(f"capacity {capacity} is too small for {kernels.max_moves} moves")
+        self.kernels = kernels
+        self.capacity = capacity
+        #: AMAF equivalence parameter ``K``: visits at which AMAF and real values weigh alike
+        self.rave_equiv = rave_equiv
+        #: UCT exploration constant ``c``
+        self.explore = explore
+        #: real visits before a leaf gets children
+        self.expand_threshold = expand_threshold
+        #: under a time limit, stop once the most visited root move cannot be overtaken
+        #: in the time left (at the rate so far)
+        self.early_stop = early_stop
+        self._fs = np.zeros((capacity, 5), dtype=np.float32)
+        self._ist = np.zeros((capacity, 5), dtype=np.int32)
+        # the second set tree reuse copies into (calloc'd: pages are touched when used)
+        self._fs2 = np.zeros((capacity, 5), dtype=np.float32)
+        self._ist2 = np.zeros((capacity, 5), dtype=np.int32)
+        self._old_of = np.zeros(capacity, dtype=np.int32)
+        self.ctl = np.zeros(C_LEN, dtype=np.int64)
+        self.ctl[C_CAP] = capacity
+        self.ctl[C_SKIP] = kernels.amaf_skip
+        self._path = np.zeros(MAX_DEPTH, dtype=np.int64)
+        self._seq = np.zeros(kernels.max_playout + 1, dtype=np.int64)
+        self._seqc = np.zeros(kernels.max_playout + 1, dtype=np.int64)
+        self._stamp = np.zeros(kernels.max_moves, dtype=np.int64)
+        self._owner = np.zeros(kernels.max_moves, dtype=np.int64)
+        self._moves = np.zeros(kernels.max_moves, dtype=np.int64)
+        self._pn = np.zeros(kernels.max_moves, dtype=np.float64)
+        self._pw = np.zeros(kernels.max_moves, dtype=np.float64)
+        self.clear()
+
+    # ---- the tree
+
+    def clear(self, mover: int = 2) -> None:
+        """Forget the tree: a lone root whose move was made by ``mover``."""
+        self._fs[0] = 0
+        self._ist[0] = (0, UNEXPANDED, 0, 0, mover)
+        self.ctl[C_USED] = 1
+        self.ctl[C_STAMP] = 0
+        self._stamp[:] = 0
+
+    @property
+    def nodes(self) -> int:
+        return int(self.ctl[C_USED])
+
+    @property
+    def root_visits(self) -> int:
+        return int(self._ist[0, I_VISITS])
+
+    def _children(self, node: int) -> range:
+        first = int(self._ist[node, I_FIRST])
+        if first < 0:
+            return range(0)
+        return range(first, first + int(self._ist[node, I_COUNT]))
+
+    def _child(self, node: int, move: int) -> int | None:
+        r = self._children(node)
+        if not r:
+            return None
+        hits = np.nonzero(self._ist[r.start : r.stop, I_MOVE] == move)[0]
+        return r.start + int(hits[0]) if len(hits) else None
+
+    def advance(self, moves: Sequence[int]) -> bool:
+        """Make the node reached by ``moves`` from the root the new root, keeping its
+        subtree; if the tree does not hold that line, clear it and return ``False``."""
+        node = 0
+        for m in moves:
+            child = self._child(node, int(m))
+            if child is None:
+                self.clear(3 - self._mover_after(node))
+                return False
+            node = child
+        if node != 0:
+            used = _compact(self._fs, self._ist, self._fs2, self._ist2, self._old_of, node)
+            self._fs, self._fs2 = self._fs2, self._fs
+            self._ist, self._ist2 = self._ist2, self._ist
+            self.ctl[C_USED] = used
+        return True
+
+    def _mover_after(self, node: int) -> int:
+        return int(self._ist[node, I_FLAGS]) & 3
+
+    def children(self, node: int = 0) -> list[ChildStats]:
+        """Statistics of ``node``'s children (the root's by default), pruned ones left
+        out, most visited first."""
+        out = []
+        for i in self._children(node):
+            if self._ist[i, I_FLAGS] & PRUNED:
+                continue
+            v = int(self._ist[i, I_VISITS])
+            rn = float(self._fs[i, F_RN])
+            n = float(self._fs[i, F_N])
+            out.append(
+                ChildStats(
+                    move=int(self._ist[i, I_MOVE]),
+                    visits=v,
+                    winrate=float(self._fs[i, F_REAL]) / v if v else 0.5,
+                    amaf_visits=int(rn),
+                    amaf_winrate=float(self._fs[i, F_RW]) / rn if rn else 0.5,
+                    value=float(self._fs[i, F_W]) / n if n else 0.5,
+                )
+            )
+        out.sort(key=lambda c: (-c.visits, -c.value))
+        return out
+
+    def _best(self, node: int) -> int | None:
+        best = None
+        key = (-1, -1.0)
+        for i in self._children(node):
+            if self._ist[i, I_FLAGS] & PRUNED:
+                continue
+            v = int(self._ist[i, I_VISITS])
+            n = float(self._fs[i, F_N])
+            k = (v, float(self._fs[i, F_W]) / n if n else 0.0)
+            if k > key:
+                key = k
+                best = i
+        return best
+
+    def pv(self, max_len: int = 20) -> list[int]:
+        """The most visited line from the root (moves with at least one visit)."""
+        out: list[int] = []
+        node = 0
+        while len(out) < max_len:
+            child = self._best(node)
+            if child is None or self._ist[child, I_VISITS] == 0:
+                break
+            out.append(int(self._ist[child, I_MOVE]))
+            node = child
+        return out
+
+    # ---- searching
+
+    def _call(self, ctx: Any, root: Any, scratch: Any, stop: Any) -> None:
+        k = self.kernels
+        fpar = np.array([self.rave_equiv, self.explore], dtype=np.float64)
+        _run(
+            k.copy, k.to_move, k.expand, k.play, k.playout, k.evaluate,
+            ctx, root, scratch, self._fs, self._ist, self.ctl, fpar, stop,
+            self._path, self._seq, self._seqc, self._stamp, self._owner,
+            self._moves, self._pn, self._pw,
+        )  # fmt: skip
+
+    def expand_root(self, ctx: Any, root: Any) -> int:
+        """Give the root its children if it has none yet; returns how many it has (0: the
+        game is over)."""
+        if self._ist[0, I_FIRST] == UNEXPANDED:
+            k = self.kernels
+            n = _expand_node(
+                k.expand, k.to_move, ctx, root, self._fs, self._ist, self.ctl, 0,
+                self._moves, self._pn, self._pw,
+            )  # fmt: skip
+            if n < 0:  # pragma: no cover - the root always fits after clear()
+                self.clear(int(self._ist[0, I_FLAGS]) & 3)
+                return self.expand_root(ctx, root)
+        return len(self._children(0))
+
+    def restrict_root(self, allowed: set[int] | None) -> None:
+        """Search only the root moves in ``allowed`` (all if ``None``)."""
+        for i in self._children(0):
+            m = int(self._ist[i, I_MOVE])
+            if allowed is None or m in allowed:
+                self._ist[i, I_FLAGS] &= ~PRUNED
+            else:
+                self._ist[i, I_FLAGS] |= PRUNED
+
+    def search(
+        self,
+        ctx: Any,
+        root: Any,
+        scratch: Any,
+        limit: Limit | None = None,
+        *,
+        stop: StopFlag | None = None,
+        on_info: Callable[[MctsInfo], None] | None = None,
+        allowed: set[int] | None = None,
+        min_playouts: int = 16,
+        info_period: float = 0.25,
+    ) -> MctsResult:
+        """Search the position ``root`` (a game state, not changed; ``scratch`` is a
+        state of the same shape the playouts use) from the current tree.
+
+        ``limit.time`` is wall-clock seconds, ``limit.nodes`` playouts (``depth`` is
+        ignored; with neither, 1 second). Under a time limit the search ends early (as
+        ``"time"``) once the most visited move has more visits over the second than the
+        playouts left could bring (:attr:`early_stop`). At least ``min_playouts`` are played even if
+        ``stop`` is set already. ``on_info`` gets progress about every ``info_period``
+        seconds and at the end."""
+        t0 = time.perf_counter()
+        lim = limit or Limit()
+        seconds = lim.time if lim.time is not None or lim.nodes is not None else 1.0
+        ctl = self.ctl
+        ctl[C_PLAYOUTS] = 0
+        ctl[C_MAXDEPTH] = 0
+        ctl[C_LIMIT] = lim.nodes if lim.nodes is not None else 1 << 62
+        ctl[C_THRESHOLD] = self.expand_threshold
+        ctl[C_MIN] = min_playouts
+        flag = stop if stop is not None else StopFlag()
+        mover = 3 - int(_to_move(self.kernels.to_move, ctx, root))
+        self._ist[0, I_FLAGS] = (int(self._ist[0, I_FLAGS]) & ~3) | mover
+        if self.expand_root(ctx, root) == 0:
+            return MctsResult(None, 0.0, 0, time.perf_counter() - t0, [], "game_over")
+        self.restrict_root(allowed)
+        stopped_by = "nodes"
+        last_info = t0
+        with Deadline(flag, seconds):
+            slice_len = 64
+            while True:
+                ts = time.perf_counter()
+                ctl[C_SLICE] = int(ctl[C_PLAYOUTS]) + slice_len
+                self._call(ctx, root, scratch, flag.array)
+                now = time.perf_counter()
+                done = int(ctl[C_PLAYOUTS])
+                if ctl[C_STOPPED] or (flag.is_set() and done >= min_playouts):
+                    stopped_by = "time" if flag.reason == STOP_TIME else "stop"
+                    break
+                if done >= ctl[C_LIMIT]:
+                    stopped_by = "nodes"
+                    break
+                rate = slice_len / max(now - ts, 1e-6)
+                slice_len = int(min(max(rate * info_period, 16), 1 << 20))
+                if seconds is not None and self.early_stop:
+                    # the most visited move cannot be caught in the time left: done
+                    left = min(rate * (seconds - (now - t0)), ctl[C_LIMIT] - done)
+                    if self._lead() > left:
+                        stopped_by = "time"
+                        break
+                if on_info is not None and now - last_info >= info_period:
+                    last_info = now
+                    on_info(self._info(t0))
+        if flag.reason == STOP_TIME:
+            flag.clear()  # our own deadline's mark; a caller's stop request is left alone
+        elif flag.reason == STOP_REQUESTED:
+            stopped_by = "stop"
+        if on_info is not None:
+            on_info(self._info(t0))
+        best = self._best(0)
+        pv = self.pv()
+        wr = 0.0
+        if best is not None and self._ist[best, I_VISITS] > 0:
+            wr = float(self._fs[best, F_REAL]) / int(self._ist[best, I_VISITS])
+        return MctsResult(
+            move=None if best is None else int(self._ist[best, I_MOVE]),
+            winrate=wr,
+            playouts=int(ctl[C_PLAYOUTS]),
+            seconds=time.perf_counter() - t0,
+            pv=pv,
+            stopped_by=stopped_by,
+            root_visits=self.root_visits,
+            nodes=self.nodes,
+            max_depth=int(ctl[C_MAXDEPTH]),
+        )
+
+    def _lead(self) -> int:
+        """Visits of the most visited root move minus those of the second."""
+        r = self._children(0)
+        if not r:
+            return 0
+        ok = (self._ist[r.start : r.stop, I_FLAGS] & PRUNED) == 0
+        vis = np.sort(self._ist[r.start : r.stop, I_VISITS][ok])
+        if len(vis) == 0:
+            return 0
+        return int(vis[-1]) - (int(vis[-2]) if len(vis) > 1 else 0)
+
+    def _info(self, t0: float) -> MctsInfo:
+        best = self._best(0)
+        wr = 0.0
+        if best is not None and self._ist[best, I_VISITS] > 0:
+            wr = float(self._fs[best, F_REAL]) / int(self._ist[best, I_VISITS])
+        return MctsInfo(
+            int(self.ctl[C_PLAYOUTS]), wr, self.pv(), time.perf_counter() - t0, self.root_visits
+        )

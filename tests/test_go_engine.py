@@ -1,0 +1,356 @@
+"""The Go player: tactics found by the search, passing, resigning, limits, tree reuse, the
+playout policy (eyes, liberties, patterns), the arena and the player specs."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from banmen.arena.runner import EngineCache, _first_mover_result, play_game
+from banmen.arena.schedule import Job
+from banmen.engine import Info, Result, SpecError, make_engine, parse_spec
+from banmen.games import get_game
+from banmen.games.go import BLACK, PASS, WHITE, Board, parse_vertex
+from banmen.games.go import kernel as K
+from banmen.games.go import policy as P
+from banmen.games.go.engine import GoEngine
+from banmen.search.limits import Limit, StopFlag
+
+
+def diagram(text: str, turn: int = BLACK, komi: float | None = None) -> Board:
+    """A Chinese-rules board from rows of ``X`` (black), ``O`` (white), ``.``, top row
+    first."""
+    rows = [line.replace(" ", "") for line in text.strip().splitlines()]
+    n = len(rows)
+    board = Board(n, "chinese", komi)
+    black, white = [], []
+    for i, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            p = (n - i) * (n + 2) + c + 1
+            if ch == "X":
+                black.append(p)
+            elif ch == "O":
+                white.append(p)
+    board.setup(black, white, turn=turn)
+    return board
+
+
+@pytest.fixture(scope="module")
+def engine() -> GoEngine:
+    e = GoEngine(seed=3)
+    e.warm_up()
+    return e
+
+
+# --------------------------------------------------------------------------- tactics
+
+ATARI = """
+. . . . . . .
+. . . . . . .
+. . . . . . .
+X X X X . . .
+O O O O . . .
+X X X X . . .
+. . . . . . .
+"""
+
+
+@pytest.mark.parametrize("turn", [BLACK, WHITE])
+def test_captures_or_saves_the_group_in_atari(engine: GoEngine, turn: int) -> None:
+    # black captures four stones on E3; white saves them there
+    engine.new_game()
+    board = diagram(ATARI, turn, komi=0.5)
+    r = engine.think(board, Limit(nodes=1500))
+    assert r.move == "E3"
+    assert r.nodes == 1500 and r.stopped_by == "nodes" and not r.exact
+    assert 0 <= (r.score or 0) <= 100 and r.pv[0] == "E3"
+
+
+def test_passes_when_the_game_is_over(engine: GoEngine) -> None:
+    board = diagram(
+        """
+        . X X O .
+        X . X O O
+        X X X O .
+        . X X O O
+        X X . X O
+        """,
+        WHITE,
+        komi=0.5,
+    )
+    board.push(PASS)  # white passes; black wins by counting as the board stands
+    r = engine.think(board, Limit(nodes=500))
+    assert r.move == "pass" and r.stopped_by == "game_over"
+    board.push(PASS)
+    assert engine.think(board).move is None
+
+
+def test_does_not_pass_when_passing_loses(engine: GoEngine) -> None:
+    # the white stone on B4 is dead but, left on the board, makes black's area neutral
+    board = diagram(
+        """
+        . . X O .
+        . O X O O
+        . . X O .
+        . . X O O
+        . . X O .
+        """,
+        WHITE,
+        komi=0.5,
+    )
+    board.push(PASS)
+    engine.new_game()
+    r = engine.think(board, Limit(nodes=1500))
+    assert r.move not in ("pass", "resign")
+
+
+def test_passes_when_only_own_eyes_are_left(engine: GoEngine) -> None:
+    board = diagram(
+        """
+        X X X X X
+        X . X . X
+        X X X X X
+        X . X . X
+        X X X X X
+        """,
+        BLACK,
+    )
+    assert engine.think(board, Limit(nodes=100)).move == "pass"
+
+
+def test_resigns_when_hopeless() -> None:
+    board = diagram(
+        """
+        O O O O O
+        O . O . O
+        O O O O O
+        . . . . .
+        . . . . .
+        """,
+        BLACK,
+    )
+    e = GoEngine(seed=1, resign_visits=500)
+    r = e.think(board, Limit(nodes=1000))
+    assert r.move == "resign" and (r.score or 0) < 5
+    assert GoEngine(seed=1, resign=0.0).think(board, Limit(nodes=1000)).move != "resign"
+
+
+# --------------------------------------------------------------------------- limits, reuse
+
+
+def test_time_limit_and_info(engine: GoEngine) -> None:
+    infos: list[Info] = []
+    t0 = time.perf_counter()
+    r = engine.think(Board(9), Limit(time=0.6), on_info=infos.append)
+    assert time.perf_counter() - t0 < 3
+    assert r.stopped_by == "time" and r.nodes > 0 and r.move not in (None, "pass", "resign")
+    assert infos and infos[-1].nodes == r.nodes and infos[-1].pv == r.pv
+    assert all(0 <= i.score <= 100 for i in infos)
+
+
+def test_stop_flag(engine: GoEngine) -> None:
+    flag = StopFlag()
+    flag.set()
+    r = engine.think(Board(9), Limit(time=30), stop=flag)
+    assert r.stopped_by == "stop" and r.move is not None and r.seconds < 5
+
+
+def test_tree_reuse_keeps_visits() -> None:
+    e = GoEngine(seed=2)
+    board = Board(9)
+    r = e.think(board, Limit(nodes=3000))
+    assert r.move is not None and len(r.pv) >= 2
+    board.push(board.parse_move(r.pv[0]))
+    board.push(board.parse_move(r.pv[1]))
+    r2 = e.think(board, Limit(nodes=500))
+    assert r2.nodes == 500 and e.search.root_visits > 500  # the subtree came along
+    # a position the tree never saw starts afresh
+    other = Board(9)
+    other.push(other.parse_move("A1"))
+    e.think(other, Limit(nodes=200))
+    assert e.search.root_visits == 200
+
+
+def test_same_seed_same_game() -> None:
+    def moves() -> list[str]:
+        e = GoEngine(seed=5)
+        board = Board(7)
+        out = []
+        for _ in range(6):
+            r = e.think(board, Limit(nodes=300))
+            assert r.move is not None
+            out.append(r.move)
+            board.push(board.parse_move(r.move))
+        return out
+
+    assert moves() == moves()
+
+
+# --------------------------------------------------------------------------- the policy
+
+
+def _random_position(seed: int, plies: int, size: int = 9) -> Board:
+    rng = np.random.default_rng(seed)
+    board = Board(size)
+    for _ in range(plies):
+        legal = [m for m in board.legal_moves if m != PASS]
+        if not legal or board.is_game_over():
+            break
+        board.push(int(rng.choice(legal)))
+    return board
+
+
+@settings(max_examples=25)
+@given(st.integers(0, 10_000), st.integers(0, 60))
+def test_playout_policy_never_fills_own_eye(seed: int, plies: int) -> None:
+    board = _random_position(seed, plies)
+    pos = board.position.copy()
+    pos.meta[K.M_RNG] = seed
+    params, pat = P.context(9, 7.5)
+    cand = np.zeros(32, dtype=np.int64)
+    s = board.stride
+    prev = PASS
+    for _ in range(250):
+        if pos.meta[K.M_PASSES] >= 2:
+            break
+        color = int(pos.meta[K.M_TURN])
+        p = int(P.policy_move(params, pat, pos.board, pos.grp, pos.meta, prev, cand))
+        if p != PASS:
+            assert not K.is_eye(pos.board, p, color, s)
+            assert K.move_code(pos.board, pos.grp, pos.meta, p, color, False) == K.LEGAL
+        prev = int(pos.meta[K.M_LAST])
+        K.play(pos.board, pos.grp, pos.meta, p, color)
+
+
+@settings(max_examples=15)
+@given(st.integers(0, 10_000), st.integers(10, 70))
+def test_libs_after_matches_a_slow_count(seed: int, plies: int) -> None:
+    board = _random_position(seed, plies)
+    pos = board.position
+    for p in board.legal_moves:
+        if p == PASS:
+            continue
+        trial = board.copy()
+        trial.push(p)
+        libs = len(trial.group(p)[1])
+        got = P.libs_after(pos.board, pos.grp, pos.meta, p, board.turn)
+        assert got == min(libs, 2), board.move_name(p)
+
+
+def test_area_score_matches_the_board_count() -> None:
+    for seed in range(20):
+        board = _random_position(seed, 200, size=7)
+        pos = board.position
+        s = board.score()
+        assert P.area_score(pos.board, pos.meta) == s.black - (s.white - board.komi)
+
+
+def test_pattern_table() -> None:
+    table = P.pattern_table()
+    assert table.shape == (1 << 16,)
+
+    def code(rows: list[str], me: int) -> int:
+        val = {"X": me, "O": 3 - me, ".": K.EMPTY, "#": K.BORDER}
+        cells = [rows[1 - dr][1 + dc] for dr, dc in P._CELLS]
+        return sum(val[ch] << (2 * i) for i, ch in enumerate(cells))
+
+    hane = ["XOX", "...", "..."]
+    turned = ["X..", "O..", "X.."]  # a quarter turn
+    for me in (BLACK, WHITE):
+        bit = 1 << (me - 1)
+        assert table[code(hane, me)] & bit and table[code(turned, me)] & bit
+        assert not table[code(hane, 3 - me)] & bit  # the colours matter
+        assert not table[code(["...", "...", "..."], me)]
+    with pytest.raises(ValueError, match="centre"):
+        P.pattern_table({"bad": ("...", ".X.", "...")})
+
+
+def test_context_rejects_bad_parameters() -> None:
+    with pytest.raises(ValueError, match="unknown Go search parameter"):
+        GoEngine(nonsense=3)
+    with pytest.raises(ValueError, match="half points"):
+        P.context(9, 7.25)
+
+
+# --------------------------------------------------------------------------- specs, arena
+
+
+def test_specs() -> None:
+    assert parse_spec("mcts:time=2").options == {"time": 2.0}
+    assert parse_spec("mcts:playouts=2000,seed=1").options == {"playouts": 2000, "seed": 1}
+    e = make_engine("go", "mcts:playouts=2000,seed=1")
+    assert isinstance(e, GoEngine) and e.limit == Limit(nodes=2000) and e.seed == 1
+    assert isinstance(e, GoEngine) and e.name == "mcts:playouts=2000,seed=1"
+    e = make_engine("go", "mcts")
+    assert isinstance(e, GoEngine) and e.limit == Limit(time=1.0)
+    for bad in ("alphabeta:depth=3", "perfect", "cpu"):
+        with pytest.raises(SpecError, match="mcts") as info:
+            make_engine("go", bad)
+        assert "\n" not in str(info.value)
+    with pytest.raises(SpecError, match="Go only"):
+        make_engine("othello", "mcts")
+    with pytest.raises(SpecError, match="mcts takes"):
+        parse_spec("mcts:depth=3")
+
+
+def test_game_definition() -> None:
+    game = get_game("go")
+    assert game.new_board is not None
+    board = game.new_board(7, None)
+    assert board.size == 9 and board.komi == 7.5 and board.rules.name == "chinese"
+    assert game.new_board(0, 13).size == 13
+    assert game.scores(board) == (0, 7)
+    assert game.max_plies >= 3 * 9 * 9 and game.default_engine == "mcts"
+    assert game.board_from_dict(board.to_dict()) == board
+
+
+def test_results_from_the_first_movers_side() -> None:
+    assert [_first_mover_result(r) for r in ("B+3.5", "W+R", "0", "1-0", "*")] == [
+        "1-0", "0-1", "1/2-1/2", "1-0", "*",
+    ]  # fmt: skip
+
+
+def test_mcts_beats_random_in_the_arena() -> None:
+    specs = {"a": "mcts:playouts=200,seed=1", "b": "random"}
+    cache = EngineCache()
+    for swapped in (False, True):
+        first, second = ("b", "a") if swapped else ("a", "b")
+        rec = play_game("go", 9, Job(0, 0, swapped, first, second, 11), specs, cache)
+        assert rec.result == ("0-1" if swapped else "1-0"), rec.moves
+        assert rec.moves[-1] in ("pass", "resign")
+
+
+class _Resigner:
+    name = "resigner"
+
+    def new_game(self) -> None:
+        pass
+
+    def think(self, board: Any, *args: Any, **kwargs: Any) -> Result:
+        return Result("resign")
+
+
+def test_a_resignation_ends_an_arena_game() -> None:
+    cache = EngineCache()
+    specs = {"a": "mcts:playouts=50", "b": "random:seed=1"}
+    cache._engines[("go", specs["a"])] = _Resigner()
+    rec = play_game("go", 9, Job(0, 0, False, "a", "b", 1), specs, cache)
+    assert rec.result == "0-1" and rec.moves == ["resign"]
+
+
+def test_engine_cache_builds_go_engines() -> None:
+    game = get_game("go")
+    e = EngineCache().get(game, "mcts:playouts=10")
+    assert isinstance(e, GoEngine)
+    assert parse_vertex("E5", 9) in Board(9).legal_moves
+
+
+def test_a_depth_limit_means_the_default() -> None:
+    e = GoEngine(Limit(nodes=100), seed=1)
+    assert e.think(Board(7), Limit(depth=3)).nodes == 100
+    assert GoEngine(Limit(depth=3)).limit == Limit(time=1.0)

@@ -1,0 +1,142 @@
+"""The generic Monte-Carlo tree search: a toy game's kernels (to show it is generic), limits,
+stop flag, progress reports, tree reuse."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import pytest
+
+from banmen._jit import kernel
+from banmen.search.limits import Limit, StopFlag
+from banmen.search.mcts import MCTS, MctsInfo, MctsKernels
+
+# --------------------------------------------------------------------------- a toy game
+#
+# Subtraction game: a heap of stones, each turn take 1, 2 or 3; whoever takes the last
+# stone wins. The winning move leaves a multiple of 4. State: int64 [stones, to move,
+# random state]; move m takes m stones.
+
+
+@kernel
+def nim_copy(ctx: Any, src: Any, dst: Any) -> None:
+    dst[0] = src[0]
+    dst[1] = src[1]
+
+
+@kernel
+def nim_to_move(ctx: Any, st: Any) -> int:
+    return st[1]
+
+
+@kernel
+def nim_expand(ctx: Any, st: Any, moves: Any, pn: Any, pw: Any) -> int:
+    n = 0
+    for m in range(1, 4):
+        if m <= st[0]:
+            moves[n] = m
+            pn[n] = 1.0
+            pw[n] = 0.5
+            n += 1
+    return n
+
+
+@kernel
+def nim_play(ctx: Any, st: Any, m: int) -> None:
+    st[0] -= m
+    st[1] = 3 - st[1]
+
+
+@kernel
+def nim_playout(ctx: Any, st: Any, seq: Any, seqc: Any) -> tuple[float, int]:
+    n = 0
+    while st[0] > 0:
+        st[2] = (st[2] * 6364136223846793005 + 1442695040888963407) & 0x7FFFFFFFFFFFFFFF
+        m = min(1 + (st[2] >> 33) % 3, st[0])
+        seq[n] = m
+        seqc[n] = st[1]
+        n += 1
+        st[0] -= m
+        st[1] = 3 - st[1]
+    # the player who just moved took the last stone
+    return (1.0 if st[1] == 2 else 0.0), n
+
+
+@kernel
+def nim_evaluate(ctx: Any, st: Any) -> float:
+    return 1.0 if st[1] == 2 else 0.0
+
+
+NIM = MctsKernels(nim_copy, nim_to_move, nim_expand, nim_play, nim_playout, nim_evaluate,
+                  max_moves=4, max_playout=64)  # fmt: skip
+CTX = np.zeros(1, dtype=np.int64)
+
+
+def nim(stones: int, turn: int = 1) -> Any:
+    return np.array([stones, turn, 12345], dtype=np.int64)
+
+
+@pytest.mark.parametrize(("stones", "best"), [(5, 1), (6, 2), (7, 3), (10, 2), (15, 3)])
+def test_finds_the_winning_move_in_a_toy_game(stones: int, best: int) -> None:
+    m = MCTS(NIM, capacity=1 << 16, explore=0.5)
+    r = m.search(CTX, nim(stones), nim(stones), Limit(nodes=3000))
+    assert r.move == best
+    assert r.winrate > 0.75
+    assert r.playouts == 3000 and r.stopped_by == "nodes"
+    assert m.pv()[0] == best
+
+
+def test_a_lost_position_has_a_low_win_rate() -> None:
+    m = MCTS(NIM, capacity=1 << 16, explore=0.5)
+    r = m.search(CTX, nim(8), nim(8), Limit(nodes=3000))
+    assert r.winrate < 0.2
+
+
+def test_a_finished_game_has_no_move() -> None:
+    m = MCTS(NIM, capacity=1 << 10)
+    r = m.search(CTX, nim(0), nim(0), Limit(nodes=10))
+    assert r.move is None and r.stopped_by == "game_over"
+
+
+def test_time_limit_stop_flag_and_info() -> None:
+    m = MCTS(NIM, capacity=1 << 20, explore=0.5)
+    infos: list[MctsInfo] = []
+    t0 = time.perf_counter()
+    r = m.search(CTX, nim(30), nim(30), Limit(time=0.4), on_info=infos.append)
+    assert time.perf_counter() - t0 < 3
+    assert r.stopped_by == "time" and r.playouts > 0 and r.move in (1, 2, 3)
+    assert infos and infos[-1].playouts == r.playouts
+    assert [i.playouts for i in infos] == sorted(i.playouts for i in infos)
+    flag = StopFlag()
+    flag.set()
+    m.clear()
+    r = m.search(CTX, nim(30), nim(30), Limit(time=10), stop=flag, min_playouts=16)
+    assert r.stopped_by == "stop" and 16 <= r.playouts < 64 and r.move is not None
+    assert flag.is_set()  # the caller's request is left for the caller
+
+
+def test_tree_reuse_keeps_the_subtree() -> None:
+    m = MCTS(NIM, capacity=1 << 16, explore=0.5)
+    m.search(CTX, nim(12), nim(12), Limit(nodes=2000))
+    child = {c.move: c for c in m.children()}[1]
+    grandchild = {c.move: c for c in m.children(m._child(0, 1) or 0)}[3]
+    assert m.advance([1, 3])
+    assert m.root_visits == grandchild.visits > 0
+    assert child.visits >= grandchild.visits
+    before = m.root_visits
+    r = m.search(CTX, nim(8), nim(8), Limit(nodes=500))
+    assert m.root_visits == before + 500 and r.playouts == 500
+    # a line the tree does not hold clears it
+    assert not m.advance([3, 3, 3, 3])
+    assert m.root_visits == 0 and m.nodes == 1
+
+
+def test_restricted_root_and_tiny_capacity() -> None:
+    m = MCTS(NIM, capacity=16)  # room for a few expansions only: then playouts from leaves
+    r = m.search(CTX, nim(9), nim(9), Limit(nodes=500), allowed={2, 3})
+    assert r.move in (2, 3) and r.playouts == 500
+    assert m.nodes <= 16
+    with pytest.raises(ValueError, match="too small"):
+        MCTS(NIM, capacity=4)
