@@ -52,3 +52,15 @@ def test_othello_perft_and_ffo_rows() -> None:
     stopped = bench_ffo([41], time_limit=0.05)
     assert stopped["positions"][0]["status"] == "unknown"
     assert stopped["positions"][0]["score"] is None and stopped["correct"] == 0
+
+
+def test_go_playout_rows() -> None:
+    from banmen.bench.go import bench_mcts_playouts, bench_random_playouts
+
+    rnd = bench_random_playouts(9, 200)
+    assert rnd["playouts"] == 200 and rnd["playouts_per_second"] > 0
+    # Random play on an empty 9x9 board ends with stones and eyes on it: the mean area
+    # difference is a few points either way, far from the board's 81.
+    assert abs(rnd["mean_black_area_minus_white"]) < 40
+    mc = bench_mcts_playouts(9, 300)
+    assert mc["playouts"] >= 300 and mc["move"] is not None

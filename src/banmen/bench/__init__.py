@@ -101,6 +101,18 @@ def _othello_ffo_hard(quick: bool) -> dict[str, Any]:
     return bench_ffo([50] if quick else list(range(50, 60)), time_limit=60.0 if quick else 600.0)
 
 
+def _go_playouts(quick: bool) -> dict[str, Any]:
+    from banmen.bench.go import bench_mcts_playouts, bench_random_playouts
+
+    k = 10 if quick else 1
+    return {
+        "random_9x9": bench_random_playouts(9, 200_000 // k),
+        "random_19x19": bench_random_playouts(19, 40_000 // k),
+        "mcts_9x9": bench_mcts_playouts(9, 100_000 // k),
+        "mcts_19x19": bench_mcts_playouts(19, 20_000 // k),
+    }
+
+
 SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
     "mattix-solve": ("exact solves of seeded 6x6 deals", _mattix_solve),
     "mattix-depth": (
@@ -114,6 +126,10 @@ SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
     "othello-perft": ("Othello perft 11 from the start, moves made per second", _othello_perft),
     "othello-ffo": ("Othello FFO #40-#49 exact, one thread", _othello_ffo),
     "othello-ffo-hard": ("Othello FFO #50-#59, at most 10 minutes each", _othello_ffo_hard),
+    "go-playouts": (
+        "Go playouts/s on 9x9 and 19x19: random, and the engine's search",
+        _go_playouts,
+    ),
 }
 
 #: Suites ``banmen bench`` runs when none is named (the rest take hours).

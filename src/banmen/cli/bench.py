@@ -72,6 +72,15 @@ def _summary(record: dict[str, Any]) -> Table:
                 f"{r['total_seconds_solved']:.1f} s and {r['total_nodes_solved']:,} nodes "
                 "for the solved ones",
             )
+    if "go-playouts" in res:
+        r = res["go-playouts"]
+        t.add_row(
+            "go-playouts",
+            f"random: 9x9 {r['random_9x9']['playouts_per_second']:,.0f}/s, 19x19 "
+            f"{r['random_19x19']['playouts_per_second']:,.0f}/s; MCTS: 9x9 "
+            f"{r['mcts_9x9']['playouts_per_second']:,.0f}/s, 19x19 "
+            f"{r['mcts_19x19']['playouts_per_second']:,.0f}/s",
+        )
     if "web-lag" in res:
         r = res["web-lag"]
         t.add_row(
@@ -87,7 +96,7 @@ def bench(
         typer.Argument(
             help="Suites to run (default: all but othello-ffo-hard): mattix-solve, "
             "mattix-depth, mattix-first-player, search-deadline, arena-scaling, web-lag, "
-            "othello-perft, othello-ffo, othello-ffo-hard."
+            "othello-perft, othello-ffo, othello-ffo-hard, go-playouts."
         ),
     ] = None,
     quick: Annotated[bool, typer.Option(help="Small sample sizes (a smoke test).")] = False,
