@@ -354,3 +354,11 @@ def test_a_depth_limit_means_the_default() -> None:
     e = GoEngine(Limit(nodes=100), seed=1)
     assert e.think(Board(7), Limit(depth=3)).nodes == 100
     assert GoEngine(Limit(depth=3)).limit == Limit(time=1.0)
+
+
+def test_mcts_spec_limits() -> None:
+    from banmen.engine import parse_spec
+
+    assert parse_spec("mcts:playouts=500").limit == Limit(nodes=500)
+    assert parse_spec("mcts:time=2").limit == Limit(time=2.0)
+    assert parse_spec("mcts").limit == Limit(time=1.0)

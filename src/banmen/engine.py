@@ -238,6 +238,10 @@ class PlayerSpec:
         o = self.options
         if self.kind == "perfect":
             return Limit(time=o.get("time"), nodes=o.get("nodes"))
+        if self.kind == "mcts":  # playouts are the search's nodes
+            if not any(k in o for k in ("time", "playouts")):
+                return Limit(time=1.0)
+            return Limit(time=o.get("time"), nodes=o.get("playouts"))
         if not any(k in o for k in ("depth", "time", "nodes")):
             return Limit(time=1.0)
         return Limit(time=o.get("time"), depth=o.get("depth"), nodes=o.get("nodes"))

@@ -56,7 +56,7 @@ __all__ = ["GoEngine", "DEFAULT_LIMIT"]
 #: the limit when neither the spec nor the caller gives one
 DEFAULT_LIMIT = Limit(time=1.0)
 #: seconds kept back from a time limit for the work around the search
-_MARGIN = 0.02
+_MARGIN = 0.03
 
 
 def _no_bound(limit: Limit) -> bool:

@@ -264,7 +264,8 @@ def _atari_lib(grp: Any, npts: int, g: int) -> int:
 @njit(cache=True, _nrt=False)
 def libs_after(board: Any, grp: Any, meta: Any, p: int, color: int) -> int:
     """Liberties (0, 1, or 2 meaning "two or more") of the ``color`` group a stone on empty
-    point ``p`` would make, captures counted (a captured neighbour's point is a liberty)."""
+    point ``p`` would make, captures counted: every stone of a captured neighbour that
+    touches the new group (``p`` or a stone of a group it joins) becomes a liberty."""
     s = meta[M_STRIDE]
     free = 0
     for o in (-1, 1, -s, s):
@@ -274,14 +275,35 @@ def libs_after(board: Any, grp: Any, meta: Any, p: int, color: int) -> int:
         return 2
     npts = s * s
     opp = 3 - color
+    # The friendly groups the stone joins (at most four heads; -1 matches none).
+    f0 = -1
+    f1 = -1
+    f2 = -1
+    f3 = -1
+    nf = 0
+    for o in (-1, 1, -s, s):
+        q = p + o
+        if board[q] == color:
+            h = grp[G_HEAD * npts + q]
+            if h != f0 and h != f1 and h != f2 and h != f3:
+                if nf == 0:
+                    f0 = h
+                elif nf == 1:
+                    f1 = h
+                elif nf == 2:
+                    f2 = h
+                else:
+                    f3 = h
+                nf += 1
     l1 = 0
-    l2 = 0
     for o in (-1, 1, -s, s):
         q = p + o
         v = board[q]
-        x = 0
         if v == EMPTY:
-            x = q
+            if l1 == 0 or l1 == q:
+                l1 = q
+            else:
+                return 2
         elif v == color:
             g = grp[G_HEAD * npts + q]
             k = 0  # stones of g next to p: each is one pseudo-liberty at p
@@ -295,18 +317,35 @@ def libs_after(board: Any, grp: Any, meta: Any, p: int, color: int) -> int:
             ls = np.int64(grp[G_LSUM * npts + g]) - k * p
             ls2 = np.int64(grp[G_LSUM2 * npts + g]) - k * p * p
             y = ls // n
-            if ls == n * y and ls2 == n * y * y:
-                x = y  # one other liberty
-            else:
-                return 2  # two distinct others
-        elif v == opp:
-            if _atari_lib(grp, npts, grp[G_HEAD * npts + q]) == p:
-                x = q
-        if x != 0 and x != l1 and x != l2:
-            if l1 == 0:
-                l1 = x
+            if not (ls == n * y and ls2 == n * y * y):
+                return 2  # two distinct other liberties
+            if l1 == 0 or l1 == y:
+                l1 = y
             else:
                 return 2
+        elif v == opp:
+            c = grp[G_HEAD * npts + q]
+            if _atari_lib(grp, npts, c) != p:
+                continue
+            r = c  # walk the captured group's stones
+            while True:
+                touches = False
+                for o2 in (-1, 1, -s, s):
+                    t = r + o2
+                    if t == p:
+                        touches = True
+                    elif board[t] == color:
+                        h = grp[G_HEAD * npts + t]
+                        if h == f0 or h == f1 or h == f2 or h == f3:
+                            touches = True
+                if touches:
+                    if l1 == 0 or l1 == r:
+                        l1 = r
+                    else:
+                        return 2
+                r = grp[G_NEXT * npts + r]
+                if r == c:
+                    break
     return 0 if l1 == 0 else 1
 
 
