@@ -4,6 +4,7 @@ playout policy (eyes, liberties, patterns), the arena and the player specs."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -362,3 +363,33 @@ def test_mcts_spec_limits() -> None:
     assert parse_spec("mcts:playouts=500").limit == Limit(nodes=500)
     assert parse_spec("mcts:time=2").limit == Limit(time=2.0)
     assert parse_spec("mcts").limit == Limit(time=1.0)
+
+
+def test_arena_report_writes_each_go_game_as_sgf(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from banmen.cli import app
+    from banmen.games.go.sgf import read_sgf
+
+    runner = CliRunner()
+    db = tmp_path / "go.db"
+    args = ["arena", "go", "--size", "5", "-p", "a=random:seed=1", "-p", "b=random:seed=2",
+            "--games", "2", "--workers", "1", "--name", "g", "--db", str(db), "--json"]  # fmt: skip
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    out = tmp_path / "rep"
+    res = runner.invoke(app, ["arena", "report", "g", "--db", str(db), "--out", str(out),
+                              "--no-plots"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    files = sorted((out / "games").glob("*.sgf"))
+    assert len(files) == 2
+    from banmen.arena.store import ArenaStore
+
+    games = ArenaStore(db).games("g")
+    for path, g in zip(files, sorted(games, key=lambda g: (g.pairing, g.pair, g.swapped)),
+                       strict=True):  # fmt: skip
+        rec = read_sgf(path.read_text())
+        played = [rec.board.move_name(m) for m in rec.board.move_stack]
+        assert [m.upper() for m in played] == [m.upper() for m in g.moves if m != "resign"]
+        assert rec.properties["PB"][0].startswith(f"{g.first} (random")
+        assert rec.properties["SZ"] == ["5"] and rec.properties["RE"] == [rec.board.result()]

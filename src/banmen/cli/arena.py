@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 from typer.core import TyperGroup
 
-from banmen.arena.report import build_report, games_csv, pairings_csv
+from banmen.arena.report import build_report, game_records, games_csv, pairings_csv
 from banmen.arena.runner import Progress, run_arena
 from banmen.arena.schedule import ScheduleError, make_pairings, parse_player
 from banmen.arena.store import ArenaStore, RunConfig, default_db_path
@@ -298,6 +298,14 @@ def report(
     (folder / "games.csv").write_text(games_csv(store.games(run_id)))
     (folder / "pairings.csv").write_text(pairings_csv(rep))
     files = [folder / "report.json", folder / "games.csv", folder / "pairings.csv"]
+    config = store.run_config(run_id)
+    specs = {p["name"]: p["spec"] for p in config.players}
+    records = game_records(config.game, config.size, store.games(run_id), specs)
+    if records:
+        (folder / "games").mkdir(exist_ok=True)
+        for name, text in records:
+            (folder / "games" / name).write_text(text)
+        files.append(folder / "games" / f"({len(records)} game records)")
     if plots and rep["games_played"]:
         from banmen.arena.plots import write_plots
 
