@@ -415,3 +415,15 @@ def test_a_missing_nboard_program_is_a_one_line_error() -> None:
     with pytest.raises(NBoardError, match="cannot start") as e:
         engine.think(Board())
     assert "\n" not in str(e.value)
+
+
+def test_a_silent_nboard_program_times_out_and_is_stopped() -> None:
+    import sys
+
+    from banmen.protocols.nboard_client import NBoardEngine, NBoardError
+
+    engine = NBoardEngine([sys.executable, "-c", "import time; time.sleep(60)"], timeout=0.5)
+    with pytest.raises(NBoardError, match=r"no answer in 0\.5 s") as e:
+        engine.think(Board())
+    assert "\n" not in str(e.value)
+    assert engine._proc is None  # killed: its state is unknown

@@ -27,16 +27,14 @@ message. The player spec ``gtp:COMMAND`` builds one for the arena (Go only).
 from __future__ import annotations
 
 import math
-import queue
 import shlex
-import subprocess
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 from banmen.games.go.board import BLACK, PASS, WHITE
 from banmen.games.go.errors import GoError
+from banmen.protocols._lines import LineProcess
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["GTPEngine", "GTPError", "GTPCommandError"]
@@ -63,8 +61,7 @@ class GTPEngine:
             raise ValueError("gtp needs a command, like 'gtp:gnugo --mode gtp'")
         self.name = name or f"gtp:{' '.join(self.argv)}"
         self.timeout = timeout
-        self._proc: subprocess.Popen[str] | None = None
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._proc: LineProcess | None = None
         self._id = 0
         #: the engine's own name and version (``name``, ``version``), once started
         self.engine_name = ""
@@ -80,26 +77,17 @@ class GTPEngine:
 
     # -- process
 
-    def _start(self) -> subprocess.Popen[str]:
-        if self._proc is not None and self._proc.poll() is None:
+    def _start(self) -> LineProcess:
+        if self._proc is not None and self._proc.alive():
             return self._proc
         if self._proc is not None:  # it died: reap it
             self.close()
         try:
-            proc = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                text=True,
-                bufsize=1,
-            )
+            proc = LineProcess(self.argv)
         except OSError as e:
             raise GTPError(f"cannot start {self.argv[0]!r}: {e.strerror or e}") from None
         self._proc = proc
-        self._lines = queue.Queue()
         self._forget()
-        threading.Thread(target=self._read, args=(proc, self._lines), daemon=True).start()
         try:
             version = self.command("protocol_version")
             if version.strip() != "2":
@@ -118,8 +106,6 @@ class GTPEngine:
         self._forget()
         if proc is not None:
             proc.kill()
-            proc.wait()
-            _close_stdin(proc)
 
     def _forget(self) -> None:
         """The engine's board is unknown: the next move replays the game."""
@@ -127,32 +113,18 @@ class GTPEngine:
         self._moves = []
         self._time_sent = None
 
-    @staticmethod
-    def _read(proc: subprocess.Popen[str], out: queue.Queue[str | None]) -> None:
-        assert proc.stdout is not None
-        try:
-            for line in proc.stdout:
-                out.put(line.rstrip("\r\n"))
-        except (OSError, ValueError):  # pragma: no cover - the pipe closed under us
-            pass
-        finally:
-            proc.stdout.close()  # here: the reader owns the stream
-        out.put(None)
-
     def _send(self, line: str) -> None:
-        proc = self._proc
-        assert proc is not None and proc.stdin is not None
+        assert self._proc is not None
         try:
-            proc.stdin.write(line + "\n")
-            proc.stdin.flush()
-        except (OSError, ValueError):
+            self._proc.send(line)
+        except OSError:
             raise GTPError(f"{self.name}: the engine process has exited") from None
 
     def _next(self, deadline: float, seconds: float) -> str:
-        wait = deadline - time.monotonic()
+        assert self._proc is not None
         try:
-            line = self._lines.get(timeout=max(wait, 0.001))
-        except queue.Empty:
+            line = self._proc.next_line(deadline)
+        except TimeoutError:
             self._abandon()
             raise GTPError(f"{self.name}: no answer in {seconds:g} s") from None
         if line is None:
@@ -212,18 +184,8 @@ class GTPEngine:
 
     def close(self) -> None:
         proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        try:
-            if proc.poll() is None:
-                assert proc.stdin is not None
-                proc.stdin.write("quit\n")
-                proc.stdin.flush()
-            proc.wait(timeout=5)
-        except (OSError, ValueError, subprocess.TimeoutExpired):
-            proc.kill()
-            proc.wait()
-        _close_stdin(proc)
+        if proc is not None:
+            proc.close("quit")
 
     def __del__(self) -> None:
         try:
@@ -329,13 +291,3 @@ class GTPEngine:
 
 def _color(color: int) -> str:
     return "b" if color == BLACK else "w"
-
-
-def _close_stdin(proc: subprocess.Popen[str]) -> None:
-    """Close our end of the engine's input (its output is closed by the reader thread,
-    which may still be reading it)."""
-    try:
-        if proc.stdin is not None:
-            proc.stdin.close()
-    except (OSError, ValueError):  # pragma: no cover - a write failed half-way
-        pass

@@ -8,14 +8,12 @@ engine has read it, and ``go`` is answered by ``=== MOVE[/EVAL[/SECONDS]]``. The
 
 from __future__ import annotations
 
-import queue
 import shlex
-import subprocess
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
+from banmen.protocols._lines import LineProcess
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["NBoardEngine", "NBoardError"]
@@ -36,50 +34,41 @@ class NBoardEngine:
         self.depth = depth
         self.name = name or f"nboard:{' '.join(self.argv)}"
         self.timeout = timeout
-        self._proc: subprocess.Popen[str] | None = None
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._proc: LineProcess | None = None
         self._ping = 0
         self.engine_name = ""
 
     # -- process
 
-    def _start(self) -> subprocess.Popen[str]:
-        if self._proc is not None and self._proc.poll() is None:
+    def _start(self) -> LineProcess:
+        if self._proc is not None and self._proc.alive():
             return self._proc
+        if self._proc is not None:  # it died: reap it
+            self.close()
         try:
-            proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.DEVNULL, text=True, bufsize=1)  # fmt: skip
+            proc = LineProcess(self.argv)
         except OSError as e:
             raise NBoardError(f"cannot start {self.argv[0]!r}: {e.strerror or e}") from None
         self._proc = proc
-        self._lines = queue.Queue()
-        threading.Thread(target=self._read, args=(proc, self._lines), daemon=True).start()
         self._send("nboard 2")
         self._send(f"set depth {self.depth}")
         self._sync()
         return proc
 
-    @staticmethod
-    def _read(proc: subprocess.Popen[str], out: queue.Queue[str | None]) -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            out.put(line.rstrip("\r\n"))
-        out.put(None)
-
     def _send(self, line: str) -> None:
-        proc = self._proc
-        assert proc is not None and proc.stdin is not None
+        assert self._proc is not None
         try:
-            proc.stdin.write(line + "\n")
-            proc.stdin.flush()
+            self._proc.send(line)
         except OSError:
             raise NBoardError(f"{self.name}: the engine process has exited") from None
 
     def _next(self, deadline: float) -> str:
-        wait = deadline - time.monotonic()
+        assert self._proc is not None
         try:
-            line = self._lines.get(timeout=max(wait, 0.001))
-        except queue.Empty:
+            line = self._proc.next_line(deadline)
+        except TimeoutError:
+            proc, self._proc = self._proc, None
+            proc.kill()  # its state is unknown: the next move starts a new one
             raise NBoardError(f"{self.name}: no answer in {self.timeout:g} s") from None
         if line is None:
             raise NBoardError(f"{self.name}: the engine process has exited")
@@ -104,20 +93,8 @@ class NBoardEngine:
 
     def close(self) -> None:
         proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        try:
-            self._send_to(proc, "quit")
-            proc.wait(timeout=5)
-        except (OSError, subprocess.TimeoutExpired):
-            proc.kill()
-            proc.wait()
-
-    @staticmethod
-    def _send_to(proc: subprocess.Popen[str], line: str) -> None:
-        assert proc.stdin is not None
-        proc.stdin.write(line + "\n")
-        proc.stdin.flush()
+        if proc is not None:
+            proc.close("quit")
 
     def __del__(self) -> None:
         try:
