@@ -649,6 +649,26 @@ def random_playout(board: Any, grp: Any, meta: Any, max_plies: int) -> int:
     return playout_score(board, meta)
 
 
+@njit(cache=True, inline="always")
+def _owner(board: Any, p: int, s: int) -> int:
+    """+1 if black owns point ``p`` at the end of a playout, -1 for white, else 0: its
+    stone, or for an empty point the one colour among its neighbours (0 if both)."""
+    v = board[p]
+    if v == BLACK:
+        return 1
+    if v == WHITE:
+        return -1
+    b = 0
+    w = 0
+    for o in (-1, 1, -s, s):
+        u = board[p + o]
+        if u == BLACK:
+            b = 1
+        elif u == WHITE:
+            w = 1
+    return b - w
+
+
 @njit(cache=True)
 def playout_score(board: Any, meta: Any) -> int:
     """Black's area minus white's, no komi: stones, and empty points whose neighbours
@@ -658,22 +678,7 @@ def playout_score(board: Any, meta: Any) -> int:
     score = 0
     for r in range(1, n + 1):
         for c in range(1, n + 1):
-            p = r * s + c
-            v = board[p]
-            if v == BLACK:
-                score += 1
-            elif v == WHITE:
-                score -= 1
-            else:
-                b = 0
-                w = 0
-                for o in (-1, 1, -s, s):
-                    u = board[p + o]
-                    if u == BLACK:
-                        b = 1
-                    elif u == WHITE:
-                        w = 1
-                score += b - w
+            score += _owner(board, r * s + c, s)
     return score
 
 
@@ -684,21 +689,7 @@ def _add_ownership(board: Any, meta: Any, own: Any) -> None:
     for r in range(1, n + 1):
         for c in range(1, n + 1):
             p = r * s + c
-            v = board[p]
-            if v == BLACK:
-                own[p] += 1
-            elif v == WHITE:
-                own[p] -= 1
-            else:
-                b = 0
-                w = 0
-                for o in (-1, 1, -s, s):
-                    u = board[p + o]
-                    if u == BLACK:
-                        b = 1
-                    elif u == WHITE:
-                        w = 1
-                own[p] += b - w
+            own[p] += _owner(board, p, s)
 
 
 @njit(cache=True, nogil=True)

@@ -74,53 +74,33 @@ def _final(P: Any, O: Any) -> int:
     return d
 
 
+@njit(cache=True, inline="always")
+def _corner_run(P: Any, corner: Any, edge: Any, step: Any, up: bool) -> Any:
+    """P's unbroken run of discs along ``edge`` from ``corner`` (empty if the corner is
+    not P's), stepping ``step`` bits up or down."""
+    s = U(0)
+    x = corner
+    while x & P & edge:
+        s |= x
+        x = (x << step) if up else (x >> step)
+    return s
+
+
 @njit(cache=True)
 def _stable_edges(P: Any) -> Any:
     """P's discs on an edge that are stable by being anchored to a corner of theirs along
     the edge (a run from the corner). An under-estimate of stability, cheap and exact."""
-    s = U(0)
-    # top edge, from a1 rightwards and from h1 leftwards
-    if P & U(1):
-        x = U(1)
-        while x & P & _EDGE_TOP:
-            s |= x
-            x <<= U(1)
-    if P & U(0x80):
-        x = U(0x80)
-        while x & P & _EDGE_TOP:
-            s |= x
-            x >>= U(1)
-    if P & U(0x0100000000000000):
-        x = U(0x0100000000000000)
-        while x & P & _EDGE_BOTTOM:
-            s |= x
-            x <<= U(1)
-    if P & U(0x8000000000000000):
-        x = U(0x8000000000000000)
-        while x & P & _EDGE_BOTTOM:
-            s |= x
-            x >>= U(1)
-    if P & U(1):
-        x = U(1)
-        while x & P & _EDGE_LEFT:
-            s |= x
-            x <<= U(8)
-    if P & U(0x0100000000000000):
-        x = U(0x0100000000000000)
-        while x & P & _EDGE_LEFT:
-            s |= x
-            x >>= U(8)
-    if P & U(0x80):
-        x = U(0x80)
-        while x & P & _EDGE_RIGHT:
-            s |= x
-            x <<= U(8)
-    if P & U(0x8000000000000000):
-        x = U(0x8000000000000000)
-        while x & P & _EDGE_RIGHT:
-            s |= x
-            x >>= U(8)
-    return s
+    a1, h1, a8, h8 = U(1), U(0x80), U(0x0100000000000000), U(0x8000000000000000)
+    return (
+        _corner_run(P, a1, _EDGE_TOP, U(1), True)
+        | _corner_run(P, h1, _EDGE_TOP, U(1), False)
+        | _corner_run(P, a8, _EDGE_BOTTOM, U(1), True)
+        | _corner_run(P, h8, _EDGE_BOTTOM, U(1), False)
+        | _corner_run(P, a1, _EDGE_LEFT, U(8), True)
+        | _corner_run(P, a8, _EDGE_LEFT, U(8), False)
+        | _corner_run(P, h1, _EDGE_RIGHT, U(8), True)
+        | _corner_run(P, h8, _EDGE_RIGHT, U(8), False)
+    )
 
 
 @njit(cache=True, inline="always")
