@@ -5,10 +5,10 @@
 // each illegal point is illegal, captures, the dead stones and the count all come in the
 // "state" message; a move the page sends anyway is refused by the server with its reason.
 
-import { GameSocket } from "./connection.js";
 import { GoBoard } from "./go-board.js";
 import {
-  $, STOPPED_BY, fillLevelSelect, formatCount, gameIdStore, showConnection, showMessage,
+  $, STOPPED_BY, fillLevelSelect, formatCount, gameIdStore, gameSocket,
+  showLoadError, showMessage,
 } from "./page.js";
 
 const ids = gameIdStore("banmen.go.id");
@@ -313,12 +313,6 @@ function toggle(vertex) {
   send({ type: "toggle", square: vertex });
 }
 
-function showLoadError(text) {
-  const box = $("load-error");
-  box.textContent = text;
-  box.hidden = text === "";
-}
-
 function onMessage(msg) {
   switch (msg.type) {
     case "state": {
@@ -366,11 +360,7 @@ function onMessage(msg) {
   }
 }
 
-const sock = new GameSocket("/ws/go", {
-  onOpen: () => sock.send({ type: "join", id: state?.id ?? ids.wanted() }),
-  onMessage,
-  onStatus: showConnection,
-});
+const sock = gameSocket("/ws/go", ids, () => state?.id, onMessage);
 
 $("new-game").addEventListener("submit", (ev) => {
   ev.preventDefault();

@@ -5,10 +5,10 @@
 // server validates. The game id lives in the address (#id) and in localStorage, so a
 // reload — or a second tab — finds the same game.
 
-import { GameSocket } from "./connection.js";
 import { renderBoard } from "./board.js";
 import {
-  $, STOPPED_BY, fillLevelSelect, formatCount, gameIdStore, showConnection, showMessage,
+  $, STOPPED_BY, fillLevelSelect, formatCount, gameIdStore, gameSocket,
+  showMessage,
 } from "./page.js";
 
 const ids = gameIdStore("banmen.mattix.id");
@@ -211,11 +211,7 @@ function onMessage(msg) {
   }
 }
 
-const sock = new GameSocket("/ws/mattix", {
-  onOpen: () => sock.send({ type: "join", id: state?.id ?? ids.wanted() }),
-  onMessage,
-  onStatus: showConnection,
-});
+const sock = gameSocket("/ws/mattix", ids, () => state?.id, onMessage);
 
 $("new-game").addEventListener("submit", (ev) => {
   ev.preventDefault();

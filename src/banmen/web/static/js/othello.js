@@ -4,10 +4,10 @@
 // message (discs, legal moves and their flip counts all come from the server) and sends
 // requests ("move", "undo", "new", "load", ...) that the server validates.
 
-import { GameSocket } from "./connection.js";
 import { renderBoard } from "./othello-board.js";
 import {
-  $, STOPPED_BY, fillLevelSelect, formatCount, gameIdStore, showConnection, showMessage,
+  $, STOPPED_BY, fillLevelSelect, formatCount, gameIdStore, gameSocket,
+  showLoadError, showMessage,
 } from "./page.js";
 
 const ids = gameIdStore("banmen.othello.id");
@@ -219,12 +219,6 @@ function play(square) {
   }
 }
 
-function showLoadError(text) {
-  const box = $("load-error");
-  box.textContent = text;
-  box.hidden = text === "";
-}
-
 function onMessage(msg) {
   switch (msg.type) {
     case "state": {
@@ -270,11 +264,7 @@ function onMessage(msg) {
   }
 }
 
-const sock = new GameSocket("/ws/othello", {
-  onOpen: () => sock.send({ type: "join", id: state?.id ?? ids.wanted() }),
-  onMessage,
-  onStatus: showConnection,
-});
+const sock = gameSocket("/ws/othello", ids, () => state?.id, onMessage);
 
 async function copyText(text, button) {
   let ok = false;

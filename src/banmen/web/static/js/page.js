@@ -1,5 +1,8 @@
-// Helpers shared by the game pages (Mattix, Othello): the page's game id, messages, the
-// connection badge, level menus and number formatting. Game rules stay on the server.
+// Helpers shared by the game pages (Mattix, Othello, Go): the page's game id, the game
+// socket, messages, the connection badge, level menus and number formatting. Game rules
+// stay on the server.
+
+import { GameSocket } from "./connection.js";
 
 export const $ = (id) => document.getElementById(id);
 
@@ -77,4 +80,22 @@ export function fillLevelSelect(select, levels, value) {
     select.replaceChildren(...levels.map((lv) => new Option(lv.label, lv.name)));
   }
   if (document.activeElement !== select) select.value = value;
+}
+
+// The error line under the page's load box (#load-error); "" hides it.
+export function showLoadError(text) {
+  const box = $("load-error");
+  box.textContent = text;
+  box.hidden = text === "";
+}
+
+// The page's socket on `path`: on every (re)connection it joins the game `currentId()`
+// names, or the one the address or storage names (`ids`).
+export function gameSocket(path, ids, currentId, onMessage) {
+  const sock = new GameSocket(path, {
+    onOpen: () => sock.send({ type: "join", id: currentId() ?? ids.wanted() }),
+    onMessage,
+    onStatus: showConnection,
+  });
+  return sock;
 }
