@@ -33,5 +33,31 @@ class BrowserTab:
         """Wait until the URL names a game other than ``old``."""
         self.page.wait_for_function("(old) => location.hash.slice(1) !== old", arg=old)
 
+    def ply(self) -> int:
+        """The number of moves on the page's board (``#board[data-ply]``)."""
+        return int(self.page.get_attribute("#board", "data-ply") or 0)
+
+    def wait_phase(self, *phases: str, ply: int | None = None) -> None:
+        """Wait until the board's ``data-phase`` is one of ``phases`` (and its ply is
+        ``ply``, if given)."""
+        self.page.wait_for_function(
+            """([phases, ply]) => {
+                const b = document.getElementById("board");
+                return phases.includes(b.dataset.phase)
+                    && (ply === null || Number(b.dataset.ply) === ply);
+            }""",
+            arg=[list(phases), ply],
+        )
+
+    def both_human(self) -> None:
+        """Make both sides human through the player menus, as a user would."""
+        for side in (1, 2):
+            if self.page.input_value(f"#level-{side}") != "human":
+                self.page.select_option(f"#level-{side}", "human")
+        self.page.wait_for_function(
+            "() => ['ctl-1', 'ctl-2'].every(id => document.getElementById(id).textContent"
+            " === 'Human')"
+        )
+
     def close(self) -> None:
         self.context.close()

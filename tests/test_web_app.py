@@ -10,12 +10,12 @@ import json
 import sqlite3
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from starlette.websockets import WebSocketDisconnect
+from ws_conn import Msg, WsConn, stable
 
 with warnings.catch_warnings():
     # Starlette 1.x nudges TestClient users towards httpx2; irrelevant to these tests.
@@ -35,8 +35,6 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:.*httpx2:UserWarning"),
 ]
 
-Msg = dict[str, Any]
-
 
 # --------------------------------------------------------------------------- fixtures
 
@@ -48,51 +46,16 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
         yield c
 
 
-class Conn:
-    """A WebSocket with helpers that read until the message a test is waiting for."""
+class Conn(WsConn):
+    """A socket on /ws/mattix."""
 
-    def __init__(self, ws: Any) -> None:
-        self.ws = ws
-        self.state: Msg | None = None
-
-    def send(self, msg: Msg | str) -> None:
-        self.ws.send_text(msg if isinstance(msg, str) else json.dumps(msg))
-
-    def recv(self) -> Msg:
-        msg: Msg = self.ws.receive_json()
-        if msg["type"] == "state":
-            self.state = msg
-        return msg
-
-    def until(self, pred: Callable[[Msg], bool], limit: int = 2000) -> Msg:
-        for _ in range(limit):
-            msg = self.recv()
-            if pred(msg):
-                return msg
-        raise AssertionError(f"no matching message in {limit}; last state: {self.state}")
-
-    def next_state(self, pred: Callable[[Msg], bool] = lambda s: True) -> Msg:
-        return self.until(lambda m: m["type"] == "state" and pred(m))
+    limit = 2000
 
     def next_error(self) -> Msg:
         """The next error; a state arriving first means the message was acted on."""
         msg = self.until(lambda m: m["type"] in ("error", "state"))
         assert msg["type"] == "error", f"expected an error, got a new state: {msg}"
         return msg
-
-    def join(self, game_id: str | None = None) -> Msg:
-        self.send({"type": "join", "id": game_id} if game_id else {"type": "join"})
-        return self.next_state()
-
-    def resync(self) -> Msg:
-        """Ask for the current state again (a re-join of the same game)."""
-        assert self.state is not None
-        return self.join(self.state["id"])
-
-    def new(self, **fields: Any) -> Msg:
-        old_id = (self.state or {}).get("id")
-        self.send({"type": "new", **fields})
-        return self.next_state(lambda s: s["id"] != old_id)
 
 
 @pytest.fixture
@@ -101,15 +64,6 @@ def conn(client: TestClient) -> Iterator[Conn]:
         c = Conn(ws)
         c.join()
         yield c
-
-
-def stable(state: Msg) -> Msg:
-    """A state without its clock reading, for before/after comparisons."""
-    s = dict(state)
-    if s.get("thinking"):
-        s["thinking"] = {k: v for k, v in s["thinking"].items() if k != "seconds"}
-    s.pop("info", None)
-    return s
 
 
 HUMANS = {"1": "human", "2": "human"}

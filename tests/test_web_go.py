@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from ws_conn import Msg, WsConn, stable
 
 with warnings.catch_warnings():
     # Starlette 1.x nudges TestClient users towards httpx2; irrelevant to these tests.
@@ -33,7 +34,6 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:.*httpx2:UserWarning"),
 ]
 
-Msg = dict[str, Any]
 HUMANS = {"1": "human", "2": "human"}
 
 #: Black takes the white stone on D5 with E5; white may not retake on D5 at once (ko).
@@ -54,55 +54,13 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
         yield c
 
 
-class Conn:
-    """A WebSocket on /ws/go, with helpers that read up to the message a test waits for."""
-
-    def __init__(self, ws: Any) -> None:
-        self.ws = ws
-        self.state: Msg = {}
-
-    def send(self, msg: Msg | str) -> None:
-        self.ws.send_text(msg if isinstance(msg, str) else json.dumps(msg))
-
-    def until(self, pred: Callable[[Msg], bool], limit: int = 5000) -> Msg:
-        for _ in range(limit):
-            msg: Msg = self.ws.receive_json()
-            if msg["type"] == "state":
-                self.state = msg
-            if pred(msg):
-                return msg
-        raise AssertionError(f"nothing matched in {limit} messages; last state {self.state}")
-
-    def next_state(self, pred: Callable[[Msg], bool] = lambda s: True) -> Msg:
-        return self.until(lambda m: m["type"] == "state" and pred(m))
+class Conn(WsConn):
+    """A socket on /ws/go."""
 
     def error(self, msg: Msg | str) -> str:
         """Send ``msg``; the one-line error it gets (a state first means it was done)."""
         self.send(msg)
-        reply = self.until(lambda m: m["type"] in ("error", "state"))
-        assert reply["type"] == "error", f"expected an error, got a state: {reply}"
-        assert set(reply) == {"type", "message"}
-        text: str = reply["message"]
-        assert 0 < len(text) < 300 and "\n" not in text
-        assert "Traceback" not in text and "internal" not in text
-        return text
-
-    def join(self, game_id: str | None = None) -> Msg:
-        self.send({"type": "join", "id": game_id} if game_id else {"type": "join"})
-        return self.next_state()
-
-    def resync(self) -> Msg:
-        return self.join(self.state["id"])
-
-    def new(self, **fields: Any) -> Msg:
-        old = self.state.get("id")
-        self.send({"type": "new", **fields})
-        return self.next_state(lambda s: s["id"] != old)
-
-    def load(self, text: str) -> Msg:
-        old = self.state.get("id")
-        self.send({"type": "load", "text": text})
-        return self.next_state(lambda s: s["id"] != old)
+        return self.next_error_text()
 
     def do(self, msg: Msg) -> Msg:
         """Send ``msg`` and return the state it leads to."""
@@ -125,15 +83,6 @@ def conn(client: TestClient) -> Iterator[Conn]:
         c = Conn(ws)
         c.join()
         yield c
-
-
-def stable(state: Msg) -> Msg:
-    """A state without its clock reading, for before/after comparisons."""
-    s = dict(state)
-    if s.get("thinking"):
-        s["thinking"] = {k: v for k, v in s["thinking"].items() if k != "seconds"}
-    s.pop("info", None)
-    return s
 
 
 def board_of(moves: list[str], size: int = 9, rules: str = "chinese") -> go.Board:

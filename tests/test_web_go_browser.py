@@ -38,29 +38,6 @@ class Tab(BrowserTab):
         self.goto(path)
         self.wait_phase("human", "cpu", "paused", "counting", "over")
 
-    def ply(self) -> int:
-        return int(self.page.get_attribute("#board", "data-ply") or 0)
-
-    def wait_phase(self, *phases: str, ply: int | None = None) -> None:
-        self.page.wait_for_function(
-            """([phases, ply]) => {
-                const b = document.getElementById("board");
-                return phases.includes(b.dataset.phase)
-                    && (ply === null || Number(b.dataset.ply) === ply);
-            }""",
-            arg=[list(phases), ply],
-        )
-
-    def humans(self) -> None:
-        """Both sides human, through the player menus."""
-        for side in (1, 2):
-            if self.page.input_value(f"#level-{side}") != "human":
-                self.page.select_option(f"#level-{side}", "human")
-        self.page.wait_for_function(
-            "() => ['ctl-1', 'ctl-2'].every(id => document.getElementById(id).textContent"
-            " === 'Human')"
-        )
-
     def new_game(self, size: int = 9, rules: str = "chinese") -> None:
         old = self.game_id()
         self.page.check(f'input[name="size"][value="{size}"]')
@@ -131,7 +108,7 @@ def tab(browser: Any, server: str) -> Iterator[Tab]:
 
 def test_preview_capture_prisoners_and_an_illegal_point(tab: Tab) -> None:
     tab.open()
-    tab.humans()
+    tab.both_human()
     tab.new_game(9)
     pg = tab.page
     assert tab.stones() == {}
@@ -199,7 +176,7 @@ def test_preview_capture_prisoners_and_an_illegal_point(tab: Tab) -> None:
 
 def test_passes_counting_dead_stones_and_sgf(tab: Tab) -> None:
     tab.open()
-    tab.humans()
+    tab.both_human()
     tab.new_game(9, "japanese")
     pg = tab.page
     assert pg.input_value("#komi") == "6.5"
@@ -306,7 +283,7 @@ def test_phone_touch_drag_plays_on_release(browser: Any, server: str) -> None:
     )
     try:
         phone.open()
-        phone.humans()
+        phone.both_human()
         phone.new_game(19)
         pg = phone.page
         assert pg.locator("#board-svg rect.pt").count() == 361
@@ -384,7 +361,7 @@ def test_against_the_random_cpu_the_page_shows_its_move(tab: Tab) -> None:
 
 def test_the_search_shows_playouts_win_rate_and_best_line(tab: Tab) -> None:
     tab.open()
-    tab.humans()
+    tab.both_human()
     tab.new_game(9)
     pg = tab.page
     pg.select_option("#level-1", "quick")  # black, to move: the search starts at once

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from browser_tab import BrowserTab
+from ws_conn import Msg, WsConn, stable
 
 with warnings.catch_warnings():
     # Starlette 1.x nudges TestClient users towards httpx2; irrelevant to these tests.
@@ -33,7 +34,6 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:.*httpx2:UserWarning"),
 ]
 
-Msg = dict[str, Any]
 HUMANS = {"1": "human", "2": "human"}
 
 #: Black (X) to move with no move: a1 white, b1 black; white's only move c1 ends the game.
@@ -61,62 +61,13 @@ def client(db: Path) -> Iterator[TestClient]:
         yield c
 
 
-class Conn:
-    """A WebSocket with helpers that read until the message a test is waiting for."""
-
-    def __init__(self, ws: Any) -> None:
-        self.ws = ws
-        self.state: Msg | None = None
-
-    def send(self, msg: Msg | str) -> None:
-        self.ws.send_text(msg if isinstance(msg, str) else json.dumps(msg))
-
-    def recv(self) -> Msg:
-        msg: Msg = self.ws.receive_json()
-        if msg["type"] == "state":
-            self.state = msg
-        return msg
-
-    def until(self, pred: Callable[[Msg], bool], limit: int = 5000) -> Msg:
-        for _ in range(limit):
-            msg = self.recv()
-            if pred(msg):
-                return msg
-        raise AssertionError(f"no matching message in {limit}; last state: {self.state}")
-
-    def next_state(self, pred: Callable[[Msg], bool] = lambda s: True) -> Msg:
-        return self.until(lambda m: m["type"] == "state" and pred(m))
+class Conn(WsConn):
+    """A socket on /ws/othello."""
 
     def next_error(self) -> str:
-        """The next error's text; a state arriving first means the message was acted on."""
-        msg = self.until(lambda m: m["type"] in ("error", "state"))
-        assert msg["type"] == "error", f"expected an error, got a new state: {msg}"
-        assert set(msg) == {"type", "message"}
-        text: str = msg["message"]
-        assert "\n" not in text and "Traceback" not in text and "internal" not in text
-        assert 0 < len(text) < 300
-        return text
-
-    def join(self, game_id: str | None = None) -> Msg:
-        self.send({"type": "join", "id": game_id} if game_id else {"type": "join"})
-        return self.next_state()
-
-    def resync(self) -> Msg:
-        assert self.state is not None
-        return self.join(self.state["id"])
-
-    def new(self, **fields: Any) -> Msg:
-        old_id = (self.state or {}).get("id")
-        self.send({"type": "new", **fields})
-        return self.next_state(lambda s: s["id"] != old_id)
-
-    def load(self, text: str) -> Msg:
-        old_id = (self.state or {}).get("id")
-        self.send({"type": "load", "text": text})
-        return self.next_state(lambda s: s["id"] != old_id)
+        return self.next_error_text()
 
     def move(self, square: str) -> Msg:
-        assert self.state is not None
         ply = len(self.state["history"])
         self.send({"type": "move", "square": square})
         return self.next_state(lambda s: len(s["history"]) > ply)
@@ -132,15 +83,6 @@ def conn(client: TestClient) -> Iterator[Conn]:
         c = Conn(ws)
         c.join()
         yield c
-
-
-def stable(state: Msg) -> Msg:
-    """A state without its clock reading, for before/after comparisons."""
-    s = dict(state)
-    if s.get("thinking"):
-        s["thinking"] = {k: v for k, v in s["thinking"].items() if k != "seconds"}
-    s.pop("info", None)
-    return s
 
 
 def cells_of(board: Board) -> list[int]:
@@ -568,19 +510,6 @@ class Tab(BrowserTab):
     def open(self, path: str = "/othello") -> None:
         self.page.goto(self.base + path)
         self.wait_phase("human", "cpu", "paused", "over")
-
-    def ply(self) -> int:
-        return int(self.page.get_attribute("#board", "data-ply") or 0)
-
-    def wait_phase(self, *phases: str, ply: int | None = None) -> None:
-        self.page.wait_for_function(
-            """([phases, ply]) => {
-                const b = document.getElementById("board");
-                return phases.includes(b.dataset.phase)
-                    && (ply === null || Number(b.dataset.ply) === ply);
-            }""",
-            arg=[list(phases), ply],
-        )
 
     def discs(self) -> dict[str, str]:
         """Square name -> "black" / "white" for every disc drawn."""

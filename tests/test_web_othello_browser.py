@@ -34,26 +34,6 @@ class Tab(BrowserTab):
         self.page.goto(self.base + "/othello")
         self.wait_phase("human", "cpu", "paused", "over")
 
-    def wait_phase(self, *phases: str, ply: int | None = None) -> None:
-        self.page.wait_for_function(
-            """([phases, ply]) => {
-                const b = document.getElementById("board");
-                return phases.includes(b.dataset.phase)
-                    && (ply === null || Number(b.dataset.ply) === ply);
-            }""",
-            arg=[list(phases), ply],
-        )
-
-    def both_human(self) -> None:
-        """Make both sides human through the player menus, as a user would."""
-        for side in (1, 2):
-            if self.page.input_value(f"#level-{side}") != "human":
-                self.page.select_option(f"#level-{side}", "human")
-        self.page.wait_for_function(
-            "() => ['ctl-1', 'ctl-2'].every(id => document.getElementById(id).textContent"
-            " === 'Human')"
-        )
-
     def new_game(self) -> None:
         old = self.game_id()
         self.page.click("#new-button")
