@@ -1,10 +1,8 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -42,48 +40,26 @@ CHROMIUM_ARGS = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The web app as a subprocess (``serve()`` on a free port, a temporary database, one
     engine worker), ready to play; yields its base URL."""
-    import httpx
+    from banmen.web.launch import free_port, stop, wait_ready
 
     tmp = tmp_path_factory.mktemp("browser")
-    port = _free_port()
+    port = free_port()
     code = (
         "from banmen.web.server import serve; "
         f"serve(port={port}, db={str(tmp / 'games.sqlite3')!r}, workers=1)"
     )
-    log = (tmp / "server.log").open("wb")
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
+    log = tmp / "server.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=out, stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, (tmp / "server.log").read_text()
-            try:
-                if httpx.get(f"{base}/api/health", timeout=2).json()["engines_ready"]:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "server did not get ready in 60 s"
-            time.sleep(0.1)
-        yield base
+        wait_ready(f"http://127.0.0.1:{port}", proc, log, timeout=60)
+        yield f"http://127.0.0.1:{port}"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+        stop(proc)
 
 
 @pytest.fixture(scope="module")

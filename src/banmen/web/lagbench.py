@@ -20,7 +20,6 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -33,6 +32,7 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 
 from banmen.web.lag import percentile
+from banmen.web.launch import free_port, stop, wait_ready
 
 __all__ = ["measure"]
 
@@ -63,31 +63,6 @@ def _save_bench_game(db: Path) -> None:
         store.save(BENCH_GAME_ID, "mattix", record)
     finally:
         store.close()
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _wait_ready(base: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    with httpx.Client(base_url=base, timeout=2.0) as http:
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                raise RuntimeError(
-                    f"the server exited with code {proc.returncode}: "
-                    f"{log.read_text(errors='replace')[-2000:]}"
-                )
-            try:
-                if http.get("/api/health").json().get("engines_ready"):
-                    return
-            except httpx.HTTPError:
-                pass  # not listening yet
-            time.sleep(0.1)
-    raise RuntimeError(f"the server did not get its engines ready in {STARTUP_TIMEOUT:.0f} s")
 
 
 async def _next_state(ws: ClientConnection, pred: Any = lambda s: True) -> dict[str, Any]:
@@ -151,7 +126,7 @@ def measure(
     """Time ``/api/health`` round trips while the CPU runs a ``duration``-second search."""
     if not duration > 0:
         raise ValueError(f"duration must be a positive number of seconds, got {duration!r}")
-    port = _free_port()
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory(prefix="banmen-lagbench-") as tmp:
         log = Path(tmp) / "server.log"
@@ -164,15 +139,10 @@ def measure(
         with log.open("wb") as out:
             proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
         try:
-            _wait_ready(base, proc, log)
+            wait_ready(base, proc, log, STARTUP_TIMEOUT)
             figures = asyncio.run(_drive(base, f"ws://127.0.0.1:{port}/ws/mattix", poll_interval))
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop(proc)
     return {
         "duration": duration,
         "spec": f"alphabeta:time={duration:g}",
