@@ -207,6 +207,26 @@ def handicap_points(n: int, size: int) -> list[int]:
 # --------------------------------------------------------------------------- the board
 
 
+def chain_at(grid: Sequence[int] | npt.NDArray[np.int8], p: int,
+             stride: int) -> tuple[set[int], set[int]]:  # fmt: skip
+    """(stones, liberties) of the chain on point ``p`` of a padded colour grid (``p``
+    holds a stone; ``stride`` = size + 2)."""
+    c = grid[p]
+    stones = {p}
+    libs: set[int] = set()
+    todo = [p]
+    while todo:
+        q = todo.pop()
+        for r in (q - 1, q + 1, q - stride, q + stride):
+            v = grid[r]
+            if v == c and r not in stones:
+                stones.add(r)
+                todo.append(r)
+            elif v == EMPTY:
+                libs.add(r)
+    return stones, libs
+
+
 class Board:
     """A Go position with its move history (``push`` / ``pop``, as in python-chess).
 
@@ -311,20 +331,8 @@ class Board:
         c = b[p]
         if c == EMPTY:
             return [], []
-        s = self.stride
-        seen = {p}
-        libs: set[int] = set()
-        todo = [p]
-        while todo:
-            q = todo.pop()
-            for r in (q - 1, q + 1, q - s, q + s):
-                v = b[r]
-                if v == c and r not in seen:
-                    seen.add(r)
-                    todo.append(r)
-                elif v == EMPTY:
-                    libs.add(r)
-        return sorted(seen), sorted(libs)
+        stones, libs = chain_at(b, p, self.stride)
+        return sorted(stones), sorted(libs)
 
     # ---- history for superko
 

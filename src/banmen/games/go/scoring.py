@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from banmen.games.go import kernel as K
-from banmen.games.go.board import BLACK, EMPTY, WHITE, Board, vertex_name
+from banmen.games.go.board import BLACK, EMPTY, WHITE, Board, chain_at, vertex_name
 from banmen.games.go.errors import ScoringError
 
 __all__ = [
@@ -126,18 +126,7 @@ def chains(grid: Sequence[int], size: int) -> list[tuple[int, frozenset[int], fr
         c = grid[p]
         if c not in (BLACK, WHITE) or p in seen:
             continue
-        stones = {p}
-        libs: set[int] = set()
-        todo = [p]
-        while todo:
-            q = todo.pop()
-            for r in _neighbours(q, s):
-                v = grid[r]
-                if v == c and r not in stones:
-                    stones.add(r)
-                    todo.append(r)
-                elif v == EMPTY:
-                    libs.add(r)
+        stones, libs = chain_at(grid, p, s)
         seen |= stones
         out.append((int(c), frozenset(stones), frozenset(libs)))
     return out
