@@ -98,10 +98,17 @@ class WebGame(ABC):
     def board_from_record(self, data: Any) -> Any:
         """The board saved as ``data`` (``board.to_dict()``); raises ``ValueError``."""
 
-    @abstractmethod
+    #: the game's own error class: what a board raises for a bad or illegal move
+    errors: type[Exception] = ValueError
+
     def parse_move(self, board: Any, text: str) -> int:
         """The legal move ``text`` names; raises :class:`ProtocolError` (the board's one-line
         message) if it is not one."""
+        try:
+            move: int = board.parse_move(text)
+        except self.errors as e:
+            raise ProtocolError(str(e)) from None
+        return move
 
     def is_pass(self, move: int) -> bool:
         """Whether ``move`` is a pass (legal only when the mover has nothing else)."""
@@ -154,6 +161,7 @@ class MattixGame(WebGame):
     title = "Mattix"
     sides = ("player 1", "player 2")
     default_size = 6
+    errors = mattix.MattixError
 
     def __init__(self, extra_levels: Mapping[str, str] | None = None) -> None:
         levels = make_levels(extra_levels, DEFAULT_LEVELS)
@@ -167,13 +175,6 @@ class MattixGame(WebGame):
 
     def board_from_record(self, data: Any) -> Any:
         return mattix.Board.from_dict(data)
-
-    def parse_move(self, board: Any, text: str) -> int:
-        try:
-            sq: int = board.parse_move(text)
-        except mattix.MattixError as e:
-            raise ProtocolError(str(e)) from None
-        return sq
 
     def describe(self, board: Any, start: Any) -> dict[str, Any]:
         history = []
@@ -225,6 +226,7 @@ class OthelloGame(WebGame):
     name = "othello"
     title = "Othello"
     sides = ("Black", "White")
+    errors = othello.OthelloError
 
     def __init__(self, extra_levels: Mapping[str, str] | None = None) -> None:
         levels = make_levels(extra_levels, OTHELLO_LEVELS)
@@ -235,13 +237,6 @@ class OthelloGame(WebGame):
 
     def board_from_record(self, data: Any) -> Any:
         return othello.Board.from_dict(data)
-
-    def parse_move(self, board: Any, text: str) -> int:
-        try:
-            sq: int = board.parse_move(text)
-        except othello.OthelloError as e:
-            raise ProtocolError(str(e)) from None
-        return sq
 
     def is_pass(self, move: int) -> bool:
         return move == othello.PASS
@@ -550,6 +545,7 @@ class GoGame(WebGame):
 
     name = "go"
     title = "Go"
+    errors = go.GoError
     sides = ("Black", "White")
     default_size = 9
 
@@ -590,11 +586,7 @@ class GoGame(WebGame):
             raise ProtocolError(self.over_message(board))
         if text.strip().lower() == "resign":
             return RESIGN
-        try:
-            move: int = board.board.parse_move(text)
-        except go.GoError as e:
-            raise ProtocolError(str(e)) from None
-        return move
+        return super().parse_move(board.board, text)
 
     def over_message(self, board: Any) -> str:
         if board.resigned is not None:
