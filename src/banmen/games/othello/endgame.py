@@ -282,27 +282,21 @@ _COLS = tuple(U(0x0101010101010101 << c) for c in range(8))
 _ROWS = tuple(U(0xFF << (8 * r)) for r in range(8))
 
 
+@njit(cache=True, inline="always")
+def _full_of(occ: Any, lines: Any) -> Any:
+    """The union of those ``lines`` (masks) that ``occ`` fills completely."""
+    full = U(0)
+    for m in lines:
+        if occ & m == m:
+            full |= m
+    return full
+
+
 @njit(cache=True)
 def _full_lines(occ: Any) -> Any:
     """Squares whose row, column and both diagonals are all full: nothing can ever be
     played along any of their lines, so a disc there can never flip."""
-    row = U(0)
-    for m in _ROWS:
-        if occ & m == m:
-            row |= m
-    col = U(0)
-    for m in _COLS:
-        if occ & m == m:
-            col |= m
-    diag = U(0)
-    for m in _DIAG:
-        if occ & m == m:
-            diag |= m
-    anti = U(0)
-    for m in _ANTI:
-        if occ & m == m:
-            anti |= m
-    return row & col & diag & anti
+    return _full_of(occ, _ROWS) & _full_of(occ, _COLS) & _full_of(occ, _DIAG) & _full_of(occ, _ANTI)
 
 
 @njit(cache=True)
