@@ -78,7 +78,7 @@ def serve(
 
 
 def _register() -> None:
-    from banmen.cli import arena, bench, gtp, othello, play, solve
+    from banmen.cli import arena, bench, gtp, othello, play, shogi, solve
 
     app.command(name="play")(play.play)
     # Layouts may start with a negative number ("-8,1,..."): not an option.
@@ -88,6 +88,7 @@ def _register() -> None:
     app.command(name="perft")(othello.perft)
     app.command(name="nboard")(othello.nboard)
     app.command(name="gtp")(gtp.gtp)
+    app.command(name="usi")(shogi.usi)
 
 
 _register()

@@ -39,12 +39,13 @@ def solve_mattix(layout: str, timeout: float | None = None) -> dict[str, Any]:
 
 
 def solve(
-    game: Annotated[str, typer.Argument(help="Game: mattix or othello.")],
+    game: Annotated[str, typer.Argument(help="Game: mattix, othello or shogi.")],
     position: Annotated[
         str,
         typer.Argument(
-            help="The position: a Mattix layout string, or an Othello board string "
-            "(64 squares X/O/- and the side to move, X or O)."
+            help="The position: a Mattix layout string, an Othello board string "
+            "(64 squares X/O/- and the side to move, X or O), or a shogi mate problem "
+            "as SFEN (quoted; the attacker is the side to move)."
         ),
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
@@ -55,12 +56,25 @@ def solve(
         float | None,
         typer.Option(help="Give up after this many seconds (then the answer is 'unknown')."),
     ] = None,
+    nodes: Annotated[
+        int | None,
+        typer.Option(help="Shogi: give up after this many nodes (then 'unknown')."),
+    ] = None,
+    hash_mb: Annotated[
+        int | None,
+        typer.Option("--hash", help="Shogi: transposition table size in MB (default 256)."),
+    ] = None,
 ) -> None:
-    """Solve a position exactly and print its value and best line."""
+    """Solve a position exactly and print its value and best line (shogi: the mate)."""
     from banmen.cli import fail
 
     if timeout is not None and not timeout > 0:
         raise fail(f"--timeout must be a positive number of seconds, got {timeout}")
+    if game.strip().lower() == "shogi":
+        _solve_shogi(position, as_json, timeout, nodes, hash_mb)
+        return
+    if nodes is not None or hash_mb is not None:
+        raise fail("--nodes and --hash are for shogi only")
     try:
         g = get_game(game)
         if g.name == "othello":
@@ -97,3 +111,23 @@ def solve(
         )
     nps = rec["nodes"] / rec["seconds"] if rec["seconds"] > 0 else 0.0
     typer.echo(f"nodes: {rec['nodes']:,} in {rec['seconds']:.3f} s ({nps / 1e6:.1f} M nodes/s)")
+
+
+def _solve_shogi(
+    position: str, as_json: bool, timeout: float | None, nodes: int | None, hash_mb: int | None
+) -> None:
+    from banmen.cli import fail
+    from banmen.cli.shogi import HASH_DEFAULT, print_shogi, solve_shogi
+
+    if nodes is not None and nodes < 1:
+        raise fail(f"--nodes must be a positive integer, got {nodes}")
+    if hash_mb is not None and not 1 <= hash_mb <= 65536:
+        raise fail(f"--hash must be 1-65536 MB, got {hash_mb}")
+    try:
+        rec = solve_shogi(position, timeout, nodes, HASH_DEFAULT if hash_mb is None else hash_mb)
+    except ValueError as e:
+        raise fail(str(e)) from None
+    if as_json:
+        typer.echo(json.dumps(rec, ensure_ascii=False))
+    else:
+        print_shogi(rec)

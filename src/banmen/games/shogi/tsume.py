@@ -1,6 +1,20 @@
 """Tsume-shogi: prove mate problems with df-pn and count the answer as composers do.
 
-(contract first; the implementation follows in this module)
+The solve runs in three phases (``progress`` reports which):
+
+1. ``proof`` — df-pn (:mod:`banmen.search.dfpn`) over :class:`ShogiPosition` looks for any
+   mate at all, counting every ply. It ends in a proof, a proof that there is no mate
+   (``no_mate``), or a limit (``unknown``).
+2. ``shortest`` — the same search with a bound on the *counted* length: is there a mate
+   within ``L - 2`` plies, then within the new length ``- 2``, … until the bound is disproved.
+   Counting follows composition rules (docs/TSUME.md): futile interpositions (無駄合) are
+   not counted, and a check whose only answers are futile interpositions is mate.
+3. ``pv`` — the main line: the attacker picks the shortest mate, the defender the longest
+   resistance (each reply's own shortest mate is proved); among equal lengths, the line that
+   leaves the attacker fewest pieces in hand at the end; then the first in move order.
+
+If a limit stops phase 2 or 3, the result is still ``mate`` with the line found so far and
+``shortest=False``: a mate was proved, its length was not proved shortest.
 """
 
 from __future__ import annotations
@@ -9,6 +23,11 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+import cshogi
+
+from banmen.games.shogi.position import ShogiPosition
+from banmen.games.shogi.sfen import normalize_sfen
+from banmen.search.dfpn import INF, DfPn
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["TsumeResult", "solve", "Progress"]
@@ -58,4 +77,228 @@ def solve(
     bad input. ``limit.time`` / ``limit.nodes`` bound the whole solve; ``stop`` stops it
     from another thread or process; ``hash_mb`` bounds the transposition table.
     """
-    raise NotImplementedError
+    sfen = normalize_sfen(sfen)
+    from banmen.games.shogi.sfen import parse_sfen
+
+    board = parse_sfen(sfen)
+    solver: DfPn[int] = DfPn(limit=limit, stop=stop, progress=progress, hash_mb=hash_mb)
+    pos = ShogiPosition(board)
+
+    def done(status: Status, **kw: Any) -> TsumeResult:
+        return TsumeResult(
+            sfen=sfen, status=status, nodes=solver.nodes, seconds=round(solver.elapsed(), 3), **kw
+        )
+
+    if pos.board.is_check():
+        # the attacker to move in check: it must answer the check, which tsume does not allow
+        if not pos.attacker_moves():
+            return done("no_mate")
+    first = solver.prove(pos)
+    if first.status == "unknown":
+        return done("unknown", reason=first.reason)
+    if first.status == "disproved":
+        return done("no_mate")
+    assert first.length is not None
+    line = _Lines(solver, pos)
+    fallback = line.walk()
+    best = len(fallback)
+
+    # phase 2: shorten under the counting rules
+    solver.phase = "shortest"
+    shortest = False
+    bound = first.length
+    reason: str | None = None
+    while True:
+        res = solver.prove(pos, bound)
+        if res.status == "unknown":
+            reason = res.reason
+            break
+        if res.status == "disproved":
+            shortest = True
+            break
+        assert res.length is not None
+        best = res.length
+        if best < 3:
+            shortest = True
+            break
+        bound = best - 2
+    if not shortest:
+        pv = fallback if best == len(fallback) else line.walk(bound=best)
+        return done("mate", pv=[cshogi.move_to_usi(m) for m in pv], length=len(pv), reason=reason)
+
+    # phase 3: the main line
+    solver.phase = "pv"
+    try:
+        pv, _ = line.exact_or(best)
+    except _NoTime as e:
+        pv = line.walk(bound=best)
+        return done(
+            "mate",
+            pv=[cshogi.move_to_usi(m) for m in pv],
+            length=best,
+            shortest=True,
+            reason=e.reason,
+        )
+    return done("mate", pv=[cshogi.move_to_usi(m) for m in pv], length=best, shortest=True)
+
+
+class _NoTime(Exception):
+    def __init__(self, reason: str | None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class _Lines:
+    """Reading lines out of the solver's table (and proving what the table lacks)."""
+
+    def __init__(self, solver: DfPn[int], pos: ShogiPosition) -> None:
+        self.solver = solver
+        self.pos = pos
+        self._exact: dict[int, int] = {}
+
+    def walk(self, bound: int = INF) -> list[int]:
+        """A mating line from the table alone: the attacker's shortest proved check, the
+        defender's longest proved reply. Used when there is no time for exact lengths."""
+        pos, solver = self.pos, self.solver
+        line: list[int] = []
+        seen: set[int] = set()
+        r = bound
+        try:
+            while True:
+                seen.add(pos.key())
+                if len(line) % 2 == 0:
+                    win = pos.quick_win()
+                    if win is not None:
+                        pos.play(win)
+                        line.append(win)
+                        return list(line)
+                    best, best_len = None, INF
+                    for m in pos.attacker_moves():
+                        pos.play(m)
+                        k = pos.key()
+                        pn, _, length, _ = solver.lookup(k, r - 1)
+                        pos.undo()
+                        if pn == 0 and length < best_len and k not in seen:
+                            best, best_len = m, length
+                    if best is None:
+                        raise AssertionError("the table lost part of the proof")
+                    r = best_len
+                else:
+                    moves = pos.defender_moves()
+                    if not moves:
+                        return list(line)
+                    best, best_len = None, -1
+                    for m in moves:
+                        pos.play(m)
+                        k = pos.key()
+                        futile = solver._futile.get(k, False)
+                        pn, _, length, _ = solver.lookup(k, INF if futile else r - 1)
+                        pos.undo()
+                        if not futile and pn == 0 and length > best_len:
+                            best, best_len = m, length
+                    if best is None:
+                        return list(line)  # every reply is a futile interposition
+                    r = best_len
+                pos.play(best)
+                line.append(best)
+        finally:
+            for _ in line:
+                pos.undo()
+
+    def shortest_or(self, upper: int) -> int:
+        """The exact counted length of the shortest mate from the current (attacker) node,
+        known to be at most ``upper``."""
+        key = self.pos.key()
+        known = self._exact.get(key)
+        if known is not None:
+            return known
+        best = upper
+        while best >= 3:
+            res = self.solver.prove(self.pos, best - 2)
+            if res.status == "unknown":
+                raise _NoTime(res.reason)
+            if res.status == "disproved":
+                break
+            assert res.length is not None
+            best = res.length
+        self._exact[key] = best
+        return best
+
+    def exact_or(self, length: int) -> tuple[list[int], int]:
+        """The main line from an attacker node whose shortest mate is ``length`` plies:
+        (moves, attacker's pieces in hand at the end)."""
+        pos, solver = self.pos, self.solver
+        options: list[tuple[int, int]] = []
+        for m in pos.attacker_moves():
+            pos.play(m)
+            pn, dn, _, _ = solver.lookup(pos.key(), length - 1)
+            if pn != 0 and dn != 0:
+                res = solver.prove(pos, length - 1, or_node=False)
+                if res.status == "unknown":
+                    pos.undo()
+                    raise _NoTime(res.reason)
+                pn = 0 if res.status == "proved" else 1
+            pos.undo()
+            if pn == 0:
+                options.append((m, 0))
+        if not options:
+            raise AssertionError("no mating move within the proved length")
+        best: tuple[list[int], int] | None = None
+        for m, _ in options:
+            pos.play(m)
+            try:
+                tail, hand = self.exact_and(length - 1)
+            finally:
+                pos.undo()
+            if best is None or hand < best[1]:
+                best = ([m, *tail], hand)
+            if best[1] == 0:
+                break
+        assert best is not None
+        return best
+
+    def exact_and(self, bound: int) -> tuple[list[int], int]:
+        """The main line from a defender node proved mate within ``bound``."""
+        pos, solver = self.pos, self.solver
+        moves = pos.defender_moves()
+        if not moves:
+            return [], pos.material()
+        lengths: list[tuple[int, int]] = []
+        for m in moves:
+            pos.play(m)
+            k = pos.key()
+            pos.undo()
+            if pos.group(m) is not None and solver.is_futile(pos, m, k):
+                continue
+            pos.play(m)
+            try:
+                pn, _, stored, _ = solver.lookup(k, bound - 1)
+                if pn != 0:
+                    # the table let this entry go: prove it again
+                    res = solver.prove(pos, bound - 1)
+                    if res.status == "unknown":
+                        raise _NoTime(res.reason)
+                    if res.status != "proved" or res.length is None:
+                        raise AssertionError("a reply of a proved node is not proved")
+                    stored = res.length
+                lengths.append((m, self.shortest_or(stored)))
+            finally:
+                pos.undo()
+        if not lengths:
+            return [], pos.material()  # only futile interpositions: mate here
+        longest = max(length for _, length in lengths)
+        best: tuple[list[int], int] | None = None
+        for m, length in lengths:
+            if length != longest:
+                continue
+            pos.play(m)
+            try:
+                tail, hand = self.exact_or(length)
+            finally:
+                pos.undo()
+            if best is None or hand < best[1]:
+                best = ([m, *tail], hand)
+            if best[1] == 0:
+                break
+        assert best is not None
+        return best

@@ -1,0 +1,141 @@
+"""The shogi position df-pn proves mates on: :class:`banmen.search.dfpn.Position` over cshogi.
+
+cshogi (a C++ move generator) does the work per node: the attacker's legal checks, the
+defender's legal replies, a Zobrist key, and a mate-in-one test. What is shogi-specific in
+the *counting* lives here too: which defender replies are futile interpositions (無駄合).
+"""
+
+from __future__ import annotations
+
+import cshogi
+
+__all__ = ["ShogiPosition", "without_hand_piece"]
+
+#: hand piece index (cshogi order P L N S G B R) -> SFEN letter
+_HAND_LETTERS = "PLNSGBR"
+_SLIDERS = {
+    cshogi.LANCE,
+    cshogi.BISHOP,
+    cshogi.ROOK,
+    cshogi.PROM_BISHOP,
+    cshogi.PROM_ROOK,
+}
+
+
+def _sign(x: int) -> int:
+    return (x > 0) - (x < 0)
+
+
+def without_hand_piece(sfen: str, color: int, hand_index: int) -> str:
+    """``sfen`` with one piece of kind ``hand_index`` (cshogi order PLNSGBR) taken out of the
+    hand of ``color`` (cshogi.BLACK / cshogi.WHITE)."""
+    board, side, hand, *rest = sfen.split()
+    counts: dict[str, int] = {}
+    num = ""
+    if hand != "-":
+        for ch in hand:
+            if ch.isdigit():
+                num += ch
+            else:
+                counts[ch] = int(num) if num else 1
+                num = ""
+    letter = _HAND_LETTERS[hand_index]
+    letter = letter if color == cshogi.BLACK else letter.lower()
+    if counts.get(letter, 0) < 1:
+        raise ValueError(f"no {letter} in hand to take out")
+    counts[letter] -= 1
+    order = "RBGSNLPrbgsnlp"
+    text = "".join(
+        (str(counts[c]) if counts[c] > 1 else "") + c for c in order if counts.get(c, 0) > 0
+    )
+    return " ".join([board, side, text or "-", *rest])
+
+
+class ShogiPosition:
+    """A tsume-shogi position: the side to move at creation is the attacker."""
+
+    __slots__ = ("board", "attacker")
+
+    def __init__(self, board: cshogi.Board) -> None:
+        self.board = board
+        self.attacker: int = board.turn
+
+    @classmethod
+    def from_sfen(cls, sfen: str) -> ShogiPosition:
+        return cls(cshogi.Board(sfen))
+
+    def key(self) -> int:
+        return int(self.board.zobrist_hash())
+
+    def attacker_moves(self) -> list[int]:
+        return list(self.board.check_moves)
+
+    def defender_moves(self) -> list[int]:
+        return list(self.board.legal_moves)
+
+    def play(self, move: int) -> None:
+        self.board.push(move)
+
+    def undo(self) -> None:
+        self.board.pop()
+
+    def quick_win(self) -> int | None:
+        m = self.board.mate_move_in_1ply()
+        return int(m) if m else None
+
+    def group(self, move: int) -> int | None:
+        return int(cshogi.move_to(move)) if cshogi.move_is_drop(move) else None
+
+    def material(self) -> int:
+        return sum(self.board.pieces_in_hand[self.attacker])
+
+    def futile_test(self, move: int) -> list[ShogiPosition]:
+        """Positions proving the defender's drop ``move`` a futile interposition (無駄合).
+
+        The rule (docs/TSUME.md): a drop between the king and the sliding piece giving check
+        is futile when that checking piece can take it, with check, and the position after
+        the capture is already mate — the defender has no reply but further futile
+        interpositions — so the drop only added two plies. The piece taken is not kept in
+        the test position (it must not be needed). Moves of pieces already on the board
+        (移動合) always count.
+        """
+        if not cshogi.move_is_drop(move):
+            return []
+        b = self.board
+        defender = b.turn
+        king = b.king_square(defender)
+        s = cshogi.move_to(move)
+        kf, kr = divmod(king, 9)
+        sf, sr = divmod(s, 9)
+        df, dr = _sign(sf - kf), _sign(sr - kr)
+        if not (sf == kf or sr == kr or abs(sf - kf) == abs(sr - kr)):
+            return []
+        f, r = sf + df, sr + dr
+        checker = -1
+        while 0 <= f < 9 and 0 <= r < 9:
+            sq = f * 9 + r
+            piece = b.piece(sq)
+            if piece:
+                color = cshogi.WHITE if piece >= 16 else cshogi.BLACK
+                if color != defender and cshogi.piece_to_piece_type(piece) in _SLIDERS:
+                    checker = sq
+                break
+            f, r = f + df, r + dr
+        if checker < 0:
+            return []
+        hand_index = cshogi.move_drop_hand_piece(move)
+        out: list[ShogiPosition] = []
+        b.push(move)
+        try:
+            for c in b.check_moves:
+                if cshogi.move_from(c) == checker and cshogi.move_to(c) == s:
+                    b.push(c)
+                    sfen = b.sfen()
+                    b.pop()
+                    reduced = cshogi.Board(without_hand_piece(sfen, self.attacker, hand_index))
+                    p = ShogiPosition(reduced)
+                    p.attacker = self.attacker
+                    out.append(p)
+        finally:
+            b.pop()
+        return out
