@@ -44,6 +44,10 @@ __all__ = ["Position", "DfPn", "ProofResult", "INF"]
 
 Move = TypeVar("Move")
 
+# one Python frame per ply: problems of over a thousand plies need a deep stack
+if sys.getrecursionlimit() < 100_000:
+    sys.setrecursionlimit(100_000)
+
 #: "infinite" proof/disproof number and "unbounded" depth
 INF = 1 << 40
 #: the length field of an entry with no proof (longer than any bound)
@@ -137,6 +141,7 @@ class DfPn(Generic[Move]):
         self.root_pn = 1
         self.root_dn = 1
         self.gc_runs = 0
+        self._last_gc = 0
         self._next_check = 256
         self._next_report = self.start + 0.1
         #: futility verdicts by the key of the position after the reply
@@ -176,26 +181,24 @@ class DfPn(Generic[Move]):
         }
 
     def collect_garbage(self) -> None:
-        """Drop the cheaper half of the table (by work spent below each entry).
+        """Drop the cheaper half of the table (by the work spent below each entry; proofs
+        and disproofs count four times their work, so they outlive open entries).
 
-        Proofs and disproofs are kept over open entries of equal work. If the table is still
-        over 90% of its bound afterwards (everything is expensive), the search gives up with
-        ``unknown(memory)`` rather than thrash.
+        If the table fills again within 1/64 of its size in nodes, the problem does
+        not fit: the search gives up with ``unknown(memory)`` rather than thrash.
         """
-        self.gc_runs += 1
-        tt = self.tt
-        works = sorted(
-            e[_WORK] * (4 if (e[_LEN] < _NO_PROOF or e[_DDEPTH] >= 0) else 1) for e in tt.values()
-        )
-        cut = works[len(works) // 2]
-        for k in [
-            k
-            for k, e in tt.items()
-            if e[_WORK] * (4 if (e[_LEN] < _NO_PROOF or e[_DDEPTH] >= 0) else 1) <= cut
-        ]:
-            del tt[k]
-        if len(tt) > self.max_entries * 9 // 10:
+        if self.gc_runs and self.nodes - self._last_gc < self.max_entries // 64:
             raise Unknown("memory")
+        self.gc_runs += 1
+        self._last_gc = self.nodes
+        tt = self.tt
+
+        def weight(e: list[int]) -> int:
+            return e[_WORK] * (4 if (e[_LEN] < _NO_PROOF or e[_DDEPTH] >= 0) else 1)
+
+        order = sorted(tt, key=lambda k: weight(tt[k]))
+        for k in order[: len(order) // 2]:
+            del tt[k]
 
     # ----------------------------------------------------------------- table access
     def lookup(self, key: int, r: int) -> tuple[int, int, int, int]:
@@ -245,10 +248,8 @@ class DfPn(Generic[Move]):
         """Prove or disprove an attacker win from ``pos`` within ``r`` plies (``INF``: at any
         length), sharing this solver's table and limits. ``or_node=False``: the defender is
         to move in ``pos``."""
-        old_limit = sys.getrecursionlimit()
-        if old_limit < 100_000:
-            sys.setrecursionlimit(100_000)
         try:
+            self._tick()
             pn, dn, length, _, _ = self._mid(pos, or_node, INF - 1, INF - 1, r, {}, 0, True)
         except Unknown as u:
             return ProofResult("unknown", reason=u.reason)

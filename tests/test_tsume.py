@@ -1,0 +1,178 @@
+"""Tsume-shogi: published answers, valid lines, no false "no mate", the counting rules."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import cshogi
+import pytest
+
+from banmen.games.shogi import ShogiError
+from banmen.games.shogi.position import ShogiPosition
+from banmen.games.shogi.tsume import solve
+from banmen.search.dfpn import DfPn
+from banmen.search.limits import Limit, StopFlag
+
+DATA = Path(__file__).parent / "data" / "tsume_short.tsv"
+ROWS = [
+    r
+    for r in csv.DictReader(
+        (line for line in DATA.open(encoding="utf-8") if not line.startswith("#")),
+        delimiter="\t",
+    )
+]
+#: an Edo-period record (marked needs_manual_review in the data): see its own test
+EDO_075 = "zukou-075"
+MATES = [r for r in ROWS if r["mate_length"].isdigit() and r["name"] != EDO_075]
+NOMATE = [r for r in ROWS if r["mate_length"].startswith("nomate")]
+NO_LENGTH = [r for r in ROWS if not r["mate_length"]]
+
+#: rows whose published length counts an interposition our rule calls futile. Both are
+#: positions from real games (yaneuraou's Christmas set), counted ply by ply: the
+#: interposition on the one square between a checking dragon/rook and the king, taken with
+#: an immediate mate. Composition rules (docs/TSUME.md) do not count it.
+COUNTING_DIFFERS = {
+    "yaneuraou-xmas2020-mate3.sfen:2": 1,
+    "yaneuraou-xmas2020-mate7.sfen:8": 5,
+}
+LIMIT = Limit(time=60)
+
+
+def check_line(sfen: str, pv: list[str]) -> None:
+    """Each attacker move a legal check, each defender move legal, and the line ends in
+    mate — the defender has no legal move, or only drops our rule calls futile."""
+    board = cshogi.Board(sfen)
+    attacker = board.turn
+    for i, usi in enumerate(pv):
+        move = board.move_from_usi(usi)
+        legal = list(board.legal_moves)
+        assert move in legal, f"ply {i + 1} {usi} is not legal"
+        if board.turn == attacker:
+            assert move in list(board.check_moves), f"ply {i + 1} {usi} is not a check"
+        board.push(move)
+    assert board.turn != attacker, "the line must end with the attacker's move"
+    assert board.is_check()
+    pos = ShogiPosition(board)
+    pos.attacker = attacker
+    replies = pos.defender_moves()
+    if replies:
+        solver: DfPn[int] = DfPn()
+        for m in replies:
+            pos.play(m)
+            k = pos.key()
+            pos.undo()
+            assert pos.group(m) is not None and solver.is_futile(pos, m, k), (
+                f"the defender still has {cshogi.move_to_usi(m)} at the end"
+            )
+
+
+@pytest.mark.parametrize("row", MATES, ids=[r["name"] for r in MATES])
+def test_published_length(row: dict[str, str]) -> None:
+    res = solve(row["sfen"], LIMIT)
+    assert res.status == "mate", res
+    assert res.shortest
+    expected = COUNTING_DIFFERS.get(row["name"], int(row["mate_length"]))
+    assert res.length == expected == len(res.pv), (res.pv, row["mate_length"])
+    check_line(row["sfen"], res.pv)
+
+
+def test_edo_record_075_is_longer_under_our_counting() -> None:
+    # The recorded main line has 11 plies; under banmen's rules the defender has counted
+    # interpositions that the record does not follow, so there is provably no mate within
+    # 11 plies — and a mate exists. (Which shorter length is the true one is not settled
+    # within a test's time; the benchmark reports what the solver reaches in 30 s.)
+    row = next(r for r in ROWS if r["name"] == EDO_075)
+    solver: DfPn[int] = DfPn()
+    pos = ShogiPosition.from_sfen(row["sfen"])
+    assert solver.prove(pos).status == "proved"
+    assert solver.prove(pos, 11).status == "disproved"
+
+
+@pytest.mark.parametrize("row", NOMATE, ids=[r["name"] for r in NOMATE])
+def test_no_mate_rows(row: dict[str, str]) -> None:
+    res = solve(row["sfen"], LIMIT)
+    if row["mate_length"] == "nomate":
+        assert res.status == "no_mate"
+    else:
+        # "no mate within N": either no mate at all, or a proved mate that is longer
+        within = int(row["mate_length"].rsplit("_", 1)[1])
+        assert res.status in ("no_mate", "mate"), res
+        if res.status == "mate":
+            assert res.length is not None and res.length > within
+            check_line(row["sfen"], res.pv)
+
+
+@pytest.mark.parametrize("row", NO_LENGTH, ids=[r["name"] for r in NO_LENGTH])
+def test_trap_rows_have_valid_mates(row: dict[str, str]) -> None:
+    # sugyan's graph-history-interaction and futile-interposition regressions
+    res = solve(row["sfen"], LIMIT)
+    assert res.status == "mate" and res.shortest
+    check_line(row["sfen"], res.pv)
+
+
+def test_futile_interpositions_are_not_counted() -> None:
+    sfen = "9/9/3pp4/+r2k1p3/2L1+p4/2+R6/B8/B8/9 b 4g4s4n3l14p 1"
+    res = solve(sfen, LIMIT)
+    assert (res.status, res.length, res.pv[0]) == ("mate", 3, "7e7b+")
+    # counting every ply, as most solvers do, the same problem is 9 plies long
+    real = DfPn[int]()
+    pos = ShogiPosition.from_sfen(sfen)
+    first = real.prove(pos)
+    assert first.status == "proved" and first.length is not None and first.length > 3
+
+
+def test_chain_of_interpositions_is_futile_as_a_whole() -> None:
+    # after 7e7b+ 6d5d 7f5f the bishop on 9h checks along 8g-7f-6e: golds dropped there
+    # one after another are each taken with check — a futile chain, not six more plies
+    board = cshogi.Board("9/9/3pp4/+r2k1p3/2L1+p4/2+R6/B8/B8/9 b 4g4s4n3l14p 1")
+    for usi in ("7e7b+", "6d5d", "7f5f"):
+        board.push_usi(usi)
+    pos = ShogiPosition(board)
+    pos.attacker = cshogi.BLACK
+    solver: DfPn[int] = DfPn()
+    drop = board.move_from_usi("G*8g")
+    pos.play(drop)
+    key = pos.key()
+    pos.undo()
+    assert solver.is_futile(pos, drop, key)
+    # a king move is never futile, and an interposition that is not taken at once is not
+    king = board.move_from_usi("5d6d") if board.is_legal(board.move_from_usi("5d6d")) else None
+    if king is not None:
+        assert pos.futile_test(king) == []
+
+
+def test_one_ply_and_attacker_in_check() -> None:
+    assert solve("k8/9/PK7/9/9/9/9/9/9 b 2r2b4g4s4n4l17p 1").pv == ["9c9b+"]
+    # nothing to check with: proved no mate at once
+    res = solve("4k4/9/9/9/9/9/9/9/9 b - 1")
+    assert (res.status, res.pv, res.length) == ("no_mate", [], None)
+
+
+def test_limits_are_unknown_not_no_mate() -> None:
+    hard = "9/9/9/9/4k4/9/9/9/9 b RGS 1"
+    res = solve(hard, Limit(nodes=2000))
+    assert res.status == "unknown" and res.reason == "node_limit" and res.pv == []
+    res = solve(hard, Limit(time=0.3))
+    assert res.status == "unknown" and res.reason == "timeout"
+    flag = StopFlag()
+    flag.set()
+    res = solve(hard, stop=flag)
+    assert res.status == "unknown" and res.reason == "stopped"
+
+
+def test_progress_reports_numbers() -> None:
+    seen: list[dict[str, object]] = []
+    solve("9/9/9/9/4k4/9/9/9/9 b RGS 1", Limit(time=0.5), progress=seen.append)
+    assert seen and {"nodes", "nps", "pn", "dn", "phase", "seconds"} <= set(seen[-1])
+    assert seen[-1]["phase"] == "proof"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["", "garbage", "9/9/9 b - 1", "k8/9/9/9/9/9/9/9/8K x - 1", "4G4/9/9/9/9/9/9/9/9 b - 1"],
+)
+def test_bad_sfen_is_one_line_error(bad: str) -> None:
+    with pytest.raises(ShogiError) as info:
+        solve(bad)
+    assert "\n" not in str(info.value) and str(info.value)
