@@ -5,7 +5,8 @@ Routes: ``/`` (the games), one page per game (``/mattix``, ``/othello``, ``/go``
 ``/static/...`` (ES modules, CSS, SVG — no build step), ``/api/health``, ``/api/games``,
 ``/api/saved/<id>`` and ``/api/sgf/<id>`` (a Go game as an SGF file);
 ``/arena`` shows the arena runs in the same database, from ``/api/arena/...`` (see
-:mod:`banmen.web.arena`).
+:mod:`banmen.web.arena`); ``/tsume`` solves shogi mate problems (``/api/tsume/sfen``,
+``/ws/tsume``; see :mod:`banmen.web.tsume`).
 
 The engine pool starts with the app, but its workers warm up (compile, load caches) in the
 background: pages and sockets are served at once, CPU moves wait for a worker, and the
@@ -40,6 +41,7 @@ from banmen.web.levels import MOVE_TIME_CAP
 from banmen.web.protocol import MAX_MESSAGE_BYTES
 from banmen.web.session import Client, Hub, Services
 from banmen.web.store import GameStore, is_game_id
+from banmen.web.tsume import SolverService, tsume_routes
 from banmen.worker import EnginePool
 
 __all__ = ["create_app", "serve", "run_uvicorn", "default_db_path", "default_workers", "STATIC_DIR"]
@@ -146,6 +148,7 @@ def create_app(
     home = _home_html(CATALOG)
     arena_page_html = (STATIC_DIR / "arena.html").read_text(encoding="utf-8")
     arena = ArenaViews(path)
+    tsume = SolverService(max_solves=n_workers)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -169,6 +172,7 @@ def create_app(
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             await pool.close()
+            await tsume.close()
             store.close()
 
     async def home_page(request: Request) -> Response:
@@ -253,11 +257,13 @@ def create_app(
         Route("/api/saved/{game_id}", saved),
         Route("/api/sgf/{game_id}", sgf),
         *arena_api_routes(arena),
+        *tsume_routes(tsume, STATIC_DIR, _PAGE_HEADERS),
         *(game_socket(e) for e in CATALOG),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.arena = arena
+    app.state.tsume = tsume
     return app
 
 
