@@ -113,6 +113,18 @@ def _go_playouts(quick: bool) -> dict[str, Any]:
     }
 
 
+def _tsume(quick: bool) -> dict[str, Any]:
+    from banmen.bench.tsume import bench_tsume, tsume_limit, tsume_rows
+
+    return bench_tsume(tsume_rows(), tsume_limit(5.0 if quick else 30.0))
+
+
+def _tsume_quick(quick: bool) -> dict[str, Any]:
+    from banmen.bench.tsume import bench_tsume, quick_rows, tsume_limit, tsume_rows
+
+    return bench_tsume(quick_rows(tsume_rows()), tsume_limit(1.0 if quick else 5.0))
+
+
 SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
     "mattix-solve": ("exact solves of seeded 6x6 deals", _mattix_solve),
     "mattix-depth": (
@@ -130,10 +142,15 @@ SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
         "Go playouts/s on 9x9 and 19x19: random, and the engine's search",
         _go_playouts,
     ),
+    "tsume": (
+        "tsume-shogi suite, banmen and cshogi's DfPn, 30 s per problem, one thread",
+        _tsume,
+    ),
+    "tsume-quick": ("tsume-shogi problems of 1-11 plies, 5 s per problem", _tsume_quick),
 }
 
-#: Suites ``banmen bench`` runs when none is named (the rest take hours).
-DEFAULT_SUITES = [name for name in SUITES if name != "othello-ffo-hard"]
+#: Suites ``banmen bench`` runs when none is named (the rest take hours, or tens of minutes).
+DEFAULT_SUITES = [name for name in SUITES if name not in ("othello-ffo-hard", "tsume")]
 
 
 def run_suites(

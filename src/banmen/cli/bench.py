@@ -10,6 +10,25 @@ from rich.console import Console
 from rich.table import Table
 
 
+def _tsume_figures(solver: str, group: str, g: dict[str, Any]) -> str:
+    """One solver's figures for one group of the tsume suites."""
+    if group == "nomate":
+        verdict = f"{g['nomate_right']} right, {g['false_mate']} false mate"
+    elif group == "unpublished":
+        verdict = f"{g['solved']} mate, {g['no_mate']} no_mate"
+    else:
+        verdict = (
+            f"{g['solved']} mate, {g['length_equal']} of the published length, "
+            f"{g['false_no_mate']} false no_mate"
+        )
+    nps = g["nodes_per_second"]
+    return (
+        f"{solver} {verdict}; median {g['seconds_median']:.2f} s, p90 {g['seconds_p90']:.2f} s, "
+        f"max {g['seconds_max']:.1f} s, total {g['seconds_total']:.0f} s"
+        + (f", {nps / 1e3:,.0f} k nodes/s" if nps else "")
+    )
+
+
 def _summary(record: dict[str, Any]) -> Table:
     t = Table(title="banmen bench", show_lines=False)
     t.add_column("suite")
@@ -81,6 +100,16 @@ def _summary(record: dict[str, Any]) -> Table:
             f"{r['mcts_9x9']['playouts_per_second']:,.0f}/s, 19x19 "
             f"{r['mcts_19x19']['playouts_per_second']:,.0f}/s",
         )
+    for name in ("tsume", "tsume-quick"):
+        if name in res:
+            r = res[name]
+            for group, by_solver in r["groups"].items():
+                n = by_solver["banmen"]["problems"]
+                t.add_row(
+                    f"{name} {group}",
+                    f"{n} problems, {r['time_limit']:g} s each: "
+                    + "; ".join(_tsume_figures(s, group, g) for s, g in by_solver.items()),
+                )
     if "web-lag" in res:
         r = res["web-lag"]
         t.add_row(
@@ -94,9 +123,10 @@ def bench(
     suites: Annotated[
         list[str] | None,
         typer.Argument(
-            help="Suites to run (default: all but othello-ffo-hard): mattix-solve, "
+            help="Suites to run (default: all but othello-ffo-hard and tsume): mattix-solve, "
             "mattix-depth, mattix-first-player, search-deadline, arena-scaling, web-lag, "
-            "othello-perft, othello-ffo, othello-ffo-hard, go-playouts."
+            "othello-perft, othello-ffo, othello-ffo-hard, go-playouts, tsume, tsume-quick; "
+            "BANMEN_TSUME_LIMIT sets the tsume seconds per problem."
         ),
     ] = None,
     quick: Annotated[bool, typer.Option(help="Small sample sizes (a smoke test).")] = False,
