@@ -250,7 +250,7 @@ class DfPn(Generic[Move]):
         to move in ``pos``."""
         try:
             self._tick()
-            pn, dn, length, _, _ = self._mid(pos, or_node, INF - 1, INF - 1, r, {}, 0, True)
+            pn, dn, length, _, _ = self._mid(pos, or_node, INF, INF, r, {}, 0, True)
         except Unknown as u:
             return ProofResult("unknown", reason=u.reason)
         if pn == 0:
@@ -274,7 +274,7 @@ class DfPn(Generic[Move]):
     def _prove_nested(self, pos: Position[Move]) -> bool:
         """Whether ``pos`` (the defender to move) is already a win: no reply, or only
         futile ones (the test recurses through chains of interpositions)."""
-        pn, _, _, _, _ = self._mid(pos, False, INF - 1, INF - 1, 0, {}, 0, False)
+        pn, _, _, _, _ = self._mid(pos, False, INF, INF, 0, {}, 0, False)
         return pn == 0
 
     def _mid(
@@ -404,10 +404,10 @@ class DfPn(Generic[Move]):
                 )
                 if is_or:
                     c_th_pn = min(th_pn, limit_second)
-                    c_th_dn = min(INF - 1, th_dn - dn + dns[best])
+                    c_th_dn = min(INF, th_dn - dn + dns[best])
                 else:
                     c_th_dn = min(th_dn, limit_second)
-                    c_th_pn = min(INF - 1, th_pn - pn + pns[best])
+                    c_th_pn = min(INF, th_pn - pn + pns[best])
                 m = moves[best]
                 pos.play(m)
                 try:
@@ -487,4 +487,8 @@ class DfPn(Generic[Move]):
                 elif d > prev:
                     seen[g] = d
         total += sum(seen.values())
-        return pn, min(total, INF)
+        if total >= INF:
+            # INF means "disproved" (or proved, on the other side): a large sum of open
+            # numbers saturates just below it, or the search would stop as if solved
+            total = INF if max(dns) >= INF else INF - 1
+        return pn, total
