@@ -44,10 +44,6 @@ __all__ = ["Position", "DfPn", "ProofResult", "INF"]
 
 Move = TypeVar("Move")
 
-# one Python frame per ply: problems of over a thousand plies need a deep stack
-if sys.getrecursionlimit() < 100_000:
-    sys.setrecursionlimit(100_000)
-
 #: "infinite" proof/disproof number and "unbounded" depth
 INF = 1 << 40
 #: the length field of an entry with no proof (longer than any bound)
@@ -248,11 +244,19 @@ class DfPn(Generic[Move]):
         """Prove or disprove an attacker win from ``pos`` within ``r`` plies (``INF``: at any
         length), sharing this solver's table and limits. ``or_node=False``: the defender is
         to move in ``pos``."""
+        # one Python frame per ply: problems of over a thousand plies need a deep stack
+        # (raised for the search only; the rest of the process keeps its own limit)
+        old_limit = sys.getrecursionlimit()
+        if old_limit < 100_000:
+            sys.setrecursionlimit(100_000)
         try:
             self._tick()
             pn, dn, length, _, _ = self._mid(pos, or_node, INF, INF, r, {}, 0, True)
         except Unknown as u:
             return ProofResult("unknown", reason=u.reason)
+        finally:
+            if old_limit < 100_000:
+                sys.setrecursionlimit(old_limit)
         if pn == 0:
             return ProofResult("proved", length=length)
         if dn == 0:
