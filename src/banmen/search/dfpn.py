@@ -310,11 +310,10 @@ class DfPn(Generic[Move]):
             if not moves:
                 self.store_disproof(key, INF, 1)
                 return INF, 0, 0, INF, INF
-            if r >= 1:
-                win = pos.quick_win()
-                if win is not None:
-                    self.store_proof(key, 1, 1)
-                    return 0, INF, 1, 0, INF
+            win = pos.quick_win()
+            if win is not None:
+                self.store_proof(key, 1, 1)
+                return 0, INF, 1, 0, INF
         else:
             moves = pos.defender_moves()
             if not moves:
@@ -326,7 +325,6 @@ class DfPn(Generic[Move]):
         keys = [0] * n
         groups: list[Hashable | None] = [None] * n
         child_r = [r - 1 if r < INF else INF] * n
-        counted = [True] * n
         rep = [INF] * n  # path depth of a repeated child, INF if none
         futile_proved = [False] * n
         finite = r < INF
@@ -339,7 +337,7 @@ class DfPn(Generic[Move]):
             if d is not None:
                 rep[i] = d
             elif k not in self.tt:
-                self._seed(pos, k, not is_or, r - 1)
+                self._seed(pos, k, not is_or)
             pos.undo()
         # A reply that may be futile is tested only when it matters: when, counted as an
         # ordinary reply, it is disproved within the bound (see the loop below).
@@ -380,7 +378,6 @@ class DfPn(Generic[Move]):
                             tested[i] = True
                             if self.is_futile(pos, moves[i], keys[i]):
                                 futile_proved[i] = True
-                                counted[i] = False
                             continue
                 if is_or:
                     pn, dn = self._or_numbers(pns, dns, groups)
@@ -431,7 +428,7 @@ class DfPn(Generic[Move]):
             if is_or:
                 length = 1 + min(lens[i] for i in range(n) if pns[i] == 0)
             else:
-                c = [lens[i] for i in range(n) if counted[i]]
+                c = [lens[i] for i in range(n) if not futile_proved[i]]
                 length = 1 + max(c) if c else 0
             self.store_proof(key, length, work)
             return 0, INF, length, 0, INF
@@ -454,7 +451,7 @@ class DfPn(Generic[Move]):
         self.store_open(key, pn, dn, work)
         return pn, dn, 0, 0, INF
 
-    def _seed(self, pos: Position[Move], key: int, child_is_or: bool, r: int) -> None:
+    def _seed(self, pos: Position[Move], key: int, child_is_or: bool) -> None:
         """Initial numbers for a new child (df-pn+ style, one cheap look ahead)."""
         if child_is_or:
             if pos.quick_win() is not None:

@@ -204,11 +204,10 @@ def parse_sfen(text: str) -> cshogi.Board:
     if other not in parts[0]:
         side = "white" if other == "k" else "black"
         raise ShogiError(f"{side} (the side not to move) has no king on the board")
-    if True:
-        # ask cshogi whether the side not to move would be in check if it were to move
-        parts[1] = "w" if parts[1] == "b" else "b"
-        flipped = cshogi.Board()
-        flipped.set_sfen(" ".join(parts))
-        if flipped.is_check():
-            raise ShogiError("the side not to move is in check (its king could be taken)")
+    # ask cshogi whether the side not to move would be in check if it were to move
+    parts[1] = "w" if parts[1] == "b" else "b"
+    flipped = cshogi.Board()
+    flipped.set_sfen(" ".join(parts))
+    if flipped.is_check():
+        raise ShogiError("the side not to move is in check (its king could be taken)")
     return board

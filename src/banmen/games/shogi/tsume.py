@@ -26,7 +26,7 @@ from typing import Any, Literal
 import cshogi
 
 from banmen.games.shogi.position import ShogiPosition
-from banmen.games.shogi.sfen import normalize_sfen
+from banmen.games.shogi.sfen import normalize_sfen, parse_sfen
 from banmen.search.dfpn import INF, DfPn
 from banmen.search.limits import Limit, StopFlag
 
@@ -77,10 +77,8 @@ def solve(
     bad input. ``limit.time`` / ``limit.nodes`` bound the whole solve; ``stop`` stops it
     from another thread or process; ``hash_mb`` bounds the transposition table.
     """
-    sfen = normalize_sfen(sfen)
-    from banmen.games.shogi.sfen import parse_sfen
-
     board = parse_sfen(sfen)
+    sfen = normalize_sfen(sfen)
     solver: DfPn[int] = DfPn(limit=limit, stop=stop, progress=progress, hash_mb=hash_mb)
     pos = ShogiPosition(board)
 
@@ -89,10 +87,6 @@ def solve(
             sfen=sfen, status=status, nodes=solver.nodes, seconds=round(solver.elapsed(), 3), **kw
         )
 
-    if pos.board.is_check():
-        # the attacker to move in check: it must answer the check, which tsume does not allow
-        if not pos.attacker_moves():
-            return done("no_mate")
     first = solver.prove(pos)
     if first.status == "unknown":
         return done("unknown", reason=first.reason)
