@@ -78,13 +78,14 @@ def serve(
 
 
 def _register() -> None:
-    from banmen.cli import arena, bench, gtp, othello, play, shogi, solve
+    from banmen.cli import arena, bench, gtp, othello, play, shogi, solve, viz
 
     app.command(name="play")(play.play)
     # Layouts may start with a negative number ("-8,1,..."): not an option.
     app.command(name="solve", context_settings={"ignore_unknown_options": True})(solve.solve)
     app.command(name="bench")(bench.bench)
     app.add_typer(arena.app, name="arena")
+    app.add_typer(viz.app, name="viz")
     app.command(name="perft")(othello.perft)
     app.command(name="nboard")(othello.nboard)
     app.command(name="gtp")(gtp.gtp)

@@ -6,7 +6,8 @@ Routes: ``/`` (the games), one page per game (``/mattix``, ``/othello``, ``/go``
 ``/api/saved/<id>`` and ``/api/sgf/<id>`` (a Go game as an SGF file);
 ``/arena`` shows the arena runs in the same database, from ``/api/arena/...`` (see
 :mod:`banmen.web.arena`); ``/tsume`` solves shogi mate problems (``/api/tsume/sfen``,
-``/ws/tsume``; see :mod:`banmen.web.tsume`).
+``/ws/tsume``; see :mod:`banmen.web.tsume`); ``/viz`` steps through bitboard operations
+(``/api/viz/...``; see :mod:`banmen.web.viz`).
 
 The engine pool starts with the app, but its workers warm up (compile, load caches) in the
 background: pages and sockets are served at once, CPU moves wait for a worker, and the
@@ -42,6 +43,7 @@ from banmen.web.protocol import MAX_MESSAGE_BYTES
 from banmen.web.session import Client, Hub, Services
 from banmen.web.store import GameStore, is_game_id
 from banmen.web.tsume import SolverService, tsume_routes
+from banmen.web.viz import viz_routes
 from banmen.worker import EnginePool
 
 __all__ = ["create_app", "serve", "run_uvicorn", "default_db_path", "default_workers", "STATIC_DIR"]
@@ -258,6 +260,7 @@ def create_app(
         Route("/api/sgf/{game_id}", sgf),
         *arena_api_routes(arena),
         *tsume_routes(tsume, STATIC_DIR, _PAGE_HEADERS),
+        *viz_routes(STATIC_DIR, _PAGE_HEADERS),
         *(game_socket(e) for e in CATALOG),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
