@@ -28,12 +28,14 @@ MATES = [r for r in ROWS if r["mate_length"].isdigit() and r["name"] != EDO_075]
 NOMATE = [r for r in ROWS if r["mate_length"].startswith("nomate")]
 NO_LENGTH = [r for r in ROWS if not r["mate_length"]]
 
-#: rows whose published length counts an interposition our rule calls futile. Both are
-#: positions from real games (yaneuraou's Christmas set), counted ply by ply: the
-#: interposition on the one square between a checking dragon/rook and the king, taken with
-#: an immediate mate. Composition rules (docs/TSUME.md) do not count it.
+#: rows whose published length counts an interposition our rule calls futile. All three
+#: are positions from real games (yaneuraou's Christmas set), counted ply by ply: a drop
+#: between a checking dragon/rook and the king, taken, after which the same mate follows —
+#: the drop gains nothing but its own two plies. Composition rules (docs/TSUME.md) do not
+#: count it.
 COUNTING_DIFFERS = {
     "yaneuraou-xmas2020-mate3.sfen:2": 1,
+    "yaneuraou-xmas2020-mate7.sfen:6": 5,
     "yaneuraou-xmas2020-mate7.sfen:8": 5,
 }
 LIMIT = Limit(time=60)
@@ -62,7 +64,7 @@ def check_line(sfen: str, pv: list[str]) -> None:
             pos.play(m)
             k = pos.key()
             pos.undo()
-            assert pos.group(m) is not None and solver.is_futile(pos, m, k), (
+            assert pos.group(m) is not None and solver.is_futile(pos, m, k, 0), (
                 f"the defender still has {cshogi.move_to_usi(m)} at the end"
             )
 
@@ -122,6 +124,24 @@ def test_futile_interpositions_are_not_counted() -> None:
     assert first.status == "proved" and first.length is not None and first.length > 3
 
 
+def test_interposition_that_only_adds_its_own_two_plies_is_futile() -> None:
+    # Ito Kanju's Shogi Zuko no. 33: after 8d8e 9e9d 8e8c the horse on 4i checks along the
+    # long diagonal; P*8e is taken (4i8e) and the mate then takes as long as after the book's
+    # 9d9e — the pawn gains only its own two plies, so it is futile and the book's 15 stands
+    # (counting it gives 17; calling futile only drops answered by an immediate mate, 19).
+    sfen = "l8/1n7/np3B3/SR1+P5/k1N6/9/1Ps6/1N7/5+B3 b r4g2s3l15p 1"
+    res = solve(sfen, LIMIT)
+    assert (res.status, res.length, res.shortest) == ("mate", 15, True)
+    assert res.pv[:4] == ["8d8e", "9e9d", "8e8c", "9d9e"]
+    check_line(sfen, res.pv)
+    # ... while a drop whose capture leaves a longer mate than the defender's other replies
+    # counts: B*5d 3b3a G*3b would be 3 plies, but the drop at 4c holds out for 4 more
+    short = "l6nl/3+R1pk2/3p3gp/p1p3p2/1p1nsN3/2P3P1P/PP1P1S3/1SG2GK2/LN6L b BGPrbs4p 1"
+    res = solve(short, LIMIT)
+    assert (res.status, res.length) == ("mate", 5)
+    assert res.pv[0] == "B*4c"
+
+
 def test_chain_of_interpositions_is_futile_as_a_whole() -> None:
     # after 7e7b+ 6d5d 7f5f the bishop on 9h checks along 8g-7f-6e: golds dropped there
     # one after another are each taken with check — a futile chain, not six more plies
@@ -135,7 +155,7 @@ def test_chain_of_interpositions_is_futile_as_a_whole() -> None:
     pos.play(drop)
     key = pos.key()
     pos.undo()
-    assert solver.is_futile(pos, drop, key)
+    assert solver.is_futile(pos, drop, key, 0)
     # a king move is never futile, and an interposition that is not taken at once is not
     king = board.move_from_usi("5d6d") if board.is_legal(board.move_from_usi("5d6d")) else None
     if king is not None:

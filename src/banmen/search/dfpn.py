@@ -141,7 +141,9 @@ class DfPn(Generic[Move]):
         self._next_check = 256
         self._next_report = self.start + 0.1
         #: futility verdicts by the key of the position after the reply
-        self._futile: dict[int, bool] = {}
+        self._futile: dict[tuple[int, int], bool] = {}
+        #: keys of positions after a reply found futile (within some bound)
+        self.futile_keys: set[int] = set()
 
     # ----------------------------------------------------------------- bookkeeping
     def elapsed(self) -> float:
@@ -263,23 +265,57 @@ class DfPn(Generic[Move]):
             return ProofResult("disproved")
         raise AssertionError("df-pn returned with both numbers open at infinite thresholds")
 
-    def is_futile(self, pos: Position[Move], move: Move, child_key: int) -> bool:
-        """Whether the defender's ``move`` (already judged a candidate) is futile."""
-        verdict = self._futile.get(child_key)
+    def is_futile(
+        self,
+        pos: Position[Move],
+        move: Move,
+        child_key: int,
+        r: int,
+        others: Sequence[Move] = (),
+    ) -> bool:
+        """Whether the defender's reply ``move`` in ``pos`` (an AND node searched within
+        ``r`` plies, the reply disproved there when counted) is futile.
+
+        The reply is futile when one of the game's test positions (the reply answered in
+        the intended way, the defender to move) is no harder than the defender's other
+        resistance: already a win, or a win within ``r`` while one of ``others`` (replies
+        that always count) holds out beyond ``r - 2`` — so the reply gains nothing but its
+        own two plies.
+        """
+        verdict = self._futile.get((child_key, r))
         if verdict is None:
             verdict = False
             for test in pos.futile_test(move):
-                if self._prove_nested(test):
+                if self._prove_nested(test, 0):
                     verdict = True
+                elif r >= 2 and self._prove_nested(test, r):
+                    verdict = self._holds_out(pos, others, r - 3)
+                if verdict:
                     break
-            self._futile[child_key] = verdict
+            self._futile[(child_key, r)] = verdict
+            if verdict:
+                self.futile_keys.add(child_key)
         return verdict
 
-    def _prove_nested(self, pos: Position[Move]) -> bool:
-        """Whether ``pos`` (the defender to move) is already a win: no reply, or only
-        futile ones (the test recurses through chains of interpositions)."""
-        pn, _, _, _, _ = self._mid(pos, False, INF, INF, 0, {}, 0, False)
+    def _prove_nested(self, pos: Position[Move], r: int) -> bool:
+        """Whether ``pos`` (the defender to move) is a win within ``r`` plies (``0``: no
+        reply, or only futile ones — the test recurses through chains of interpositions)."""
+        pn, _, _, _, _ = self._mid(pos, False, INF, INF, r, {}, 0, False)
         return pn == 0
+
+    def _holds_out(self, pos: Position[Move], replies: Sequence[Move], r: int) -> bool:
+        """Whether one of the defender's ``replies`` in ``pos`` leaves no win within ``r``."""
+        for m in replies:
+            if r < 1:
+                return True
+            pos.play(m)
+            try:
+                pn, dn, _, _, _ = self._mid(pos, True, INF, INF, r, {}, 0, False)
+            finally:
+                pos.undo()
+            if dn == 0:
+                return True
+        return False
 
     def _mid(
         self,
@@ -376,7 +412,8 @@ class DfPn(Generic[Move]):
                         i = next((i for i in range(n) if dns[i] == 0 and not tested[i]), -1)
                         if i >= 0:
                             tested[i] = True
-                            if self.is_futile(pos, moves[i], keys[i]):
+                            others = [moves[j] for j in range(n) if j != i and groups[j] is None]
+                            if self.is_futile(pos, moves[i], keys[i], r, others):
                                 futile_proved[i] = True
                             continue
                 if is_or:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import cshogi
 
-__all__ = ["ShogiPosition", "without_hand_piece"]
+__all__ = ["ShogiPosition"]
 
 #: hand piece index (cshogi order P L N S G B R) -> SFEN letter
 _HAND_LETTERS = "PLNSGBR"
@@ -24,31 +24,6 @@ _SLIDERS = {
 
 def _sign(x: int) -> int:
     return (x > 0) - (x < 0)
-
-
-def without_hand_piece(sfen: str, color: int, hand_index: int) -> str:
-    """``sfen`` with one piece of kind ``hand_index`` (cshogi order PLNSGBR) taken out of the
-    hand of ``color`` (cshogi.BLACK / cshogi.WHITE)."""
-    board, side, hand, *rest = sfen.split()
-    counts: dict[str, int] = {}
-    num = ""
-    if hand != "-":
-        for ch in hand:
-            if ch.isdigit():
-                num += ch
-            else:
-                counts[ch] = int(num) if num else 1
-                num = ""
-    letter = _HAND_LETTERS[hand_index]
-    letter = letter if color == cshogi.BLACK else letter.lower()
-    if counts.get(letter, 0) < 1:
-        raise ValueError(f"no {letter} in hand to take out")
-    counts[letter] -= 1
-    order = "RBGSNLPrbgsnlp"
-    text = "".join(
-        (str(counts[c]) if counts[c] > 1 else "") + c for c in order if counts.get(c, 0) > 0
-    )
-    return " ".join([board, side, text or "-", *rest])
 
 
 class ShogiPosition:
@@ -90,14 +65,15 @@ class ShogiPosition:
         return sum(self.board.pieces_in_hand[self.attacker])
 
     def futile_test(self, move: int) -> list[ShogiPosition]:
-        """Positions proving the defender's drop ``move`` a futile interposition (無駄合).
+        """The position that decides whether the defender's drop ``move`` is a futile
+        interposition (無駄合): the drop taken by the sliding piece that gives check, with
+        check (the attacker keeps the piece it took); empty if the drop is not between
+        that piece and the king or cannot be taken so.
 
-        The rule (docs/TSUME.md): a drop between the king and the sliding piece giving check
-        is futile when that checking piece can take it, with check, and the position after
-        the capture is already mate — the defender has no reply but further futile
-        interpositions — so the drop only added two plies. The piece taken is not kept in
-        the test position (it must not be needed). Moves of pieces already on the board
-        (移動合) always count.
+        The solver calls the drop futile when that position is no harder than the
+        defender's other resistance — already mate, or mate within the same number of
+        plies as the best other reply — so the drop gains nothing but its own two plies
+        (docs/TSUME.md). Moves of pieces already on the board (移動合) always count.
         """
         if not cshogi.move_is_drop(move):
             return []
@@ -123,7 +99,6 @@ class ShogiPosition:
             f, r = f + df, r + dr
         if checker < 0:
             return []
-        hand_index = cshogi.move_drop_hand_piece(move)
         out: list[ShogiPosition] = []
         b.push(move)
         try:
@@ -132,8 +107,7 @@ class ShogiPosition:
                     b.push(c)
                     sfen = b.sfen()
                     b.pop()
-                    reduced = cshogi.Board(without_hand_piece(sfen, self.attacker, hand_index))
-                    p = ShogiPosition(reduced)
+                    p = ShogiPosition(cshogi.Board(sfen))
                     p.attacker = self.attacker
                     out.append(p)
         finally:

@@ -27,7 +27,7 @@ import cshogi
 
 from banmen.games.shogi.position import ShogiPosition
 from banmen.games.shogi.sfen import normalize_sfen, parse_sfen
-from banmen.search.dfpn import INF, DfPn
+from banmen.search.dfpn import INF, DfPn, Unknown
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["TsumeResult", "solve", "Progress"]
@@ -185,7 +185,7 @@ class _Lines:
                     for m in moves:
                         pos.play(m)
                         k = pos.key()
-                        futile = solver._futile.get(k, False)
+                        futile = k in solver.futile_keys
                         pn, _, length, _ = solver.lookup(k, INF if futile else r - 1)
                         pos.undo()
                         if not futile and pn == 0 and length > best_len:
@@ -258,12 +258,16 @@ class _Lines:
         if not moves:
             return [], pos.material()
         lengths: list[tuple[int, int]] = []
+        others = [m for m in moves if pos.group(m) is None]
         for m in moves:
             pos.play(m)
             k = pos.key()
             pos.undo()
-            if pos.group(m) is not None and solver.is_futile(pos, m, k):
-                continue
+            try:
+                if pos.group(m) is not None and solver.is_futile(pos, m, k, bound, others):
+                    continue
+            except Unknown as u:
+                raise _NoTime(u.reason) from None
             pos.play(m)
             try:
                 pn, _, stored, _ = solver.lookup(k, bound - 1)
