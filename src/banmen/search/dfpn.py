@@ -21,10 +21,11 @@ What the implementation takes care of (each point has a test):
   search proves "a win within ``r`` plies" and its disproofs carry the bound they hold for, so
   ``shortest()`` can lower the bound until the win is disproved and the length is exact.
 * **Replies that do not count.** A position may mark a defender's reply as possibly futile
-  (``futile_test``); with a finite bound the reply is tested (by a separate proof of the
-  position the game returns) and, if futile, it is proved at once and not counted in lengths.
-  Tsume-shogi uses this for futile interpositions (無駄合). An AND node whose every reply is
-  futile counts as a win at that ply.
+  (``futile_test``); with a finite bound the reply is tested (by separate proofs: the
+  position the game returns is a win at once, or within the node's bound while another
+  reply holds out beyond it) and, if futile, it is proved at once and not counted in
+  lengths. Tsume-shogi uses this for futile interpositions (無駄合). An AND node whose every
+  reply is futile counts as a win at that ply.
 * **Limits.** Time, nodes, a stop flag, and a memory bound on the table with garbage
   collection of the entries that cost least to recompute; an exhausted limit raises
   :class:`Unknown` internally and ``prove`` returns status ``unknown`` with the reason.
@@ -80,8 +81,9 @@ class Position(Protocol[Move]):
 
     def futile_test(self, move: Move) -> Sequence[Position[Move]]:
         """For a defender reply that may be futile, positions (new objects, the defender to
-        move) of which an immediate attacker win (no reply, or only futile ones) in any one
-        proves the reply futile; empty if the reply always counts."""
+        move: the reply answered the intended way) any one of which, if it is won no later
+        than the defender's other replies hold out, proves the reply futile (see
+        :meth:`DfPn.is_futile`); empty if the reply always counts."""
 
     def material(self) -> int:
         """Attacker's pieces in hand (to prefer lines that leave fewer of them)."""
