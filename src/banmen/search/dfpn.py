@@ -142,7 +142,7 @@ class DfPn(Generic[Move]):
         self._last_gc = 0
         self._next_check = 256
         self._next_report = self.start + 0.1
-        #: futility verdicts by the key of the position after the reply
+        #: futility verdicts by (key of the position after the reply, bound)
         self._futile: dict[tuple[int, int], bool] = {}
         #: keys of positions after a reply found futile (within some bound)
         self.futile_keys: set[int] = set()
@@ -267,22 +267,15 @@ class DfPn(Generic[Move]):
             return ProofResult("disproved")
         raise AssertionError("df-pn returned with both numbers open at infinite thresholds")
 
-    def is_futile(
-        self,
-        pos: Position[Move],
-        move: Move,
-        child_key: int,
-        r: int,
-        others: Sequence[Move] = (),
-    ) -> bool:
+    def is_futile(self, pos: Position[Move], move: Move, child_key: int, r: int) -> bool:
         """Whether the defender's reply ``move`` in ``pos`` (an AND node searched within
         ``r`` plies, the reply disproved there when counted) is futile.
 
         The reply is futile when one of the game's test positions (the reply answered in
         the intended way, the defender to move) is no harder than the defender's other
-        resistance: already a win, or a win within ``r`` while one of ``others`` (replies
-        that always count) holds out beyond ``r - 2`` — so the reply gains nothing but its
-        own two plies.
+        resistance: already a win, or a win within ``r`` while one of the replies that
+        always count (those outside any group) holds out beyond ``r - 2`` — so the reply
+        gains nothing but its own two plies.
         """
         verdict = self._futile.get((child_key, r))
         if verdict is None:
@@ -291,7 +284,7 @@ class DfPn(Generic[Move]):
                 if self._prove_nested(test, 0):
                     verdict = True
                 elif r >= 2 and self._prove_nested(test, r):
-                    verdict = self._holds_out(pos, others, r - 3)
+                    verdict = self._holds_out(pos, r - 3)
                 if verdict:
                     break
             self._futile[(child_key, r)] = verdict
@@ -305,11 +298,13 @@ class DfPn(Generic[Move]):
         pn, _, _, _, _ = self._mid(pos, False, INF, INF, r, {}, 0, False)
         return pn == 0
 
-    def _holds_out(self, pos: Position[Move], replies: Sequence[Move], r: int) -> bool:
-        """Whether one of the defender's ``replies`` in ``pos`` leaves no win within ``r``."""
+    def _holds_out(self, pos: Position[Move], r: int) -> bool:
+        """Whether one of the defender's replies in ``pos`` that always count (outside any
+        group) leaves no win within ``r``."""
+        replies = [m for m in pos.defender_moves() if pos.group(m) is None]
+        if r < 1:
+            return bool(replies)
         for m in replies:
-            if r < 1:
-                return True
             pos.play(m)
             try:
                 pn, dn, _, _, _ = self._mid(pos, True, INF, INF, r, {}, 0, False)
@@ -414,8 +409,7 @@ class DfPn(Generic[Move]):
                         i = next((i for i in range(n) if dns[i] == 0 and not tested[i]), -1)
                         if i >= 0:
                             tested[i] = True
-                            others = [moves[j] for j in range(n) if j != i and groups[j] is None]
-                            if self.is_futile(pos, moves[i], keys[i], r, others):
+                            if self.is_futile(pos, moves[i], keys[i], r):
                                 futile_proved[i] = True
                             continue
                 if is_or:

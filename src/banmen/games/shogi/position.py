@@ -11,8 +11,6 @@ import cshogi
 
 __all__ = ["ShogiPosition"]
 
-#: hand piece index (cshogi order P L N S G B R) -> SFEN letter
-_HAND_LETTERS = "PLNSGBR"
 _SLIDERS = {
     cshogi.LANCE,
     cshogi.BISHOP,

@@ -258,13 +258,12 @@ class _Lines:
         if not moves:
             return [], pos.material()
         lengths: list[tuple[int, int]] = []
-        others = [m for m in moves if pos.group(m) is None]
         for m in moves:
             pos.play(m)
             k = pos.key()
             pos.undo()
             try:
-                if pos.group(m) is not None and solver.is_futile(pos, m, k, bound, others):
+                if pos.group(m) is not None and solver.is_futile(pos, m, k, bound):
                     continue
             except Unknown as u:
                 raise _NoTime(u.reason) from None
