@@ -31,6 +31,7 @@ from banmen.arena.plots import PLOTS, render_svg, varying_option
 from banmen.arena.report import build_report, numeric_option
 from banmen.arena.runner import planned_jobs
 from banmen.arena.store import ArenaStore, RunConfig
+from banmen.web.replies import one_line
 
 __all__ = ["ArenaViews", "NotFound", "is_run_id", "jsonable", "available_plots", "arena_api_routes"]
 
@@ -98,11 +99,6 @@ def available_plots(report: dict[str, Any]) -> list[str]:
 
 def plot_url(run_id: str, name: str) -> str:
     return f"/api/arena/runs/{quote(run_id, safe='')}/plots/{name}.svg"
-
-
-def _one_line(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
-    return (text[0] if text else type(e).__name__)[:200]
 
 
 class ArenaViews:
@@ -221,7 +217,7 @@ def arena_api_routes(views: ArenaViews) -> list[BaseRoute]:
         try:
             return JSONResponse(await run_in_threadpool(views.runs), headers=_JSON_HEADERS)
         except Exception as e:
-            return _error(f"cannot read the arena runs: {_one_line(e)}", 500)
+            return _error(f"cannot read the arena runs: {one_line(e, 200)}", 500)
 
     async def report(request: Request) -> Response:
         run_id: str = request.path_params["run"]
@@ -234,7 +230,7 @@ def arena_api_routes(views: ArenaViews) -> list[BaseRoute]:
         except NotFound as e:
             return _error(str(e), 404)
         except Exception as e:
-            return _error(f"cannot build the report of {run_id!r}: {_one_line(e)}", 500)
+            return _error(f"cannot build the report of {run_id!r}: {one_line(e, 200)}", 500)
 
     async def plot(request: Request) -> Response:
         run_id: str = request.path_params["run"]
@@ -246,7 +242,8 @@ def arena_api_routes(views: ArenaViews) -> list[BaseRoute]:
         except NotFound as e:
             return _error(str(e), 404)
         except Exception as e:
-            return _error(f"cannot draw the plot {name[:40]!r} of {run_id!r}: {_one_line(e)}", 500)
+            why = one_line(e, 200)
+            return _error(f"cannot draw the plot {name[:40]!r} of {run_id!r}: {why}", 500)
         return Response(svg, media_type="image/svg+xml", headers=_SVG_HEADERS)
 
     async def not_found(request: Request) -> Response:

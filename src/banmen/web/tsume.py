@@ -64,6 +64,7 @@ from starlette.websockets import WebSocket
 from banmen.games.shogi.sfen import ShogiError, normalize_sfen, parse_sfen
 from banmen.search.limits import Limit, StopFlag
 from banmen.web.protocol import MAX_MESSAGE_BYTES
+from banmen.web.replies import NO_STORE_JSON, one_line
 from banmen.web.session import Client
 
 __all__ = [
@@ -92,7 +93,6 @@ DEFAULT_SOLVER = "banmen.games.shogi.tsume:solve"
 #: Transposition table of one solve, in MB.
 DEFAULT_HASH_MB = 256
 
-_JSON_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 _EXAMPLE = '{"type": "solve", "sfen": "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1", "time": 30}'
 _TYPES = ("solve", "cancel", "check", "status")
 _PROGRESS_KEYS = ("nodes", "seconds", "nps", "pn", "dn", "phase")
@@ -100,12 +100,6 @@ _PROGRESS_KEYS = ("nodes", "seconds", "nps", "pn", "dn", "phase")
 
 class RequestError(ValueError):
     """A client request that cannot be carried out; ``str(e)`` is the one-line reply."""
-
-
-def _one_line(e: BaseException | str) -> str:
-    text = (str(e) if isinstance(e, BaseException) else e).strip().splitlines()
-    line = text[0] if text else (type(e).__name__ if isinstance(e, BaseException) else "error")
-    return line[:240]
 
 
 def jsonable(x: Any) -> Any:
@@ -236,7 +230,7 @@ def _solver_main(conn: Any, stop: StopFlag, solver: str) -> None:
         module, _, name = solver.partition(":")
         solve = getattr(importlib.import_module(module), name)
     except BaseException as e:
-        send(("error", f"the solver {solver!r} could not be loaded: {_one_line(e)}"))
+        send(("error", f"the solver {solver!r} could not be loaded: {one_line(e)}"))
         return
     send(("ready", os.getpid()))
     try:
@@ -262,7 +256,7 @@ def _solver_main(conn: Any, stop: StopFlag, solver: str) -> None:
             result["steps"] = line_steps(sfen, list(result.get("pv") or []))
         send(("result", result))
     except ShogiError as e:
-        send(("error", _one_line(e)))
+        send(("error", one_line(e)))
     except MemoryError:
         send(
             (
@@ -276,7 +270,7 @@ def _solver_main(conn: Any, stop: StopFlag, solver: str) -> None:
             )
         )
     except BaseException as e:
-        send(("error", f"the solver failed: {type(e).__name__}: {_one_line(e)}"))
+        send(("error", f"the solver failed: {type(e).__name__}: {one_line(e)}"))
 
 
 class _Proc:
@@ -302,7 +296,7 @@ class _Proc:
             except (EOFError, OSError):
                 break
             except Exception as e:  # pragma: no cover - an unpicklable message
-                msg = ("error", f"unreadable message from the solver: {_one_line(e)}")
+                msg = ("error", f"unreadable message from the solver: {one_line(e)}")
             self._put(msg)
         self._put(("eof",))
 
@@ -715,7 +709,7 @@ class TsumeSession:
             elif kind == "status":
                 self.client.send(self._status())
         except (RequestError, ShogiError) as e:
-            self.client.error(_one_line(e))
+            self.client.error(one_line(e))
 
     def _status(self) -> dict[str, Any]:
         job = self.job
@@ -755,11 +749,11 @@ class TsumeSession:
                 on_progress=lambda info: send({"type": "progress", **info}),
             )
         except RequestError as e:
-            result = job._stopped("crashed", _one_line(e))
+            result = job._stopped("crashed", one_line(e))
         except asyncio.CancelledError:
             raise
         except Exception as e:  # never lose the connection over a solver problem
-            result = job._stopped("crashed", f"the solve failed: {_one_line(e)}")
+            result = job._stopped("crashed", f"the solve failed: {one_line(e)}")
         finally:
             if self.job is job:
                 self.job = None
@@ -814,12 +808,12 @@ def tsume_routes(
             return JSONResponse(
                 {"ok": False, "error": "missing ?sfen=: expected a position as SFEN"},
                 status_code=400,
-                headers=_JSON_HEADERS,
+                headers=NO_STORE_JSON,
             )
         try:
-            return JSONResponse({"ok": True, **check_sfen(text)}, headers=_JSON_HEADERS)
+            return JSONResponse({"ok": True, **check_sfen(text)}, headers=NO_STORE_JSON)
         except ShogiError as e:
-            return JSONResponse({"ok": False, "error": _one_line(e)}, headers=_JSON_HEADERS)
+            return JSONResponse({"ok": False, "error": one_line(e)}, headers=NO_STORE_JSON)
 
     async def socket(websocket: WebSocket) -> None:
         if not _same_origin(websocket):

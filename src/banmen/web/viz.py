@@ -33,6 +33,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from banmen.viz import WALKTHROUGHS, VizError, walkthrough
+from banmen.web.replies import NO_STORE_JSON, one_line
 
 __all__ = ["viz_routes", "walkthrough_json", "params_of", "CACHE_SIZE", "MAX_PARAM_CHARS"]
 
@@ -41,19 +42,12 @@ CACHE_SIZE = 32
 #: the longest parameter value accepted (a board string is 65 characters plus spaces)
 MAX_PARAM_CHARS = 200
 
-_JSON_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 #: query parameters the page keeps in its address that are not the walkthrough's
 _PAGE_ONLY = frozenset({"name", "step"})
 
 
 class RequestError(ValueError):
     """A request the API cannot answer with a walkthrough; the message is one line."""
-
-
-def _one_line(e: BaseException | str) -> str:
-    text = (str(e) if isinstance(e, BaseException) else e).strip().splitlines()
-    line = text[0] if text else (type(e).__name__ if isinstance(e, BaseException) else "error")
-    return line[:240]
 
 
 def _shown(value: str) -> str:
@@ -116,7 +110,7 @@ def walkthrough_json(name: str, query: Mapping[str, str]) -> str:
 
 
 def _error(message: str, status: int = 200) -> Response:
-    return JSONResponse({"ok": False, "error": message}, status_code=status, headers=_JSON_HEADERS)
+    return JSONResponse({"ok": False, "error": message}, status_code=status, headers=NO_STORE_JSON)
 
 
 def viz_routes(static_dir: Path, page_headers: dict[str, str]) -> list[BaseRoute]:
@@ -128,7 +122,7 @@ def viz_routes(static_dir: Path, page_headers: dict[str, str]) -> list[BaseRoute
         return HTMLResponse(page_html, headers=page_headers)
 
     async def walkthroughs(request: Request) -> Response:
-        return Response(listing, media_type="application/json", headers=_JSON_HEADERS)
+        return Response(listing, media_type="application/json", headers=NO_STORE_JSON)
 
     async def one(request: Request) -> Response:
         query = request.query_params
@@ -141,10 +135,10 @@ def viz_routes(static_dir: Path, page_headers: dict[str, str]) -> list[BaseRoute
         try:
             body = await run_in_threadpool(walkthrough_json, name.strip(), dict(query.items()))
         except (RequestError, VizError) as e:
-            return _error(_one_line(e))
+            return _error(one_line(e))
         except Exception as e:  # a parameter the library did not expect: still one line
-            return _error(f"walkthrough {_shown(name.strip())} could not be made: {_one_line(e)}")
-        return Response(body, media_type="application/json", headers=_JSON_HEADERS)
+            return _error(f"walkthrough {_shown(name.strip())} could not be made: {one_line(e)}")
+        return Response(body, media_type="application/json", headers=NO_STORE_JSON)
 
     return [
         Route("/viz", page, name="viz"),
