@@ -31,7 +31,6 @@ from typing import Any
 from banmen.viz.svg import (
     LINE_KINDS,
     RAY_NAMES,
-    RAY_STEPS,
     Colouring,
     board_element,
     board_svg,
@@ -571,17 +570,8 @@ def _moves(board: Any = DEFAULT_OTHELLO) -> Walkthrough:
 # --------------------------------------------------------------------------- flips
 
 
-def _ray(sq: int, d: int) -> int:
-    dr, dc = RAY_STEPS[d]
-    r, c = divmod(sq, 8)
-    r, c, m = r + dr, c + dc, 0
-    while 0 <= r < 8 and 0 <= c < 8:
-        m |= 1 << (8 * r + c)
-        r, c = r + dr, c + dc
-    return m
-
-
 def _flips(board: Any = DEFAULT_OTHELLO, move: Any = DEFAULT_MOVE) -> Walkthrough:
+    from banmen.games.othello.bitboard import RAYS
     from banmen.games.othello.board import PASS, OthelloError
 
     pos, p, o = _othello_param(board)
@@ -607,7 +597,7 @@ def _flips(board: Any = DEFAULT_OTHELLO, move: Any = DEFAULT_MOVE) -> Walkthroug
     for d in range(8):
         dname = RAY_NAMES[d]
         up = d < 4
-        ray_int = _ray(sq, d)
+        ray_int = int(RAYS[8 * sq + d])
         ray = _V.board(ray_int, "ray")
         # Each intermediate is shown as its own step, so later steps compute on it
         # without its marks (.s): a step shows only what its own operations did.
