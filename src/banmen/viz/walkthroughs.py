@@ -514,8 +514,6 @@ def _run(w: _Builder, P: _V, m: _V, s: int, left: bool, mname: str, res: _V) -> 
 
 
 def _moves(board: Any = DEFAULT_OTHELLO) -> Walkthrough:
-    from banmen.games.othello.board import square_name as othello_name
-
     pos, p, o = _othello_param(board)
     w = _Builder()
     side = _side(pos)
@@ -550,7 +548,7 @@ def _moves(board: Any = DEFAULT_OTHELLO) -> Walkthrough:
         "Keep the candidates on empty squares: every legal move at once.",
         res & empty,
     )
-    names = [othello_name(sq) for sq in range(64) if res.r >> sq & 1]
+    names = [square_name(sq) for sq in range(64) if res.r >> sq & 1]
     w.record_count(
         "popcount(moves)",
         f"Mobility: {len(names)} legal move{'s' if len(names) != 1 else ''}"
