@@ -152,19 +152,27 @@ def play_game(
 _cache: EngineCache | None = None
 _store: ArenaStore | None = None
 _run_id = ""
+_parent = 0
 
 
-def _watch_parent(parent: int) -> None:
+def _exit_if_orphaned() -> None:
+    if os.getppid() != _parent:
+        os._exit(0)  # the parent is gone: nobody will read our result
+
+
+def _watch_parent() -> None:
+    # For long games; between games _work checks too, so quick games (a few ms each) do
+    # not play on for the watcher's half second after a ``kill -9`` of the parent.
     while True:
         time.sleep(0.5)
-        if os.getppid() != parent:
-            os._exit(0)  # the parent is gone: nobody will read our result
+        _exit_if_orphaned()
 
 
 def _init_worker(game_name: str, specs: list[str], parent: int, db_path: str, run_id: str) -> None:
-    global _cache, _store, _run_id
+    global _cache, _store, _run_id, _parent
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    _parent = parent
+    threading.Thread(target=_watch_parent, daemon=True).start()
     from banmen.games import get_game
 
     _cache = EngineCache()
@@ -183,6 +191,7 @@ def _work(
     assert _cache is not None and _store is not None
     out = []
     for job in jobs:
+        _exit_if_orphaned()
         t0 = time.perf_counter()
         record = play_game(game_name, size, job, specs, _cache)
         record.seconds = time.perf_counter() - t0
