@@ -190,3 +190,27 @@ def test_lookup_respects_bounds() -> None:
     solver.store_disproof(1, 5, 1)
     assert solver.lookup(1, 5)[1] == 0
     assert solver.lookup(1, 9)[0] == 0
+
+
+class Grouped(Graph):
+    """A graph whose moves to nodes >= 100 share a group by their tens (like drops of
+    different pieces on one square)."""
+
+    def group(self, move: int) -> int | None:
+        return move // 10 if move >= 100 else None
+
+
+def test_new_defender_node_counts_each_group_of_replies_once() -> None:
+    # AND node 1: two plain replies, four replies in group 10 and three in group 11
+    children = {1: [2, 4, 100, 102, 104, 106, 110, 112, 114]}
+    for c in children[1]:
+        children[c] = [1001]  # any attacker move: their numbers do not matter here
+    solver: DfPn[int] = DfPn()
+    pos = Grouped(children, 1)
+    solver._seed(pos, 1, child_is_or=False)
+    pn, dn, _, _ = solver.lookup(1, INF)
+    assert (pn, dn) == (2 + 2, 1)  # two plain replies + two groups, not nine replies
+    # with no groups every reply counts
+    solver2: DfPn[int] = DfPn()
+    solver2._seed(Graph(children, 1), 1, child_is_or=False)
+    assert solver2.lookup(1, INF)[:2] == (9, 1)

@@ -496,10 +496,16 @@ class DfPn(Generic[Move]):
             else:
                 self.tt[key] = [1, n, _NO_PROOF, -1, 1]
         else:
-            n = len(pos.defender_moves())
-            if n == 0:
+            replies = pos.defender_moves()
+            if not replies:
                 self.tt[key] = [1, 1, 0, -1, 1]
             else:
+                # drops on one square count once, as in the sums: a check that many
+                # interpositions answer is no harder to prove than one with a single
+                # reply per square
+                groups = [pos.group(m) for m in replies]
+                singles = groups.count(None)
+                n = singles + len(set(groups)) - (1 if singles else 0)
                 self.tt[key] = [n, 1, _NO_PROOF, -1, 1]
 
     @staticmethod
