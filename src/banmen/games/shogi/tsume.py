@@ -222,7 +222,7 @@ class _Lines:
         """The main line from an attacker node whose shortest mate is ``length`` plies:
         (moves, attacker's pieces in hand at the end)."""
         pos, solver = self.pos, self.solver
-        options: list[tuple[int, int]] = []
+        options: list[int] = []
         for m in pos.attacker_moves():
             pos.play(m)
             pn, dn, _, _ = solver.lookup(pos.key(), length - 1)
@@ -234,22 +234,10 @@ class _Lines:
                 pn = 0 if res.status == "proved" else 1
             pos.undo()
             if pn == 0:
-                options.append((m, 0))
+                options.append(m)
         if not options:
             raise AssertionError("no mating move within the proved length")
-        best: tuple[list[int], int] | None = None
-        for m, _ in options:
-            pos.play(m)
-            try:
-                tail, hand = self.exact_and(length - 1)
-            finally:
-                pos.undo()
-            if best is None or hand < best[1]:
-                best = ([m, *tail], hand)
-            if best[1] == 0:
-                break
-        assert best is not None
-        return best
+        return self._fewest_left(options, lambda: self.exact_and(length - 1))
 
     def exact_and(self, bound: int) -> tuple[list[int], int]:
         """The main line from a defender node proved mate within ``bound``."""
@@ -284,13 +272,21 @@ class _Lines:
         if not lengths:
             return [], pos.material()  # only futile interpositions: mate here
         longest = max(length for _, length in lengths)
+        return self._fewest_left(
+            [m for m, length in lengths if length == longest], lambda: self.exact_or(longest)
+        )
+
+    def _fewest_left(
+        self, moves: list[int], follow: Callable[[], tuple[list[int], int]]
+    ) -> tuple[list[int], int]:
+        """Of the lines that play one of ``moves`` and go on with ``follow()``, the one that
+        leaves the attacker fewest pieces in hand (the first in move order among equals)."""
+        pos = self.pos
         best: tuple[list[int], int] | None = None
-        for m, length in lengths:
-            if length != longest:
-                continue
+        for m in moves:
             pos.play(m)
             try:
-                tail, hand = self.exact_or(length)
+                tail, hand = follow()
             finally:
                 pos.undo()
             if best is None or hand < best[1]:
