@@ -214,3 +214,27 @@ def test_new_defender_node_counts_each_group_of_replies_once() -> None:
     solver2: DfPn[int] = DfPn()
     solver2._seed(Graph(children, 1), 1, child_is_or=False)
     assert solver2.lookup(1, INF)[:2] == (9, 1)
+
+
+def test_a_collection_that_would_outlast_the_time_limit_is_not_started() -> None:
+    """A collection cannot be interrupted, so the solver stops ("timeout") instead of
+    starting one it cannot finish before the deadline."""
+    solver: DfPn[int] = DfPn(limit=Limit(time=3600))
+    solver.max_entries = 150
+    for i in range(200):
+        solver.store_open(i, 1, 1, 1 + i)
+    solver._gc_seconds_per_entry = 3600.0  # as if each entry took an hour to sort out
+    with pytest.raises(Unknown) as info:
+        solver._tick()
+    assert info.value.reason == "timeout" and len(solver.tt) == 200 and solver.gc_runs == 0
+    solver._gc_seconds_per_entry = 1e-9  # quick: it collects and goes on
+    solver._tick()
+    assert solver.gc_runs == 1 and len(solver.tt) <= 150
+    # without a time limit there is nothing to keep: it always collects
+    free: DfPn[int] = DfPn()
+    free.max_entries = 150
+    for i in range(200):
+        free.store_open(i, 1, 1, 1 + i)
+    free._gc_seconds_per_entry = 3600.0
+    free._tick()
+    assert free.gc_runs == 1

@@ -148,7 +148,7 @@ def test_time_limit_and_info(engine: GoEngine) -> None:
     infos: list[Info] = []
     t0 = time.perf_counter()
     r = engine.think(Board(9), Limit(time=0.6), on_info=infos.append)
-    assert time.perf_counter() - t0 < 3
+    assert time.perf_counter() - t0 < 60  # a hang guard; `banmen bench time-limits` measures
     assert r.stopped_by == "time" and r.nodes > 0 and r.move not in (None, "pass", "resign")
     assert infos and infos[-1].nodes == r.nodes and infos[-1].pv == r.pv
     assert all(0 <= i.score <= 100 for i in infos)
@@ -158,7 +158,7 @@ def test_stop_flag(engine: GoEngine) -> None:
     flag = StopFlag()
     flag.set()
     r = engine.think(Board(9), Limit(time=30), stop=flag)
-    assert r.stopped_by == "stop" and r.move is not None and r.seconds < 5
+    assert r.stopped_by == "stop" and r.move is not None and r.seconds < 60
 
 
 def test_tree_reuse_keeps_visits() -> None:

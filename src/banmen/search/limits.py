@@ -9,9 +9,11 @@ flag, placed in shared memory, lets another process stop a search running in a w
 
 from __future__ import annotations
 
+import logging
 import math
 import multiprocessing
 import threading
+import time
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -108,19 +110,48 @@ class Deadline:
 
     Used around a compiled (GIL-releasing) search, it stops the search within the time
     the search needs to reach its next poll of the flag — well under a millisecond.
+
+    The timer waits on the monotonic clock in steps of at most :attr:`STEP` seconds, so any
+    finite number of seconds works (``threading.Timer`` dies with ``OverflowError`` beyond
+    ``threading.TIMEOUT_MAX``, and a dead timer would let a search run forever). If the timer
+    thread fails for any reason it sets the flag: a search stops early rather than never.
     """
 
+    #: the longest single wait of the timer thread, in seconds
+    STEP = 3600.0
+
     def __init__(self, flag: StopFlag, seconds: float | None) -> None:
+        if seconds is not None and not seconds == seconds:  # NaN: no promise can be kept
+            raise ValueError("a deadline needs a number of seconds, got nan")
         self.flag = flag
         self.seconds = seconds
-        self._timer: threading.Timer | None = None
+        self._cancel = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._end = 0.0
 
     def __enter__(self) -> Deadline:
         if self.seconds is not None:
-            self._timer = threading.Timer(self.seconds, self.flag.set, args=(STOP_TIME,))
-            self._timer.daemon = True
-            self._timer.start()
+            self._end = time.monotonic() + max(0.0, self.seconds)
+            self._thread = threading.Thread(target=self._run, name="deadline", daemon=True)
+            self._thread.start()
         return self
+
+    def _run(self) -> None:
+        try:
+            while True:
+                left = self._end - time.monotonic()
+                if left <= 0:
+                    self.flag.set(STOP_TIME)
+                    return
+                if self._cancel.wait(min(left, self.STEP)):
+                    return
+        except BaseException as e:  # fail safe: a timer that cannot keep time stops the search
+            self.flag.set(STOP_TIME)
+            logging.getLogger("banmen").error(
+                "the search's deadline timer failed (%s: %s); the search was stopped",
+                type(e).__name__,
+                e,
+            )
 
     def __exit__(
         self,
@@ -128,5 +159,4 @@ class Deadline:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
+        self._cancel.set()
