@@ -84,7 +84,7 @@ class Gtp:
             self("quit")
         except GtpError:
             pass
-        self.proc.wait(timeout=5)
+        self.proc.wait(timeout=60)
 
 
 # GNU Go's switches and the matching rules (komi is irrelevant to legality)

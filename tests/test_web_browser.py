@@ -87,7 +87,7 @@ def tab(browser: Any, server: str) -> Iterator[Page]:
 
 
 def _saved(base: str, game_id: str) -> dict[str, Any]:
-    r = httpx.get(f"{base}/api/saved/{game_id}", timeout=5)
+    r = httpx.get(f"{base}/api/saved/{game_id}", timeout=60)
     r.raise_for_status()
     state: dict[str, Any] = r.json()["state"]
     return state
