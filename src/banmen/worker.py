@@ -423,8 +423,7 @@ class EnginePool:
         must_wait = not (self._started and self._idle and not self._line)
         if must_wait and self.max_queued is not None and len(self._line) >= self.max_queued:
             raise PoolBusy(
-                f"the server is busy: {len(self._line)} CPU moves are waiting for an "
-                "engine, the most it queues"
+                f"the server is busy: the line for an engine is full ({len(self._line)} waiting)"
             )
         if owner is not None:
             mine = sum(1 for j in self._line if j.owner == owner)
@@ -453,10 +452,8 @@ class EnginePool:
 
     def _dispatch(self) -> None:
         """Start waiting jobs on idle workers, then tell the rest their places."""
-        if not self._started:
-            return
         line = self.order()
-        while self._idle and line:
+        while self._started and self._idle and line:
             job = line.pop(0)
             self._line.remove(job)
             worker = self._idle.pop(0)

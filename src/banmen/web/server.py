@@ -236,13 +236,13 @@ class Connections:
         lim = self.limits
         if self.by_address[address] >= lim.max_connections_per_client:
             return (
-                f"the server is busy: your address has {lim.max_connections_per_client} "
-                "connections open, the most it allows; close some tabs"
+                "the server is busy: your address has used all its connections "
+                f"({lim.max_connections_per_client}); close some tabs or windows"
             )
         if self.total >= lim.max_connections:
             return (
-                f"the server is busy: {lim.max_connections} connections are open, the "
-                "most it allows; try again in a while"
+                f"the server is busy: all its connections ({lim.max_connections}) are in "
+                "use; try again in a while"
             )
         return None
 

@@ -696,8 +696,7 @@ class Hub:
         cap = self.services.limits.max_sessions
         if len(self.sessions) - freed >= cap:
             raise ProtocolError(
-                f"the server is busy: {cap} games are open, the most it keeps at once; "
-                "try again in a while"
+                f"the server is busy: all its game slots ({cap}) are in use; try again in a while"
             )
 
     def _check_rate(self, client: Client) -> None:

@@ -559,8 +559,8 @@ class SolverService:
         free = self.running < self.max_solves and not self._waiting
         if not free and len(self._waiting) >= self.max_queued:
             raise RequestError(
-                f"the server is busy: {len(self._waiting)} solves are waiting, the most it "
-                "queues; try again in a while"
+                f"the server is busy: the line for a solver is full ({len(self._waiting)} "
+                "waiting); try again in a while"
             )
         self._clients[job.client] += 1
         job._admitted = True
