@@ -570,11 +570,11 @@ class Tsume(WsConn):
 
 
 def test_tsume_solves_are_capped(tmp_path: Path) -> None:
-    with small_app(tmp_path, max_queued_solves=2, max_solve_seconds=3000) as client:
+    with small_app(tmp_path, max_queued_solves=3, max_solve_seconds=3000) as client:
         service = client.app.state.tsume  # type: ignore[attr-defined]
         # a and a2 are two tabs of one client
         where = {"a": "10.0.0.1", "a2": "10.0.0.1", "b": "10.0.0.2", "c": "10.0.0.3",
-                 "d": "10.0.0.4"}  # fmt: skip
+                 "d": "10.0.0.4", "e": "10.0.0.5"}  # fmt: skip
         conns = {
             name: client.websocket_connect("/ws/tsume", headers=address(addr))
             for name, addr in where.items()
@@ -584,7 +584,7 @@ def test_tsume_solves_are_capped(tmp_path: Path) -> None:
             for x in t.values():
                 hello = x.recv()
                 assert hello["type"] == "hello" and hello["max_time"] == 3000
-            a, a2, b, c, d = t["a"], t["a2"], t["b"], t["c"], t["d"]
+            a, a2, b, c, d, e = (t[k] for k in ("a", "a2", "b", "c", "d", "e"))
             # the longest time limit
             too_long = {"type": "solve", "sfen": ONE, "time": 3001}
             assert "at most 3000 seconds" in a.refused(too_long)
@@ -596,30 +596,40 @@ def test_tsume_solves_are_capped(tmp_path: Path) -> None:
                 "one at a time; cancel it there first"
             )
             assert a2.status() == {"type": "status", "running": False}
-            b.send({"type": "solve", "sfen": ONE})
+            # three wait in line, told their places
+            b.send({"type": "solve", "sfen": MICROCOSMOS, "time": 3000})
             qb = b.until_type("queued")
             assert qb["position"] == 1
             assert qb["message"] == "the server is busy: you are 1st in line for a solver"
             c.send({"type": "solve", "sfen": ONE})
             assert c.until_type("queued")["position"] == 2
+            e.send({"type": "solve", "sfen": ONE})
+            qe = e.until_type("queued")
+            assert qe["position"] == 3
+            assert qe["message"] == "the server is busy: you are 3rd in line for a solver"
             # the line is full
             assert d.refused({"type": "solve", "sfen": ONE}) == (
-                "the server is busy: the line for a solver is full (2 waiting); try again "
+                "the server is busy: the line for a solver is full (3 waiting); try again "
                 "in a while"
             )
             assert d.status() == {"type": "status", "running": False}
-            assert service.waiting == 2
-            # b leaves the line: c moves up and is told so
-            b.send({"type": "cancel"})
-            assert b.until_type("result")["reason"] == "stopped"
-            moved = c.until_type("queued", "started")
-            assert moved["type"] == "queued" and moved["position"] == 1
-            assert moved["message"] == "the server is busy: you are 1st in line for a solver"
-            # a's solve ends: c's starts and solves
+            assert service.waiting == 3
+            # c leaves the line: e moves up and is told so
+            c.send({"type": "cancel"})
+            assert c.until_type("result")["reason"] == "stopped"
+            moved = e.until_type("queued", "started")
+            assert moved["type"] == "queued" and moved["position"] == 2
+            assert moved["message"] == "the server is busy: you are 2nd in line for a solver"
+            # a's solve ends: b's starts, and e moves up again
             a.send({"type": "cancel"})
             assert a.until_type("result")["reason"] == "stopped"
-            assert c.until_type("started")["sfen"] == ONE
-            assert c.until_type("result")["status"] == "mate"
+            assert b.until_type("started")["sfen"] == MICROCOSMOS
+            moved = e.until_type("queued", "started")
+            assert moved["type"] == "queued" and moved["position"] == 1
+            b.send({"type": "cancel"})
+            assert b.until_type("result")["reason"] == "stopped"
+            assert e.until_type("started")["sfen"] == ONE
+            assert e.until_type("result")["status"] == "mate"
             # a is free to solve again, from its other tab
             a2.send({"type": "solve", "sfen": ONE})
             assert a2.until_type("result")["status"] == "mate"
@@ -720,3 +730,72 @@ def test_health_reports_the_limits(tmp_path: Path) -> None:
         assert health["limits"]["max_sessions"] == 7
         assert health["limits"] == {**Limits().to_dict(), "max_sessions": 7}
         assert json.dumps(health)  # plain JSON
+
+
+# --------------------------------------------------------------------------- in a browser
+
+
+@pytest.fixture(scope="module")
+def slow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real server with one engine worker and the slow CPU level (its move cap raised,
+    so it thinks until stopped); yields its base URL."""
+    from banmen.web.launch import free_port, stop, wait_ready
+
+    tmp = tmp_path_factory.mktemp("slow")
+    port = free_port()
+    code = (
+        "import banmen.web.session as s; from banmen.web.levels import capped_limit; "
+        "s.capped_limit = lambda spec: capped_limit(spec, 3600); "
+        "from banmen.web.server import create_app, run_uvicorn; "
+        f"run_uvicorn(create_app({str(tmp / 'games.sqlite3')!r}, 1, extra_levels={SLOW!r}), "
+        f"'127.0.0.1', {port})"
+    )
+    log = tmp / "server.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=out, stderr=subprocess.STDOUT)
+    try:
+        wait_ready(f"http://127.0.0.1:{port}", proc, log, timeout=120)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop(proc)
+
+
+@pytest.mark.browser
+def test_a_page_shows_its_place_in_line(browser: Any, slow_server: str) -> None:
+    from browser_tab import BrowserTab
+
+    tabs = [BrowserTab(browser, slow_server) for _ in range(2)]
+    try:
+        for tab in tabs:
+            tab.goto("/othello")
+            tab.wait_phase("human", "cpu", "paused", "over")
+            tab.both_human()
+        first, second = (t.page for t in tabs)
+
+        def status(page: Any) -> str:
+            text: str = page.text_content("#status")
+            return text
+
+        # black (to move) becomes the slow CPU on the first page: it takes the engine
+        first.select_option("#level-1", "slow")
+        first.wait_for_function("() => document.getElementById('status').textContent"
+                                ".includes('thinking')")  # fmt: skip
+        # on the second page it has to wait, and the status line says where it stands
+        second.select_option("#level-1", "slow")
+        line = "the server is busy: you are 1st in line for an engine"
+        second.wait_for_function(
+            "(line) => document.getElementById('status').textContent === line", arg=line
+        )
+        assert status(second) == line
+        # the first CPU is made to move: the second one's search starts
+        first.click("#stop")
+        second.wait_for_function("() => document.getElementById('status').textContent"
+                                 ".includes('thinking')")  # fmt: skip
+        assert "in line" not in status(second)
+        second.click("#stop")
+        second.wait_for_function("() => document.getElementById('stop').disabled")
+        for tab in tabs:
+            assert tab.errors == [], tab.errors
+    finally:
+        for tab in tabs:
+            tab.close()
