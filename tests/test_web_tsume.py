@@ -370,7 +370,8 @@ def test_solves_beyond_the_cap_wait_in_line(client: TestClient) -> None:
         queued = b.until_type("queued", "started")
         assert queued["type"] == "queued" and queued["position"] == 1
         assert queued["message"] == "the server is busy: you are 1st in line for a solver"
-        assert b.status()["queued"] is True
+        status = b.status()
+        assert status["queued"] is True and status["position"] == 1
         a.send({"type": "cancel"})
         assert a.result()["reason"] == "stopped"
         assert b.until_type("started")["sfen"] == ONE

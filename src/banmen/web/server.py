@@ -310,25 +310,24 @@ def _address(websocket: WebSocket) -> str:
     return websocket.client.host if websocket.client is not None else ""
 
 
-async def _expire_games(store: GameStore, hub: Hub, limits: Limits, once: bool = False) -> int:
-    """Delete abandoned saved games now (``once``) or every ``limits.expiry_interval``
-    seconds; returns how many the first run deleted."""
-    first = None
+async def _expire_games(store: GameStore, hub: Hub, limits: Limits) -> int:
+    """Delete the abandoned saved games (none that is open now); how many were deleted."""
+    try:
+        n = await store.aexpire(
+            limits.keep_unfinished_days, limits.keep_empty_days, keep=set(hub.sessions)
+        )
+    except sqlite3.Error as e:
+        log.error("could not expire saved games: %s", e)
+        return 0
+    if n:
+        print(f"banmen: deleted {n} abandoned saved game{'s' if n != 1 else ''}", flush=True)
+    return n
+
+
+async def _expire_periodically(store: GameStore, hub: Hub, limits: Limits) -> None:
     while True:
-        try:
-            n = await store.aexpire(
-                limits.keep_unfinished_days, limits.keep_empty_days, keep=set(hub.sessions)
-            )
-        except sqlite3.Error as e:
-            log.error("could not expire saved games: %s", e)
-            n = 0
-        if n:
-            print(f"banmen: deleted {n} abandoned saved game{'s' if n != 1 else ''}", flush=True)
-        if first is None:
-            first = n
-        if once:
-            return first
         await asyncio.sleep(limits.expiry_interval)
+        await _expire_games(store, hub, limits)
 
 
 async def _announce_ready(pool: EnginePool, started: float) -> None:
@@ -386,11 +385,11 @@ def create_app(
         lag = LagMonitor()
         hub = Hub(Services(store, pool, games_by_name, lim, clock))
         app.state.hub, app.state.pool, app.state.lag, app.state.store = hub, pool, lag, store
-        app.state.expired = await _expire_games(store, hub, lim, once=True)
+        app.state.expired = await _expire_games(store, hub, lim)  # now, then periodically
         tasks = [
             asyncio.create_task(lag.run()),
             asyncio.create_task(_announce_ready(pool, started)),
-            asyncio.create_task(_expire_games(store, hub, lim)),
+            asyncio.create_task(_expire_periodically(store, hub, lim)),
         ]
         try:
             yield

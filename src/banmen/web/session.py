@@ -711,9 +711,6 @@ class Hub:
                 f"{math.ceil(wait)} s"
             )
 
-    def live_ids(self) -> set[str]:
-        return set(self.sessions)
-
     def _create(
         self, game: WebGame, current: GameSession | None, msg: NewGame, board: Any = None
     ) -> GameSession:

@@ -17,7 +17,8 @@ The socket speaks JSON objects with a ``type``. Client → server:
 ``{"type": "check", "sfen": str}``
     answered with ``{"type": "position", "sfen": canonical, "turn", "notes"}``.
 ``{"type": "status"}``
-    answered with ``{"type": "status", "running": bool, "sfen"?, "seconds"?}``.
+    answered with ``{"type": "status", "running": bool, "sfen"?, "seconds"?, "queued"?,
+    "position"?}`` (``position``: the place in line while queued).
 
 Server → client: ``hello`` (the limits, on connecting), ``queued`` (every solver slot is
 busy; the solve starts when one frees up: ``position`` in line and the ``message`` to show,
@@ -803,6 +804,7 @@ class TsumeSession:
             "type": "status",
             "running": True,
             "queued": job.started is None,
+            "position": job.position,  # place in line while queued, else 0
             "sfen": job.sfen,
             "time": job.seconds,
             "seconds": time.monotonic() - (job.started or job.created),
