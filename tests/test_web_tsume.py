@@ -21,6 +21,7 @@ from typing import Any
 import cshogi
 import pytest
 from starlette.websockets import WebSocketDisconnect
+from web_clients import AddressFromHeader, address
 from ws_conn import Msg, WsConn
 
 with warnings.catch_warnings():
@@ -55,7 +56,7 @@ NO_MATE = "4k4/9/9/9/9/9/9/9/4K4 b P2r2b4g4s4n4l17p 1"
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     db = tmp_path_factory.mktemp("tsume") / "games.sqlite3"
-    with TestClient(create_app(db, workers=1)) as c:
+    with TestClient(AddressFromHeader(create_app(db, workers=1))) as c:
         yield c
 
 
@@ -355,7 +356,11 @@ def test_closing_the_page_stops_its_solve(client: TestClient) -> None:
 def test_solves_beyond_the_cap_wait_in_line(client: TestClient) -> None:
     service: SolverService = client.app.state.tsume  # type: ignore[attr-defined]
     assert service.max_solves == 1
-    with client.websocket_connect("/ws/tsume") as ws1, client.websocket_connect("/ws/tsume") as ws2:
+    # (two client addresses: one address has one solve at a time)
+    with (
+        client.websocket_connect("/ws/tsume") as ws1,
+        client.websocket_connect("/ws/tsume", headers=address("10.0.0.2")) as ws2,
+    ):
         a, b = Conn(ws1), Conn(ws2)
         a.recv()
         b.recv()
@@ -364,7 +369,9 @@ def test_solves_beyond_the_cap_wait_in_line(client: TestClient) -> None:
         b.send({"type": "solve", "sfen": ONE})
         queued = b.until_type("queued", "started")
         assert queued["type"] == "queued" and queued["position"] == 1
-        assert b.status()["queued"] is True
+        assert queued["message"] == "the server is busy: you are 1st in line for a solver"
+        status = b.status()
+        assert status["queued"] is True and status["position"] == 1
         a.send({"type": "cancel"})
         assert a.result()["reason"] == "stopped"
         assert b.until_type("started")["sfen"] == ONE

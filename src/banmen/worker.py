@@ -7,7 +7,9 @@ worker (progress, result, error) are read by a thread and handed to callbacks.
 
 :class:`EnginePool` is the asyncio face used by the web app: a fixed number of workers
 (the cap on concurrent searches), ``submit()`` returning a :class:`Job` whose
-``on_info`` callbacks run on the event loop, and ``await job`` giving the result.
+``on_info`` callbacks run on the event loop, and ``await job`` giving the result. Jobs
+that find every worker busy wait in a bounded line, taking turns between their owners
+(web sessions), and are told their place in it as it moves.
 
 The synchronous :meth:`EngineWorker.think` serves the CLI and tests::
 
@@ -25,13 +27,21 @@ import queue
 import signal
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from banmen.engine import Info, Result
 from banmen.search.limits import Limit, StopFlag
 
-__all__ = ["EngineError", "EngineWorker", "EnginePool", "Job", "Progress"]
+__all__ = [
+    "EngineError",
+    "EngineWorker",
+    "EnginePool",
+    "Job",
+    "JobCancelled",
+    "PoolBusy",
+    "Progress",
+]
 
 _PROGRESS_PERIOD = 0.25  # seconds between node-count updates during a long iteration
 _ids = itertools.count(1)
@@ -294,51 +304,106 @@ class EngineWorker:
 
 
 class Job:
-    """A search running in an :class:`EnginePool`; ``await job`` for its :class:`Result`."""
+    """A search in an :class:`EnginePool`, waiting in line or running; ``await job`` for
+    its :class:`Result`."""
 
     def __init__(
         self,
         on_info: Callable[[Info], None] | None,
         on_progress: Callable[[Progress], None] | None,
+        *,
+        owner: Hashable | None = None,
+        on_queue: Callable[[int], None] | None = None,
     ) -> None:
         self.future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
         self.on_info = on_info
         self.on_progress = on_progress
+        self.owner = owner
+        self.on_queue = on_queue
+        #: place in line (1 = next to start) while waiting; 0 once started
+        self.position = 0
         self.worker: EngineWorker | None = None
         self._stop_requested = False
+        self._pool: EnginePool | None = None
+        self._request: tuple[str, dict[str, Any], str, Limit | None] | None = None
+
+    @property
+    def waiting(self) -> bool:
+        return self._request is not None and not self.future.done()
 
     def stop(self) -> None:
-        """Ask the search to return its best move now (safe to call at any time)."""
+        """Ask the search to return its best move now (safe to call at any time; a job
+        still waiting in line returns at once when its turn comes)."""
         self._stop_requested = True
         if self.worker is not None and not self.future.done():
             self.worker.stop()
+
+    def cancel(self) -> None:
+        """Abandon the job: taken out of the line if it waits there (it then fails with
+        :class:`JobCancelled`), stopped if it runs."""
+        if self._pool is not None and self._pool._withdraw(self):
+            return
+        self.stop()
 
     def __await__(self) -> Any:
         return self.future.__await__()
 
 
-class EnginePool:
-    """A fixed set of engine workers shared by all web sessions."""
+class JobCancelled(EngineError):
+    """The job was cancelled while it waited for a worker."""
 
-    def __init__(self, size: int | None = None, warm: Sequence[str] = ("mattix",)) -> None:
+
+class PoolBusy(EngineError):
+    """The pool's line is full, or the owner already has a job waiting."""
+
+
+class EnginePool:
+    """A fixed set of engine workers shared by all web sessions, and the line of jobs
+    waiting for them.
+
+    Jobs that find no idle worker wait in line, in turns between owners (a web session
+    is one owner): each owner in the order it first joined the line, one job per turn.
+    ``max_queued`` bounds the line and ``max_waiting_per_owner`` what one owner may have
+    waiting (:class:`PoolBusy` beyond either); a job's ``on_queue`` is told its place in
+    line whenever it changes, and 0 when the job starts.
+    """
+
+    def __init__(
+        self,
+        size: int | None = None,
+        warm: Sequence[str] = ("mattix",),
+        *,
+        max_queued: int | None = None,
+        max_waiting_per_owner: int = 1,
+    ) -> None:
         self.size = max(1, size or os.cpu_count() or 1)
+        self.max_queued = max_queued
+        self.max_waiting_per_owner = max_waiting_per_owner
         self._warm = tuple(warm)
         self._workers: list[EngineWorker] = []
-        self._idle: asyncio.Queue[EngineWorker] | None = None
+        self._idle: list[EngineWorker] = []
+        self._line: list[Job] = []  # waiting jobs, in the order they came
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._started = False
         self.running = 0
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
-        self._idle = asyncio.Queue()
         self._workers = await loop.run_in_executor(
             None, lambda: [EngineWorker(self._warm) for _ in range(self.size)]
         )
-        for w in self._workers:
-            self._idle.put_nowait(w)
+        self._idle = list(self._workers)
+        self._started = True
+        self._dispatch()
 
     @property
     def ready(self) -> bool:
         return bool(self._workers) and all(w.ready.is_set() for w in self._workers)
+
+    @property
+    def waiting(self) -> int:
+        """Jobs waiting in line for a worker."""
+        return len(self._line)
 
     def submit(
         self,
@@ -348,18 +413,83 @@ class EnginePool:
         limit: Limit | None = None,
         on_info: Callable[[Info], None] | None = None,
         on_progress: Callable[[Progress], None] | None = None,
+        *,
+        owner: Hashable | None = None,
+        on_queue: Callable[[int], None] | None = None,
     ) -> Job:
-        """Queue a search; it starts as soon as a worker is free."""
-        job = Job(on_info, on_progress)
-        asyncio.get_running_loop().create_task(self._run(job, game, board, spec, limit))
+        """Queue a search; it starts as soon as a worker is free and it is its turn.
+        Raises :class:`PoolBusy` (and queues nothing) if it would have to wait in a full
+        line, or ``owner`` already has its share waiting."""
+        must_wait = not (self._started and self._idle and not self._line)
+        if must_wait and self.max_queued is not None and len(self._line) >= self.max_queued:
+            raise PoolBusy(
+                f"the server is busy: the line for an engine is full ({len(self._line)} waiting)"
+            )
+        if owner is not None:
+            mine = sum(1 for j in self._line if j.owner == owner)
+            if mine >= self.max_waiting_per_owner:
+                raise PoolBusy("this game already has a CPU move waiting for an engine")
+        job = Job(on_info, on_progress, owner=owner, on_queue=on_queue)
+        job._pool = self
+        job._request = (game, board, spec, limit)
+        self._line.append(job)
+        self._dispatch()
         return job
 
-    async def _run(
-        self, job: Job, game: str, board: dict[str, Any], spec: str, limit: Limit | None
-    ) -> None:
-        assert self._idle is not None, "EnginePool.start() was not awaited"
+    def order(self) -> list[Job]:
+        """The waiting jobs in the order they will start: turns between owners (each in
+        the order it first joined the line), one job per owner and turn; jobs without an
+        owner are each their own."""
+        queues: dict[Hashable, list[Job]] = {}
+        for job in self._line:
+            key = job.owner if job.owner is not None else ("job", id(job))
+            queues.setdefault(key, []).append(job)
+        out: list[Job] = []
+        rounds = max((len(q) for q in queues.values()), default=0)
+        for k in range(rounds):
+            out.extend(q[k] for q in queues.values() if k < len(q))
+        return out
+
+    def _dispatch(self) -> None:
+        """Start waiting jobs on idle workers, then tell the rest their places."""
+        line = self.order()
+        while self._started and self._idle and line:
+            job = line.pop(0)
+            self._line.remove(job)
+            worker = self._idle.pop(0)
+            task = asyncio.get_running_loop().create_task(self._run(job, worker))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+            self._tell(job, 0)
+        for i, job in enumerate(line, 1):
+            self._tell(job, i)
+
+    @staticmethod
+    def _tell(job: Job, position: int) -> None:
+        """Tell a job its place in line if it changed (0: it has started)."""
+        if job.position == position:
+            return
+        job.position = position
+        if job.on_queue is not None:
+            job.on_queue(position)
+
+    def _withdraw(self, job: Job) -> bool:
+        """Take a waiting job out of the line; False if it is not waiting."""
+        if job not in self._line:
+            return False
+        self._line.remove(job)
+        job._request = None
+        if not job.future.done():
+            job.future.set_exception(JobCancelled("cancelled while waiting for an engine"))
+            job.future.exception()  # retrieved: nobody need await an abandoned job
+        self._dispatch()
+        return True
+
+    async def _run(self, job: Job, worker: EngineWorker) -> None:
         loop = asyncio.get_running_loop()
-        worker = await self._idle.get()
+        assert job._request is not None
+        game, board, spec, limit = job._request
+        job._request = None
         self.running += 1
         try:
             job.worker = worker
@@ -385,9 +515,11 @@ class EnginePool:
         finally:
             self.running -= 1
             job.worker = None
-            if not worker.alive:
-                await loop.run_in_executor(None, worker.restart)
-            self._idle.put_nowait(worker)
+            if worker in self._workers:  # not closed meanwhile
+                if not worker.alive:
+                    await loop.run_in_executor(None, worker.restart)
+                self._idle.append(worker)
+                self._dispatch()
 
     @staticmethod
     def _deliver(job: Job, msg: tuple[Any, ...]) -> None:
@@ -405,10 +537,12 @@ class EnginePool:
 
     async def close(self) -> None:
         loop = asyncio.get_running_loop()
+        for job in list(self._line):
+            self._withdraw(job)
+        workers, self._workers, self._idle = self._workers, [], []
 
         def close_all() -> None:
-            for w in self._workers:
+            for w in workers:
                 w.close()
 
         await loop.run_in_executor(None, close_all)
-        self._workers = []

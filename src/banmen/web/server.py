@@ -11,27 +11,77 @@ Routes: ``/`` (the games), one page per game (``/mattix``, ``/othello``, ``/go``
 
 The engine pool starts with the app, but its workers warm up (compile, load caches) in the
 background: pages and sockets are served at once, CPU moves wait for a worker, and the
-terminal gets an "engines ready" line when they are all up.
+terminal gets an "engines ready" line when they are all up. The pool has one worker per
+core this process may use (:func:`default_workers`); the workers only search, and the
+event loop, which only routes messages, stays responsive beside them (the lag benchmark,
+``banmen bench web-lag``, measures it).
+
+Who may talk to the server (:func:`allowed_hosts`, :func:`guard_hosts`): a request whose
+``Host`` header names another host gets a 400 — pages, APIs and WebSockets alike — so a
+web page that rebinds its own name to this machine's address (DNS rebinding) cannot drive
+the server. Accepted are the loopback names (``localhost``, ``127.0.0.1``, ``[::1]``), the
+address the server is bound to, and every ``--allowed-host NAME``; bound to every
+interface (``--host 0.0.0.0`` or ``::``), also the machine's host name (and
+``NAME.local``). ``--allowed-host '*'`` accepts any host (only behind a proxy that checks
+it). A WebSocket is also refused (403) unless its ``Origin``, when sent, names the same
+host and port as its ``Host``.
+
+The limits (:class:`~banmen.web.limits.Limits`, each settable with ``banmen serve
+--limit NAME=VALUE``), and what a client gets beyond each — always one line:
+
+- ``max_connections`` / ``max_connections_per_client`` (256 / 16): further WebSockets are
+  accepted, get an ``error`` ("the server is busy: ... connections") and are closed with
+  code 1013 (try again later); the pages reconnect by themselves a little later.
+- ``max_sessions`` (128 games viewed at once): joining or starting another game gets an
+  ``error``; the client keeps the game it had.
+- ``max_queued_moves`` (128): a CPU move that finds every engine busy waits in line, at
+  most one per game, games taking turns in the order they asked; its clients get ``queue``
+  messages with their place ("the server is busy: you are 3rd in line for an engine") as
+  the line moves. Beyond the cap the CPU pauses with an error (Resume tries again).
+- tsume: one solve per client address (running or waiting), ``max_queued_solves`` (32)
+  waiting, each told its place in line as it moves (``queued``), and a time limit of at
+  most ``max_solve_seconds`` (300 s; the page's input is capped to it).
+- saved games: one client address may create ``new_game_burst`` (200) at once, then one
+  every ``new_game_interval`` (2 s) — "too many new games ..." beyond; unfinished games
+  untouched (not opened or changed) for ``keep_unfinished_days`` (30) and games without
+  a move untouched for ``keep_empty_days`` (1) are deleted, at start and every
+  ``expiry_interval`` (1 h). Finished games are kept.
+
+A malformed HTTP request (a bad chunked body, say) is logged as one line, not a traceback
+(:class:`OneLineProtocolErrors` on uvicorn's error log).
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import html
+import ipaddress
+import logging
 import os
+import re
+import socket
+import sqlite3
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
+import h11
 import platformdirs
 import uvicorn
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from banmen.web.arena import ArenaViews, arena_api_routes
@@ -39,14 +89,29 @@ from banmen.web.catalog import CATALOG, GameEntry
 from banmen.web.games import make_games
 from banmen.web.lag import LagMonitor
 from banmen.web.levels import MOVE_TIME_CAP
+from banmen.web.limits import Limits
 from banmen.web.protocol import MAX_MESSAGE_BYTES
+from banmen.web.replies import one_line
 from banmen.web.session import Client, Hub, Services
 from banmen.web.store import GameStore, is_game_id
 from banmen.web.tsume import SolverService, tsume_routes
 from banmen.web.viz import viz_routes
 from banmen.worker import EnginePool
 
-__all__ = ["create_app", "serve", "run_uvicorn", "default_db_path", "default_workers", "STATIC_DIR"]
+__all__ = [
+    "create_app",
+    "serve",
+    "run_uvicorn",
+    "default_db_path",
+    "default_workers",
+    "allowed_hosts",
+    "guard_hosts",
+    "LOOPBACK_HOSTS",
+    "OneLineProtocolErrors",
+    "STATIC_DIR",
+]
+
+log = logging.getLogger("banmen.web")
 
 STATIC_DIR = Path(__file__).parent / "static"
 
@@ -75,9 +140,62 @@ def default_db_path() -> Path:
 
 
 def default_workers() -> int:
-    """One engine worker per core but one: that core is left to the event loop, so pages and
-    sockets stay responsive while every worker searches."""
-    return max(1, (os.cpu_count() or 2) - 1)
+    """One engine worker per core this process may use (its CPU affinity, else every
+    core). The event loop needs little CPU — it routes messages and wakes for each — so it
+    stays responsive beside a full set of searches; leaving it a core of its own would
+    halve the searches on a two-core machine."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, cores)
+
+
+#: The names of this machine every server accepts in a request's ``Host`` header.
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+_WILDCARD_BINDS = ("0.0.0.0", "::", "[::]", "")
+_HOST_NAME = re.compile(r"(\*\.)?[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?")
+
+
+def _host_pattern(name: str) -> str:
+    """``name`` as TrustedHostMiddleware compares it: lower case, an IPv6 address in
+    brackets; ``ValueError`` (one line) if it is not a host name, an address, ``*`` or
+    ``*.domain``."""
+    text = name.strip().lower()
+    bare = text[1:-1] if text.startswith("[") and text.endswith("]") else text
+    try:
+        addr = ipaddress.ip_address(bare)
+    except ValueError:
+        addr = None
+    if addr is not None:
+        return f"[{addr}]" if addr.version == 6 else str(addr)
+    if text == "*" or _HOST_NAME.fullmatch(text):
+        return text
+    raise ValueError(
+        f"bad allowed host {name[:64]!r}: expected a host name (example.org), an address "
+        "(192.168.1.5, ::1), *.domain, or *"
+    )
+
+
+def allowed_hosts(bind: str = "127.0.0.1", extra: Sequence[str] = ()) -> list[str]:
+    """The ``Host`` names a server bound to ``bind`` accepts (see the module docstring):
+    the loopback names, ``bind`` itself (for every interface: this machine's host name),
+    and ``extra``."""
+    hosts = list(LOOPBACK_HOSTS)
+    if bind.strip().lower() in _WILDCARD_BINDS:
+        name = socket.gethostname().strip().lower()
+        if name and _HOST_NAME.fullmatch(name):
+            hosts += [name, f"{name}.local"]
+    else:
+        hosts.append(_host_pattern(bind))
+    hosts += [_host_pattern(h) for h in extra]
+    return list(dict.fromkeys(hosts))
+
+
+def guard_hosts(app: ASGIApp, hosts: Sequence[str]) -> ASGIApp:
+    """``app`` answering only requests (and WebSockets) whose ``Host`` is one of
+    ``hosts`` (patterns as :func:`allowed_hosts` gives them); others get a 400."""
+    return TrustedHostMiddleware(app, allowed_hosts=list(hosts), www_redirect=False)
 
 
 def _home_html(entries: tuple[GameEntry, ...]) -> str:
@@ -91,22 +209,91 @@ def _home_html(entries: tuple[GameEntry, ...]) -> str:
     return template.replace("<!--games-->", items)
 
 
-def _same_origin(ws: WebSocket) -> bool:
-    """Refuse WebSockets opened by pages of other sites (cross-site WebSocket hijacking);
-    clients that send no Origin (scripts, tests) are fine."""
-    origin = ws.headers.get("origin")
+def _same_origin(headers: Headers) -> bool:
+    """Whether a WebSocket comes from a page of this server (no cross-site WebSocket
+    hijacking): its Origin names the host and port of its Host header — which the host
+    check has found allowed. Clients that send no Origin (scripts, tests) are fine."""
+    origin = headers.get("origin")
     if origin is None:
         return True
-    return urlsplit(origin).netloc.lower() == ws.headers.get("host", "").lower()
+    try:
+        netloc = urlsplit(origin).netloc.lower()
+    except ValueError:
+        return False
+    return netloc != "" and netloc == headers.get("host", "").lower()
+
+
+class Connections:
+    """The WebSockets open now, in all and per client address, against the limits."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.total = 0
+        self.by_address: Counter[str] = Counter()
+
+    def refusal(self, address: str) -> str | None:
+        """Why one more connection from ``address`` is refused, or None."""
+        lim = self.limits
+        if self.by_address[address] >= lim.max_connections_per_client:
+            return (
+                "the server is busy: your address has used all its connections "
+                f"({lim.max_connections_per_client}); close some tabs or windows"
+            )
+        if self.total >= lim.max_connections:
+            return (
+                f"the server is busy: all its connections ({lim.max_connections}) are in "
+                "use; try again in a while"
+            )
+        return None
+
+    def open(self, address: str) -> None:
+        self.total += 1
+        self.by_address[address] += 1
+
+    def close(self, address: str) -> None:
+        self.total -= 1
+        self.by_address[address] -= 1
+        if self.by_address[address] <= 0:
+            del self.by_address[address]
+
+
+class SocketGuard:
+    """ASGI middleware for every WebSocket of the app: the same-origin check (403), then
+    the connection limits (accepted, told why in an ``error`` message, closed with 1013 —
+    try again later)."""
+
+    def __init__(self, app: ASGIApp, connections: Connections) -> None:
+        self.app = app
+        self.connections = connections
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "websocket":
+            await self.app(scope, receive, send)
+            return
+        if not _same_origin(Headers(scope=scope)):
+            await WebSocket(scope, receive, send).close(code=1008)
+            return
+        client = scope.get("client")
+        address = str(client[0]) if client else ""
+        conns = self.connections
+        why = conns.refusal(address)
+        if why is not None:
+            ws = WebSocket(scope, receive, send)
+            await ws.accept()
+            await ws.send_json({"type": "error", "message": why})
+            await ws.close(code=1013, reason="the server is busy")
+            return
+        conns.open(address)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            conns.close(address)
 
 
 async def _game_socket(websocket: WebSocket, game: str) -> None:
-    if not _same_origin(websocket):
-        await websocket.close(code=1008)
-        return
     await websocket.accept()
     hub: Hub = websocket.app.state.hub
-    client = Client(websocket.send_text, game)
+    client = Client(websocket.send_text, game, _address(websocket))
     try:
         while True:
             message = await websocket.receive()
@@ -117,6 +304,30 @@ async def _game_socket(websocket: WebSocket, game: str) -> None:
     finally:
         hub.leave(client)
         await client.close()
+
+
+def _address(websocket: WebSocket) -> str:
+    return websocket.client.host if websocket.client is not None else ""
+
+
+async def _expire_games(store: GameStore, hub: Hub, limits: Limits) -> int:
+    """Delete the abandoned saved games (none that is open now); how many were deleted."""
+    try:
+        n = await store.aexpire(
+            limits.keep_unfinished_days, limits.keep_empty_days, keep=set(hub.sessions)
+        )
+    except sqlite3.Error as e:
+        log.error("could not expire saved games: %s", e)
+        return 0
+    if n:
+        print(f"banmen: deleted {n} abandoned saved game{'s' if n != 1 else ''}", flush=True)
+    return n
+
+
+async def _expire_periodically(store: GameStore, hub: Hub, limits: Limits) -> None:
+    while True:
+        await asyncio.sleep(limits.expiry_interval)
+        await _expire_games(store, hub, limits)
 
 
 async def _announce_ready(pool: EnginePool, started: float) -> None:
@@ -135,10 +346,17 @@ def create_app(
     workers: int | None = None,
     *,
     extra_levels: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    clock: Callable[[], float] = time.time,
 ) -> Starlette:
     """The web app. ``workers`` engine processes cap concurrent searches (default: one per
-    core but one); ``extra_levels`` adds CPU levels (name -> player spec), e.g. for
-    benchmarks."""
+    core); ``extra_levels`` adds CPU levels (name -> player spec), e.g. for benchmarks;
+    ``limits`` are the server's caps (see the module docstring); ``clock`` (seconds since
+    the epoch) dates saved games and drives their expiry and the rate limits.
+
+    The app checks no ``Host`` header: :func:`run_uvicorn` wraps it in
+    :func:`guard_hosts`, so every server banmen starts does."""
+    lim = limits if limits is not None else Limits()
     path = Path(db_path).expanduser() if db_path is not None else default_db_path()
     n_workers = workers if workers is not None else default_workers()
     if n_workers < 1:
@@ -150,21 +368,28 @@ def create_app(
     home = _home_html(CATALOG)
     arena_page_html = (STATIC_DIR / "arena.html").read_text(encoding="utf-8")
     arena = ArenaViews(path)
-    tsume = SolverService(max_solves=n_workers)
+    tsume = SolverService(
+        max_solves=n_workers,
+        max_queued=lim.max_queued_solves,
+        max_seconds=lim.max_solve_seconds,
+    )
+    connections = Connections(lim)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         started = time.monotonic()
-        store = GameStore(path)
+        store = GameStore(path, clock=clock)
         # Every game is warmed up in every worker, so no first CPU move waits for it.
-        pool = EnginePool(n_workers, warm=tuple(games_by_name))
+        pool = EnginePool(n_workers, warm=tuple(games_by_name), max_queued=lim.max_queued_moves)
         await pool.start()  # spawns the processes; their warm-up runs on in the background
         lag = LagMonitor()
-        hub = Hub(Services(store, pool, games_by_name))
+        hub = Hub(Services(store, pool, games_by_name, lim, clock))
         app.state.hub, app.state.pool, app.state.lag, app.state.store = hub, pool, lag, store
+        app.state.expired = await _expire_games(store, hub, lim)  # now, then periodically
         tasks = [
             asyncio.create_task(lag.run()),
             asyncio.create_task(_announce_ready(pool, started)),
+            asyncio.create_task(_expire_periodically(store, hub, lim)),
         ]
         try:
             yield
@@ -205,7 +430,12 @@ def create_app(
                 "engines_ready": st.pool.ready,
                 "workers": st.pool.size,
                 "running": st.pool.running,
+                "waiting": st.pool.waiting,
                 "sessions": len(st.hub.sessions),
+                "connections": connections.total,
+                "solves_running": tsume.running,
+                "solves_waiting": tsume.waiting,
+                "limits": lim.to_dict(),
                 "move_time_cap_s": MOVE_TIME_CAP,
                 "max_message_bytes": MAX_MESSAGE_BYTES,
                 "loop_lag_ms": st.lag.stats(),
@@ -264,33 +494,82 @@ def create_app(
         *(game_socket(e) for e in CATALOG),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        middleware=[Middleware(SocketGuard, connections=connections)],
+    )
     app.state.arena = arena
     app.state.tsume = tsume
+    app.state.limits = lim
+    app.state.connections = connections
     return app
 
 
-def run_uvicorn(app: Starlette, host: str, port: int) -> None:
-    """Serve ``app`` until interrupted, with the settings every banmen server uses."""
+class OneLineProtocolErrors(logging.Filter):
+    """On uvicorn's error log: an exception from h11 (the HTTP parser) — e.g. the app's
+    response to a request with a malformed chunked body, which uvicorn has already
+    answered with a 400 — becomes one line instead of a traceback. Other errors keep
+    theirs."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, h11.ProtocolError):
+            record.msg = "bad request: the connection failed before the response (%s: %s)"
+            record.args = (type(exc).__name__, one_line(exc))
+            record.exc_info = None
+            record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def _log_config() -> dict[str, Any]:
+    config: dict[str, Any] = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    config.setdefault("filters", {})["one_line"] = {"()": OneLineProtocolErrors}
+    config["loggers"].setdefault("uvicorn.error", {})["filters"] = ["one_line"]
+    return config
+
+
+def run_uvicorn(app: ASGIApp, host: str, port: int, hosts: Sequence[str] | None = None) -> None:
+    """Serve ``app`` until interrupted, with the settings every banmen server uses: only
+    ``hosts`` (default: :func:`allowed_hosts` for ``host``) in the ``Host`` header, and
+    one-line log entries for malformed requests."""
     uvicorn.run(
-        app,
+        guard_hosts(app, allowed_hosts(host) if hosts is None else hosts),
         host=host,
         port=port,
         ws_max_size=WS_MAX_FRAME,
+        log_config=_log_config(),
         log_level="warning",
         access_log=False,  # /api/health may be polled every few ms; don't log each poll
     )
 
 
 def serve(
-    host: str = "127.0.0.1", port: int = 8000, db: str | None = None, workers: int | None = None
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    db: str | None = None,
+    workers: int | None = None,
+    *,
+    allowed: Sequence[str] = (),
+    limits: Limits | None = None,
 ) -> None:
-    """Run the web app with uvicorn until interrupted (``banmen serve``)."""
+    """Run the web app with uvicorn until interrupted (``banmen serve``); ``allowed``
+    names more hosts to accept (``--allowed-host``)."""
     path = Path(db).expanduser() if db else default_db_path()
-    app = create_app(path, workers)
+    hosts = allowed_hosts(host, allowed)  # ValueError on a bad name, before anything starts
+    app = create_app(path, workers, limits=limits)
     shown = f"[{host}]" if ":" in host else host
     print(
         f"banmen: serving http://{shown}:{port}/ (saved games: {path}); engines warming up",
         flush=True,
     )
-    run_uvicorn(app, host, port)
+    if "*" in hosts:
+        print("banmen: accepting any Host header (--allowed-host '*')", flush=True)
+    elif host.strip().lower() in _WILDCARD_BINDS or allowed:
+        print(
+            f"banmen: accepting the host names {', '.join(hosts)} "
+            "(add more with --allowed-host NAME)",
+            flush=True,
+        )
+    run_uvicorn(app, host, port, hosts)

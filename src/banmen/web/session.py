@@ -5,11 +5,16 @@ games is in the session's :class:`~banmen.web.games.WebGame` adapter), the setti
 the view (who plays each side, CPU delay, paused) and the connected clients. Clients only
 *ask*: every message is validated here, the rules are applied here, CPU moves are searched
 in the engine pool (never on the event loop), the game is saved after every change, and
-then every client gets the full state. A :class:`Hub` maps game ids to live sessions,
+then every client gets the full state. A CPU move that finds every engine worker busy
+waits in the pool's line (one move per game at most, games taking turns); while it waits,
+the game's clients are told its place in line (``queue`` messages, and ``thinking.queue``
+in the state). A :class:`Hub` maps game ids to live sessions,
 loading saved games on demand and dropping a session (stopping its search) when its last
 client leaves — a reconnecting client reloads it, and the CPU resumes thinking. Each
 client belongs to one game's socket (``/ws/<game>``) and only ever joins that game's
-sessions.
+sessions. The hub keeps at most :attr:`Limits.max_sessions` sessions live, and lets one
+client address create saved games only so fast (:attr:`Limits.new_game_burst`,
+:attr:`Limits.new_game_interval`).
 
 Everything here runs on the event loop and never blocks it: rules checks are microseconds,
 SQLite runs on the store's own thread, searches run in worker processes.
@@ -20,15 +25,17 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
 from banmen.engine import Info
 from banmen.web.games import WebGame
 from banmen.web.levels import Level, capped_limit
+from banmen.web.limits import Limits, RateLimit, busy_line
 from banmen.web.protocol import (
     MAX_DELAY_MS,
     Action,
@@ -44,7 +51,7 @@ from banmen.web.protocol import (
     parse_message,
 )
 from banmen.web.store import GameStore, is_game_id, new_game_id
-from banmen.worker import EngineError, EnginePool, Job, Progress
+from banmen.worker import EngineError, EnginePool, Job, PoolBusy, Progress
 
 __all__ = ["Client", "GameSession", "Hub", "Services"]
 
@@ -56,11 +63,13 @@ RECORD_VERSION = 1
 @dataclass
 class Services:
     """What every session shares: the saved-game store, the engine pool, the games (each
-    with its levels)."""
+    with its levels), the server's limits, and the clock the rate limits use."""
 
     store: GameStore
     pool: EnginePool
     games: dict[str, WebGame]
+    limits: Limits = field(default_factory=Limits)
+    clock: Callable[[], float] = time.monotonic
 
 
 class Client:
@@ -73,8 +82,14 @@ class Client:
     #: Live-thinking messages are dropped beyond this backlog; state and errors never are.
     MAX_BACKLOG = 256
 
-    def __init__(self, send_text: Callable[[str], Awaitable[None]], game: str = "mattix") -> None:
+    def __init__(
+        self,
+        send_text: Callable[[str], Awaitable[None]],
+        game: str = "mattix",
+        address: str = "",
+    ) -> None:
         self.game = game  # the only game this client's socket plays
+        self.address = address  # the peer's address, for the per-address limits
         self._send_text = send_text
         self._queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._closed = False
@@ -124,6 +139,7 @@ class _CpuTurn:
     level: str
     started: float = field(default_factory=time.monotonic)
     stopping: bool = False
+    queue: int = 0  # place in the engine pool's line; 0 once the search runs
 
 
 class GameSession:
@@ -270,11 +286,15 @@ class GameSession:
         over = b.is_game_over()
         thinking = None
         if self._turn is not None:
+            queue = self._turn.queue
             thinking = {
                 "player": self._turn.player,
                 "level": self._turn.level,
                 "seconds": round(time.monotonic() - self._turn.started, 3),
                 "stopping": self._turn.stopping,
+                # waiting for an engine: the place in line, and the line to show
+                "queue": queue or None,
+                "queue_message": busy_line(queue, "an engine") if queue else None,
             }
         return {
             "type": "state",
@@ -321,8 +341,15 @@ class GameSession:
         self._cancel_cpu()
 
     async def save(self) -> None:
+        b = self.board
         try:
-            await self.services.store.asave(self.id, self.game.name, self.record())
+            await self.services.store.asave(
+                self.id,
+                self.game.name,
+                self.record(),
+                moves=len(b.move_stack),
+                finished=b.is_game_over(),
+            )
         except sqlite3.Error as e:
             log.error("could not save game %s: %s", self.id, e)
             self.broadcast({"type": "error", "message": f"could not save the game: {e}"})
@@ -461,7 +488,7 @@ class GameSession:
         """Abandon the CPU's move: its search is stopped and its result will be ignored."""
         self._cancel_timer()
         if self._turn is not None:
-            self._turn.job.stop()
+            self._turn.job.cancel()  # out of the line if it waits there, else stopped
             self._turn = None
         self._info = None
 
@@ -480,19 +507,39 @@ class GameSession:
             if holder and self._turn is holder[0]:
                 self.broadcast({"type": "progress", "player": player, **p.to_dict()})
 
-        job = self.services.pool.submit(
-            self.game.name,
-            self.board.to_dict(),
-            lv.spec,
-            capped_limit(lv.spec),
-            on_info=on_info,
-            on_progress=on_progress,
-        )
-        turn = _CpuTurn(job, player, lv.name)
+        def on_queue(position: int) -> None:
+            if not (holder and self._turn is holder[0]):
+                return
+            holder[0].queue = position
+            if position > 0:
+                line = busy_line(position, "an engine")
+                self.broadcast({"type": "queue", "position": position, "message": line})
+            else:  # its search has started: the thinking clock starts now
+                holder[0].started = time.monotonic()
+                self.broadcast_state()
+
+        try:
+            job = self.services.pool.submit(
+                self.game.name,
+                self.board.to_dict(),
+                lv.spec,
+                capped_limit(lv.spec),
+                on_info=on_info,
+                on_progress=on_progress,
+                owner=self.id,
+                on_queue=on_queue,
+            )
+        except PoolBusy as e:
+            self._spawn(self._cpu_failed(str(e), busy=True))
+            return
+        turn = _CpuTurn(job, player, lv.name, queue=job.position)
         holder.append(turn)
         self._turn = turn
         self._info = None
-        task = asyncio.get_running_loop().create_task(self._finish_cpu(turn))
+        self._spawn(self._finish_cpu(turn))
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -527,11 +574,16 @@ class GameSession:
         except Exception:  # a bug: log it rather than lose it in a dropped task
             log.exception("CPU move failed in game %s", self.id)
 
-    async def _cpu_failed(self, why: str) -> None:
+    async def _cpu_failed(self, why: str, busy: bool = False) -> None:
         self._turn = None
         self._info = None
         self.paused = True  # do not retry in a loop; the user can resume
-        self.broadcast({"type": "error", "message": f"the CPU could not move ({why}); paused"})
+        text = (
+            f"{why}; the CPU is paused: press Resume to try again"
+            if busy
+            else f"the CPU could not move ({why}); paused"
+        )
+        self.broadcast({"type": "error", "message": text})
         await self._commit()
 
 
@@ -543,6 +595,8 @@ class Hub:
         self.sessions: dict[str, GameSession] = {}
         # join / new / load await the store; one at a time, so a game is never loaded twice.
         self._lock = asyncio.Lock()
+        limits = services.limits
+        self._new_games = RateLimit(limits.new_game_burst, limits.new_game_interval, services.clock)
 
     def game_of(self, client: Client) -> WebGame:
         return self.services.games[client.game]
@@ -584,8 +638,11 @@ class Hub:
                 notice = _other_game(game_id, session.game, game)
                 session = None
             elif session is None and game_id:
+                self._check_room(client)
                 session, notice = await self._load(game_id, game)
             if session is None:
+                self._check_room(client)
+                self._check_rate(client)
                 session = self._create(game, None, NewGame(None, None, None))
                 await session.save()
             self._enter(client, session)
@@ -595,7 +652,7 @@ class Hub:
         client.send(session.view())
 
     async def _load(self, game_id: str, game: WebGame) -> tuple[GameSession | None, str | None]:
-        saved = await self.services.store.aload(game_id)
+        saved = await self.services.store.aload(game_id, touch=True)
         if saved is None:
             return None, f"no saved game {game_id!r}: started a new game"
         if saved.game != game.name:
@@ -610,6 +667,8 @@ class Hub:
 
     async def new_game(self, client: Client, msg: NewGame) -> None:
         async with self._lock:
+            self._check_room(client)
+            self._check_rate(client)
             session = self._create(self.game_of(client), client.session, msg)
             await session.save()
             self._enter(client, session)
@@ -621,11 +680,36 @@ class Hub:
         game = self.game_of(client)
         board = game.load(msg.text)  # raises ProtocolError with the board's message
         async with self._lock:
+            self._check_room(client)
+            self._check_rate(client)
             session = self._create(game, client.session, NewGame(None, None, None), board)
             await session.save()
             self._enter(client, session)
         session.kick()
         client.send(session.view())
+
+    def _check_room(self, client: Client) -> None:
+        """Refuse (:class:`ProtocolError`) a new live session if the hub is full; the
+        session the client leaves for it counts as free if nobody else watches it."""
+        current = client.session
+        freed = current is not None and current.clients == {client}
+        cap = self.services.limits.max_sessions
+        if len(self.sessions) - freed >= cap:
+            raise ProtocolError(
+                f"the server is busy: all its game slots ({cap}) are in use; try again in a while"
+            )
+
+    def _check_rate(self, client: Client) -> None:
+        """Refuse (:class:`ProtocolError`) a new saved game beyond the client address's
+        rate."""
+        wait = self._new_games.take(client.address)
+        if wait > 0:
+            lim = self.services.limits
+            raise ProtocolError(
+                f"too many new games from your address: at most {lim.new_game_burst} at "
+                f"once, then one every {lim.new_game_interval:g} s; try again in "
+                f"{math.ceil(wait)} s"
+            )
 
     def _create(
         self, game: WebGame, current: GameSession | None, msg: NewGame, board: Any = None

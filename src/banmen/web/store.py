@@ -1,9 +1,15 @@
 """Saved games in SQLite (stdlib ``sqlite3``, WAL mode).
 
 One row per game view: ``id``, ``game``, ``state`` (a JSON object owned by the game's
-session: board record plus settings), ``created`` and ``updated`` (ISO 8601, UTC). The web
-app saves after every change, so a reloaded page — or a restarted server — finds the game
-where it was.
+session: board record plus settings), ``created`` and ``updated`` (ISO 8601, UTC), and for
+the expiry of abandoned games ``touched`` (last saved or opened), ``moves`` (moves played)
+and ``finished`` (0 or 1). The web app saves after every change, so a reloaded page — or a
+restarted server — finds the game where it was.
+
+:meth:`GameStore.expire` deletes abandoned games: unfinished ones untouched for
+``keep_unfinished_days`` and ones without a move untouched for ``keep_empty_days``.
+Finished games are kept, and so are rows written before these columns existed (their
+status is unknown) until they are saved again.
 
 The synchronous methods are the API; the ``a``-prefixed coroutines run them on one
 dedicated thread, so the event loop never waits on the disk and writes keep their order
@@ -17,6 +23,8 @@ import json
 import secrets
 import sqlite3
 import threading
+import time
+from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,9 +39,15 @@ CREATE TABLE IF NOT EXISTS saved_games (
     game    TEXT NOT NULL,
     state   TEXT NOT NULL,
     created TEXT NOT NULL,
-    updated TEXT NOT NULL
+    updated TEXT NOT NULL,
+    touched TEXT,
+    moves INTEGER,
+    finished INTEGER
 )
 """
+#: Columns added after the first version, for databases created before them.
+_ADDED_COLUMNS = (("touched", "TEXT"), ("moves", "INTEGER"), ("finished", "INTEGER"))
+_DAY = 86400.0
 
 _ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 MAX_ID_LENGTH = 64
@@ -71,15 +85,19 @@ class SavedGame:
         }
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+def _stamp(seconds: float) -> str:
+    """``seconds`` since the epoch as the store writes times (ISO 8601, UTC, ms): such
+    strings sort as the times do."""
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds")
 
 
 class GameStore:
-    """The ``saved_games`` table of one SQLite file (created, with its folder, on demand)."""
+    """The ``saved_games`` table of one SQLite file (created, with its folder, on demand).
+    ``clock`` (seconds since the epoch) dates the rows, and the expiry."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
         self.path = Path(path)
+        self._clock = clock
         if str(path) != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
         # One connection shared under a lock: the async wrappers use a single thread anyway,
@@ -94,21 +112,42 @@ class GameStore:
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute("PRAGMA busy_timeout=5000")
             self._conn.execute(_SCHEMA)
+            have = {row[1] for row in self._conn.execute("PRAGMA table_info(saved_games)")}
+            for name, kind in _ADDED_COLUMNS:
+                if name not in have:
+                    self._conn.execute(f"ALTER TABLE saved_games ADD COLUMN {name} {kind}")
+
+    def _now(self) -> str:
+        return _stamp(self._clock())
 
     # ---- synchronous API
 
-    def save(self, game_id: str, game: str, state: dict[str, Any]) -> None:
-        """Insert or update the game ``game_id``."""
-        now = _now()
+    def save(
+        self,
+        game_id: str,
+        game: str,
+        state: dict[str, Any],
+        *,
+        moves: int | None = None,
+        finished: bool | None = None,
+    ) -> None:
+        """Insert or update the game ``game_id``; ``moves`` and ``finished`` (if known)
+        decide when it expires."""
+        now = self._now()
+        done = None if finished is None else int(finished)
         with self._lock:
             self._conn.execute(
-                "INSERT INTO saved_games (id, game, state, created, updated) VALUES (?, ?, ?, ?, ?)"
+                "INSERT INTO saved_games (id, game, state, created, updated, touched, moves,"
+                " finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT(id) DO UPDATE SET game = excluded.game, state = excluded.state,"
-                " updated = excluded.updated",
-                (game_id, game, json.dumps(state), now, now),
+                " updated = excluded.updated, touched = excluded.touched,"
+                " moves = excluded.moves, finished = excluded.finished",
+                (game_id, game, json.dumps(state), now, now, now, moves, done),
             )
 
-    def load(self, game_id: str) -> SavedGame | None:
+    def load(self, game_id: str, *, touch: bool = False) -> SavedGame | None:
+        """The saved game ``game_id``, or None; ``touch`` marks it as opened now (it
+        expires counting from then)."""
         if not is_game_id(game_id):
             return None
         with self._lock:
@@ -116,6 +155,10 @@ class GameStore:
                 "SELECT id, game, state, created, updated FROM saved_games WHERE id = ?",
                 (game_id,),
             ).fetchone()
+            if row is not None and touch:
+                self._conn.execute(
+                    "UPDATE saved_games SET touched = ? WHERE id = ?", (self._now(), game_id)
+                )
         if row is None:
             return None
         try:
@@ -131,6 +174,25 @@ class GameStore:
             (n,) = self._conn.execute("SELECT COUNT(*) FROM saved_games").fetchone()
         return int(n)
 
+    def expire(
+        self, keep_unfinished_days: float, keep_empty_days: float, keep: Collection[str] = ()
+    ) -> int:
+        """Delete the abandoned games (see the module docstring), except the ids in
+        ``keep`` (games open right now); returns how many were deleted."""
+        now = self._clock()
+        old = _stamp(now - keep_unfinished_days * _DAY)
+        stale = _stamp(now - keep_empty_days * _DAY)
+        kept = list(keep)
+        marks = ",".join("?" * len(kept))
+        with self._lock:
+            cur = self._conn.execute(
+                "DELETE FROM saved_games WHERE finished = 0"
+                " AND (COALESCE(touched, updated) < ? OR (moves = 0 AND"
+                " COALESCE(touched, updated) < ?))" + (f" AND id NOT IN ({marks})" if kept else ""),
+                (old, stale, *kept),
+            )
+        return int(cur.rowcount)
+
     def close(self) -> None:
         self._executor.shutdown(wait=True)
         with self._lock:
@@ -138,10 +200,30 @@ class GameStore:
 
     # ---- the same, off the event loop
 
-    async def asave(self, game_id: str, game: str, state: dict[str, Any]) -> None:
+    async def asave(
+        self,
+        game_id: str,
+        game: str,
+        state: dict[str, Any],
+        *,
+        moves: int | None = None,
+        finished: bool | None = None,
+    ) -> None:
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._executor, self.save, game_id, game, state)
+        await loop.run_in_executor(
+            self._executor,
+            lambda: self.save(game_id, game, state, moves=moves, finished=finished),
+        )
 
-    async def aload(self, game_id: str) -> SavedGame | None:
+    async def aload(self, game_id: str, *, touch: bool = False) -> SavedGame | None:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self.load, game_id)
+        return await loop.run_in_executor(self._executor, lambda: self.load(game_id, touch=touch))
+
+    async def aexpire(
+        self, keep_unfinished_days: float, keep_empty_days: float, keep: Collection[str] = ()
+    ) -> int:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            self._executor,
+            lambda: self.expire(keep_unfinished_days, keep_empty_days, keep),
+        )

@@ -10,16 +10,19 @@ The socket speaks JSON objects with a ``type``. Client → server:
 
 ``{"type": "solve", "sfen": str, "time"?: seconds}``
     solve the problem (the side to move attacks) within ``time`` seconds (default
-    :data:`DEFAULT_SECONDS`, at most :data:`MAX_SECONDS`); one solve per connection.
+    :data:`DEFAULT_SECONDS`, at most the service's ``max_seconds``, by default
+    :data:`MAX_SECONDS`); one solve per connection, and per client address.
 ``{"type": "cancel"}``
     stop the running solve now: it ends with an ``unknown`` / ``stopped`` result.
 ``{"type": "check", "sfen": str}``
     answered with ``{"type": "position", "sfen": canonical, "turn", "notes"}``.
 ``{"type": "status"}``
-    answered with ``{"type": "status", "running": bool, "sfen"?, "seconds"?}``.
+    answered with ``{"type": "status", "running": bool, "sfen"?, "seconds"?, "queued"?,
+    "position"?}`` (``position``: the place in line while queued).
 
 Server → client: ``hello`` (the limits, on connecting), ``queued`` (every solver slot is
-busy; the solve starts when one frees up), ``started``, ``progress`` (about ten a second:
+busy; the solve starts when one frees up: ``position`` in line and the ``message`` to show,
+sent again whenever the place changes), ``started``, ``progress`` (about ten a second:
 ``nodes``, ``seconds``, ``nps``, ``pn``, ``dn``, ``phase``), ``result`` (the solver's
 :class:`~banmen.games.shogi.tsume.TsumeResult` fields, plus ``steps`` — one
 ``{"usi", "kif", "sfen"}`` per move of the line, ``sfen`` being the position after it —
@@ -33,7 +36,9 @@ started ahead of need — when the page's socket connects — so a solve starts 
 :class:`~banmen.search.limits.StopFlag`; a solver that has not answered
 :data:`STOP_GRACE` seconds later (or :data:`OVERRUN_GRACE` seconds past its time limit) is
 killed. Closing the socket kills the connection's solve at once. At most ``max_solves``
-solves run at a time; further ones wait in line (``queued``).
+solves run at a time; further ones wait in line (``queued``), at most ``max_queued`` of
+them — beyond that, and for a second solve from a client address that has one running or
+waiting, the ``solve`` gets a one-line ``error`` and nothing starts.
 
 Nothing here runs cshogi on text from a client before :func:`parse_sfen` has checked it
 (cshogi aborts the process on some malformed SFEN); the event loop only ever parses SFEN,
@@ -52,6 +57,7 @@ import os
 import signal
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -63,6 +69,7 @@ from starlette.websockets import WebSocket
 
 from banmen.games.shogi.sfen import ShogiError, normalize_sfen, parse_sfen
 from banmen.search.limits import Limit, StopFlag
+from banmen.web.limits import busy_line
 from banmen.web.protocol import MAX_MESSAGE_BYTES
 from banmen.web.replies import NO_STORE_JSON, one_line
 from banmen.web.session import Client
@@ -82,8 +89,11 @@ __all__ = [
 
 #: The page's default time limit for a solve, in seconds.
 DEFAULT_SECONDS = 30.0
-#: The longest time limit a solve may ask for.
-MAX_SECONDS = 3600.0
+#: The longest time limit a solve may ask for, unless the service says otherwise
+#: (:attr:`banmen.web.limits.Limits.max_solve_seconds`).
+MAX_SECONDS = 300.0
+#: Solves that may wait in line, unless the service says otherwise.
+MAX_QUEUED = 32
 #: Seconds a stopped solver has to answer before its process is killed.
 STOP_GRACE = 2.0
 #: Seconds past its time limit a solver may run before it is stopped (then killed).
@@ -336,16 +346,23 @@ class _Proc:
 class SolveJob:
     """One solve requested by a connection: queued, running, then done."""
 
-    def __init__(self, service: SolverService, sfen: str, seconds: float) -> None:
+    def __init__(self, service: SolverService, sfen: str, seconds: float, client: str = "") -> None:
         self.service = service
         self.sfen = sfen
         self.seconds = seconds
+        self.client = client  # the client's address: one solve each
         self.created = time.monotonic()
         self.started: float | None = None
         self.progress: dict[str, Any] | None = None
         self.cancelled = False
+        #: place in line while waiting for a slot (0: not waiting)
+        self.position = 0
+        self.on_queued: Callable[[int], None] | None = None
         self._proc: _Proc | None = None
         self._wake = asyncio.Event()
+        self._admitted = False  # counted by the service, until _finish
+        self._slot = False  # holds a solver slot not yet handed to a process
+        self._turn: asyncio.Future[None] | None = None  # resolved when handed a slot
 
     def cancel(self) -> None:
         """Stop the solve: it ends with an ``unknown`` / ``stopped`` result."""
@@ -381,12 +398,13 @@ class SolveJob:
         """Wait for a slot, solve in a fresh process, return the result's fields.
         Cancelled (the task), it kills the process at once."""
         service = self.service
-        if not await service._acquire(self, on_queued):
+        if not await service._wait_turn(self, on_queued):
             return self._stopped()
         proc: _Proc | None = None
         answered = False  # the process said its last word (and exits by itself)
         try:
             proc = await service._take_process()
+            self._slot = False  # the slot goes with the process: freed once it has exited
             self._proc = proc
             if self.cancelled:
                 return self._stopped()
@@ -434,9 +452,7 @@ class SolveJob:
                     )
         finally:
             self._proc = None
-            if proc is None:
-                service._release()
-            else:
+            if proc is not None:  # (if not, the service frees the slot in _finish)
                 if not answered:
                     proc.proc.kill()  # a signal: it does not wait
                 # single use: the process exits (or is reaped) and then frees its slot
@@ -492,22 +508,31 @@ def _result(raw: Any, sfen: str) -> dict[str, Any]:
 
 class SolverService:
     """The solver processes of one app: a spare warmed up ahead of need, a cap on solves
-    running at once (further ones wait in line), and clean-up at shutdown."""
+    running at once (further ones wait in line, at most ``max_queued``; one solve per
+    client address), the longest time limit a solve may ask for, and clean-up at
+    shutdown."""
 
     def __init__(
         self,
         max_solves: int = 1,
         *,
+        max_queued: int = MAX_QUEUED,
+        max_seconds: float = MAX_SECONDS,
         solver: str = DEFAULT_SOLVER,
         hash_mb: int = DEFAULT_HASH_MB,
     ) -> None:
         if max_solves < 1:
             raise ValueError(f"max_solves must be at least 1, got {max_solves}")
+        if max_queued < 1 or not max_seconds > 0:
+            raise ValueError("max_queued and max_seconds must be positive")
         self.max_solves = max_solves
+        self.max_queued = max_queued
+        self.max_seconds = float(max_seconds)
         self.solver = solver
         self.hash_mb = hash_mb
         self.running = 0
-        self._waiting: list[tuple[SolveJob, asyncio.Future[None]]] = []
+        self._waiting: list[SolveJob] = []
+        self._clients: Counter[str] = Counter()
         self._spare: _Proc | None = None
         self._spawning: asyncio.Task[None] | None = None
         self._live: set[_Proc] = set()
@@ -516,42 +541,100 @@ class SolverService:
 
     # ---- slots
 
-    async def _acquire(self, job: SolveJob, on_queued: Callable[[int], None]) -> bool:
-        """Wait for a free slot; False if the job was cancelled first."""
-        if self.running < self.max_solves and not self._waiting:
+    @property
+    def waiting(self) -> int:
+        """Solves waiting in line for a slot."""
+        return len(self._waiting)
+
+    def admit(self, job: SolveJob) -> None:
+        """Take ``job`` on: give it a free slot, or a place in line. Raises
+        :class:`RequestError` (and takes nothing on) if its client already has a solve,
+        or the line is full."""
+        if self._closed:
+            raise RequestError("the server is shutting down: no new solves")
+        if self._clients[job.client] > 0:
+            raise RequestError(
+                "you already have a solve running or waiting (in another tab or window): "
+                "one at a time; cancel it there first"
+            )
+        free = self.running < self.max_solves and not self._waiting
+        if not free and len(self._waiting) >= self.max_queued:
+            raise RequestError(
+                f"the server is busy: the line for a solver is full ({len(self._waiting)} "
+                "waiting); try again in a while"
+            )
+        self._clients[job.client] += 1
+        job._admitted = True
+        if free:
             self.running += 1
+            job._slot = True
+        else:
+            job._turn = asyncio.get_running_loop().create_future()
+            self._waiting.append(job)
+            job.position = len(self._waiting)
+
+    async def _wait_turn(self, job: SolveJob, on_queued: Callable[[int], None]) -> bool:
+        """Wait until ``job`` holds a slot; False if it was cancelled first. Its place in
+        line goes to ``on_queued`` now and whenever it changes."""
+        if job._slot:
             return True
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        entry = (job, fut)
-        self._waiting.append(entry)
-        on_queued(len(self._waiting))
-        try:
-            while not fut.done():
-                waker: asyncio.Future[Any] = asyncio.ensure_future(job._wake.wait())
-                waiters: set[asyncio.Future[Any]] = {fut, waker}
-                try:
-                    await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    waker.cancel()
-                job._wake.clear()
-                if job.cancelled and not fut.done():
-                    self._waiting.remove(entry)
-                    return False
-            return True  # the slot was handed over by _release
-        except asyncio.CancelledError:
-            if entry in self._waiting:
-                self._waiting.remove(entry)
-            elif fut.done():
-                self._release()  # handed a slot we will not use
-            raise
+        turn = job._turn
+        if turn is None:  # not admitted, or already gone
+            return False
+        job.on_queued = on_queued
+        on_queued(job.position)
+        while not turn.done():
+            waker: asyncio.Future[Any] = asyncio.ensure_future(job._wake.wait())
+            waiters: set[asyncio.Future[Any]] = {turn, waker}
+            try:
+                await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waker.cancel()
+            job._wake.clear()
+            if job.cancelled and not turn.done():
+                self._leave_line(job)
+                return False
+        return job._slot  # handed over by _release
+
+    def _leave_line(self, job: SolveJob) -> None:
+        if job in self._waiting:
+            self._waiting.remove(job)
+            job.position = 0
+            self._renumber()
+
+    def _renumber(self) -> None:
+        """Tell every waiting job its place in line, if it changed."""
+        for i, job in enumerate(self._waiting, 1):
+            if job.position != i:
+                job.position = i
+                if job.on_queued is not None:
+                    job.on_queued(i)
 
     def _release(self) -> None:
-        while self._waiting:
-            _job, fut = self._waiting.pop(0)
-            if not fut.done():
-                fut.set_result(None)  # the slot passes on: running stays the same
-                return
+        """A slot is free: hand it to the first job in line, or give it back."""
+        if self._waiting:
+            job = self._waiting.pop(0)
+            job.position = 0
+            job._slot = True  # the slot passes on: running stays the same
+            if job._turn is not None and not job._turn.done():
+                job._turn.set_result(None)
+            self._renumber()
+            return
         self.running -= 1
+
+    def _finish(self, job: SolveJob) -> None:
+        """``job`` is over (or was never started): out of the line, its unused slot freed,
+        its client free to solve again. Safe to call more than once."""
+        if not job._admitted:
+            return
+        job._admitted = False
+        self._leave_line(job)
+        if job._slot:
+            job._slot = False
+            self._release()
+        self._clients[job.client] -= 1
+        if self._clients[job.client] <= 0:
+            del self._clients[job.client]
 
     # ---- processes
 
@@ -663,14 +746,16 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _seconds(value: Any) -> float:
+def _seconds(value: Any, most: float = MAX_SECONDS) -> float:
     if value is None:
-        return DEFAULT_SECONDS
+        return min(DEFAULT_SECONDS, most)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise RequestError(f'"time" must be a number of seconds, got {json.dumps(value)[:40]}')
     t = float(value)
-    if not math.isfinite(t) or t <= 0 or t > MAX_SECONDS:
-        raise RequestError(f'"time" must be more than 0 and at most {MAX_SECONDS:g} seconds')
+    if not math.isfinite(t) or t <= 0 or t > most:
+        raise RequestError(
+            f'"time" must be more than 0 and at most {most:g} seconds (the server\'s limit)'
+        )
     return t
 
 
@@ -687,8 +772,8 @@ class TsumeSession:
         self.client.send(
             {
                 "type": "hello",
-                "default_time": DEFAULT_SECONDS,
-                "max_time": MAX_SECONDS,
+                "default_time": min(DEFAULT_SECONDS, self.service.max_seconds),
+                "max_time": self.service.max_seconds,
                 "max_solves": self.service.max_solves,
             }
         )
@@ -719,6 +804,7 @@ class TsumeSession:
             "type": "status",
             "running": True,
             "queued": job.started is None,
+            "position": job.position,  # place in line while queued, else 0
             "sfen": job.sfen,
             "time": job.seconds,
             "seconds": time.monotonic() - (job.started or job.created),
@@ -727,10 +813,12 @@ class TsumeSession:
 
     def _solve(self, data: dict[str, Any]) -> None:
         sfen = _checked(data.get("sfen"))["sfen"]
-        seconds = _seconds(data.get("time"))
+        seconds = _seconds(data.get("time"), self.service.max_seconds)
         if self.job is not None:
             raise RequestError("a solve is already running: cancel it first")
-        job = self.job = SolveJob(self.service, sfen, seconds)
+        job = SolveJob(self.service, sfen, seconds, self.client.address)
+        self.service.admit(job)  # RequestError if the client has one, or the line is full
+        self.job = job
         self._task = asyncio.get_running_loop().create_task(self._run(job))
 
     async def _run(self, job: SolveJob) -> None:
@@ -739,12 +827,7 @@ class TsumeSession:
             result = await job.run(
                 on_started=lambda: send({"type": "started", "sfen": job.sfen, "time": job.seconds}),
                 on_queued=lambda n: send(
-                    {
-                        "type": "queued",
-                        "position": n,
-                        "message": f"every solver is busy: yours starts when one is free "
-                        f"({n} waiting)",
-                    }
+                    {"type": "queued", "position": n, "message": busy_line(n, "a solver")}
                 ),
                 on_progress=lambda info: send({"type": "progress", **info}),
             )
@@ -755,6 +838,7 @@ class TsumeSession:
         except Exception as e:  # never lose the connection over a solver problem
             result = job._stopped("crashed", f"the solve failed: {one_line(e)}")
         finally:
+            self.service._finish(job)
             if self.job is job:
                 self.job = None
         if job.cancelled and result.get("status") == "unknown":
@@ -767,12 +851,15 @@ class TsumeSession:
     async def close(self) -> None:
         """The connection is gone: kill its solve."""
         task, self._task = self._task, None
-        if self.job is not None:
-            self.job.cancel()
+        job = self.job
+        if job is not None:
+            job.cancel()
         if task is not None and not task.done():
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        if job is not None:
+            self.service._finish(job)  # if the task was cancelled before it started
 
 
 def _checked(text: Any) -> dict[str, Any]:
@@ -782,15 +869,6 @@ def _checked(text: Any) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- routes
-
-
-def _same_origin(ws: WebSocket) -> bool:
-    from urllib.parse import urlsplit
-
-    origin = ws.headers.get("origin")
-    if origin is None:
-        return True
-    return urlsplit(origin).netloc.lower() == ws.headers.get("host", "").lower()
 
 
 def tsume_routes(
@@ -816,12 +894,11 @@ def tsume_routes(
             return JSONResponse({"ok": False, "error": one_line(e)}, headers=NO_STORE_JSON)
 
     async def socket(websocket: WebSocket) -> None:
-        if not _same_origin(websocket):
-            await websocket.close(code=1008)
-            return
+        # (the app's SocketGuard has checked the origin and the connection limits)
         await websocket.accept()
         service.warm()
-        client = Client(websocket.send_text, "tsume")
+        address = websocket.client.host if websocket.client is not None else ""
+        client = Client(websocket.send_text, "tsume", address)
         session = TsumeSession(service, client)
         session.hello()
         try:

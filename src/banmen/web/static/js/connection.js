@@ -3,6 +3,20 @@
 // The server holds the game, so after a drop (server restart, laptop sleep, flaky phone
 // network) the page only needs to reconnect and join its game again: `onOpen` runs on
 // every (re)connection and should send the "join" message.
+//
+// A busy server says so: a connection beyond its limits gets an "error" and is closed
+// with code 1013 (try again later), so the next attempt waits longer; a CPU move or a
+// solve waiting for a free process gets "queue" / "queued" messages with its place in
+// line, shown in the page's status line (#status) until the page redraws it.
+
+// Code 1013: the server is busy (too many connections); wait this long before retrying.
+const BUSY_RETRY_MS = 5000;
+
+// The server's "the server is busy: you are 3rd in line for …" in the status line.
+export function showQueueLine(text) {
+  const line = document.getElementById("status");
+  if (line && text) line.textContent = text;
+}
 
 export class GameSocket {
   constructor(path, { onOpen, onMessage, onStatus }) {
@@ -37,11 +51,15 @@ export class GameSocket {
         return; // the server only sends JSON; ignore anything else
       }
       this.onMessage(msg);
+      if ((msg.type === "queue" || msg.type === "queued") && msg.position > 0) {
+        showQueueLine(msg.message);
+      }
     });
-    ws.addEventListener("close", () => {
+    ws.addEventListener("close", (ev) => {
       if (this.ws !== ws) return;
       this.onStatus("reconnecting");
-      // Back off up to 5 s so a stopped server is not hammered.
+      // Back off up to 5 s so a stopped server is not hammered; a busy one gets 5 s.
+      if (ev.code === 1013) this.retryMs = Math.max(this.retryMs, BUSY_RETRY_MS);
       setTimeout(() => this.connect(), this.retryMs);
       this.retryMs = Math.min(this.retryMs * 2, 5000);
     });

@@ -2,7 +2,7 @@
 // socket, messages, the connection badge, level menus and number formatting. Game rules
 // stay on the server.
 
-import { GameSocket } from "./connection.js";
+import { GameSocket, showQueueLine } from "./connection.js";
 
 export const $ = (id) => document.getElementById(id);
 
@@ -90,11 +90,19 @@ export function showLoadError(text) {
 }
 
 // The page's socket on `path`: on every (re)connection it joins the game `currentId()`
-// names, or the one the address or storage names (`ids`).
+// names, or the one the address or storage names (`ids`). While the CPU's move waits for
+// a free engine (the state's `thinking.queue`), the status line says the place in line —
+// after the page's own drawing, which does not know about it.
 export function gameSocket(path, ids, currentId, onMessage) {
+  let queueLine = null;
   const sock = new GameSocket(path, {
     onOpen: () => sock.send({ type: "join", id: currentId() ?? ids.wanted() }),
-    onMessage,
+    onMessage: (msg) => {
+      if (msg.type === "state") queueLine = msg.thinking?.queue ? msg.thinking.queue_message : null;
+      else if (msg.type === "queue") queueLine = msg.position > 0 ? msg.message : null;
+      onMessage(msg);
+      if (queueLine) showQueueLine(queueLine);
+    },
     onStatus: showConnection,
   });
   return sock;
