@@ -333,6 +333,98 @@ def test_the_phone_layout(browser: Any, server: str) -> None:
         phone.close()
 
 
+def test_an_edit_after_solving_clears_the_result_and_its_replay(tab: Tab) -> None:
+    tab.open(THREE)
+    pg = tab.page
+    tab.solve()
+    assert "mate in 3" in tab.wait_result("mate")
+    tab.wait_step(0)
+    # back to the editor without a change: the result still belongs to the position
+    pg.click("#edit")
+    pg.wait_for_selector('#board[data-mode="edit"]', state="attached")
+    assert "mate in 3" in pg.inner_text("#result")
+    assert pg.is_visible("#show-solution")
+
+    pg.click("#lone-king")
+    tab.wait_sfen(LONE_KING)
+    pg.wait_for_selector("#result", state="hidden")
+    assert pg.inner_text("#result") == ""
+    assert pg.get_attribute("#result", "data-status") == "none"
+    assert pg.locator("#kif li").count() == 0
+    assert pg.is_hidden("#show-solution")
+    assert pg.inner_text("#p-nodes") == "–"
+    # nothing is left to replay: the keys leave the new position on the board
+    pg.keyboard.press("Home")
+    pg.keyboard.press("End")
+    assert pg.get_attribute("#board", "data-mode") == "edit"
+    assert tab.sfen() == LONE_KING
+
+    # the same while the solution is on the board: an edit from the side panel
+    pg.select_option("#examples", THREE)
+    tab.wait_sfen(THREE)
+    tab.solve()
+    tab.wait_result("mate")
+    pg.click("#forward")
+    tab.wait_step(1)
+    pg.click('#hand-edit button[data-side="b"][data-kind="G"][data-delta="1"]')
+    tab.wait_sfen("9/9/3pp4/+r2k1p3/2L1+p4/2+R6/B8/B8/9 b G3g4s4n3l14p 1")
+    assert pg.get_attribute("#board", "data-mode") == "edit"
+    assert pg.locator("#kif li").count() == 0 and pg.inner_text("#result") == ""
+    assert pg.is_hidden("#show-solution")
+
+
+def test_the_page_draws_its_japanese_with_its_own_fonts(tab: Tab) -> None:
+    """No test machine needs a Japanese font: the page brings its own (static/fonts/), and
+    chromium draws every kanji with it (asked through the DevTools protocol which fonts drew
+    a node's text)."""
+    fonts: dict[str, int] = {}
+    tab.page.on(
+        "response",
+        lambda r: (
+            fonts.__setitem__(r.url.rsplit("/", 1)[-1], r.status)
+            if "/static/fonts/" in r.url
+            else None
+        ),
+    )
+    tab.open(THREE)
+    pg = tab.page
+    loaded = pg.evaluate(
+        "document.fonts.ready.then(() => [...document.fonts].map(f => [f.family, f.status]))"
+    )
+    assert sorted(loaded) == [
+        ["Banmen Shogi Sans", "loaded"],
+        ["Banmen Shogi Serif", "loaded"],
+    ]
+    assert fonts == {"banmen-shogi-sans.woff2": 200, "banmen-shogi-serif.woff2": 200}
+    assert pg.evaluate("""document.fonts.check('700 58px "Banmen Shogi Serif"', '歩龍')""")
+
+    cdp = tab.context.new_cdp_session(pg)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+
+    def drawn_by(selector: str) -> dict[str, int]:
+        """Font family -> glyphs drawn, for the first node matching ``selector``."""
+        root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+        node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+        assert node, selector
+        used = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+        return {f["familyName"]: f["glyphCount"] for f in used}
+
+    serif = {"Banmen Shogi Serif": 1}
+    assert drawn_by('#board-svg g.piece[data-piece="+R"] text.label') == serif  # 龍
+    assert drawn_by('#board-svg g.piece[data-piece="k"] text.label') == serif  # 玉
+    assert drawn_by('#hand-w .hand-piece[data-kind="G"] .glyph') == serif  # 金
+    assert drawn_by('#palette button[data-piece="+N"] span') == serif  # 圭
+    assert drawn_by("#board-svg text.coord:nth-of-type(2)") == {"Banmen Shogi Sans": 1}  # 一
+
+    tab.solve()
+    tab.wait_result("mate")
+    kif = pg.inner_text("#kif li:first-child button")
+    assert kif == "▲７二香成(75)"
+    japanese = sum(1 for c in kif if "\u3000" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef")
+    assert drawn_by("#kif li:first-child button").get("Banmen Shogi Sans") == japanese == 4
+
+
 def test_desktop_screenshot(tab: Tab) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     tab.open(THREE)

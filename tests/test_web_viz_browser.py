@@ -212,6 +212,47 @@ def test_a_bad_address_shows_an_error_line(tab: Tab) -> None:
     assert tab.page.is_hidden("#load-error")
 
 
+def test_a_bad_number_gets_a_message_and_load_works_once_it_is_fixed(tab: Tab) -> None:
+    """The browser's own form check used to stop Load without a word (the console said "An
+    invalid form control with name='' is not focusable" once the field was hidden)."""
+    tab.open(name="line", kind="row", n=2)
+    pg = tab.page
+    tab.wait_ready("line", 0)
+    before = tab.shown()
+
+    pg.fill("#n", "9")
+    pg.click("#load-button")
+    pg.wait_for_selector("#load-error:not([hidden])")
+    error = pg.inner_text("#load-error")
+    assert error == "Number: a row is numbered 0 to 7, got 9."
+    assert pg.get_attribute("#n", "aria-invalid") == "true"
+    assert tab.shown() == before and tab.url_query()["n"] == "2"  # the old one stays
+
+    # fixed: Load works again and the message goes
+    pg.fill("#n", "3")
+    pg.click("#load-button")
+    pg.wait_for_function("() => new URLSearchParams(location.search).get('n') === '3'")
+    tab.wait_ready("line", 0)
+    assert pg.is_hidden("#load-error")
+    assert pg.get_attribute("#n", "aria-invalid") is None
+    assert tab.shown() != before
+
+    # a number that is wrong for the kind picked next, and a field hidden by another
+    # walkthrough: neither stops a load that does not use it
+    pg.select_option("#kind", "diagonal")
+    pg.fill("#n", "-7")
+    pg.select_option("#kind", "row")
+    pg.click("#load-button")
+    pg.wait_for_function(
+        "() => document.getElementById('load-error').textContent.includes('got -7')"
+    )
+    pg.select_option("#name", "moves")
+    assert pg.is_hidden("#n")
+    pg.click("#load-button")
+    tab.wait_ready("moves", 0)
+    assert pg.is_hidden("#load-error")
+
+
 def test_the_phone_layout(browser: Any, server: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     phone = Tab(

@@ -8,8 +8,12 @@ const SVG_NS = "http://www.w3.org/2000/svg";
 const CELL = 100;
 const MARGIN = 34; // room for the column letters (top) and row numbers (left)
 const PAD = 8;
+const CHIP_LONG = 52; // the chip's arms: it covers the middle 52 units of its cell
+const LABEL_HEIGHT = 20; // the last move's badge, under the chip: (100 - 52) / 2 = 24 free
 
 export const PLAYER_COLORS = { 1: "#2563eb", 2: "#d97706" };
+// darker shades of the players' colours, under white text
+const LABEL_COLORS = { 1: "#1d4ed8", 2: "#b45309" };
 
 export function squareName(sq, size) {
   return String.fromCharCode(97 + (sq % size)) + String(Math.floor(sq / size) + 1);
@@ -33,8 +37,8 @@ function center(sq, size) {
 
 function drawChip(g, sq, size) {
   const [cx, cy] = center(sq, size);
-  const long = 58;
-  const thick = 18;
+  const long = CHIP_LONG;
+  const thick = 17;
   const chip = el("g", { class: "chip", "data-square": squareName(sq, size) });
   chip.append(
     el("rect", { x: cx - long / 2, y: cy - thick / 2, width: long, height: thick, rx: 4, fill: "#c0392b" }),
@@ -94,8 +98,7 @@ export function renderBoard(svg, state, { interactive, onTake }) {
       x: x + 6, y: y + 6, width: CELL - 12, height: CELL - 12, rx: 12,
       class: "last-move", stroke: PLAYER_COLORS[last.player], "data-square": last.square,
     }));
-    svg.append(el("text", { x: x + CELL - 12, y: y + CELL - 14, class: "last-label", "text-anchor": "end", fill: PLAYER_COLORS[last.player] },
-      (last.value > 0 ? "+" : "") + last.value));
+
   }
 
   for (let sq = 0; sq < n * n; sq++) {
@@ -132,4 +135,23 @@ export function renderBoard(svg, state, { interactive, onTake }) {
   }
 
   drawChip(svg, state.chip, n);
+  if (last) drawLastLabel(svg, last, n);
+}
+
+// The value just taken, as a small badge under the chip (which now stands on that square):
+// in the strip between the chip and the cell's lower edge, so it never covers the chip.
+function drawLastLabel(svg, last, size) {
+  const [x, y] = cellOrigin(last.sq, size);
+  const text = (last.value > 0 ? "+" : "") + last.value;
+  const width = 14 + 10 * text.length;
+  const top = y + CELL - LABEL_HEIGHT - 2;
+  const g = el("g", { class: "last-label", "data-square": last.square });
+  g.append(
+    el("rect", {
+      x: x + (CELL - width) / 2, y: top, width, height: LABEL_HEIGHT, rx: LABEL_HEIGHT / 2,
+      fill: LABEL_COLORS[last.player],
+    }),
+    el("text", { x: x + CELL / 2, y: top + LABEL_HEIGHT - 5, "text-anchor": "middle" }, text),
+  );
+  svg.append(g);
 }

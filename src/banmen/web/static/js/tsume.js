@@ -28,6 +28,7 @@ let loaded = false;
 let solve = null; // the solve in flight: { sfen, time, started, queued, cancelling, progress }
 let solveAsked = false; // a "solve" was sent and not yet answered
 let result = null; // the last result message
+let resultFor = null; // the SFEN the result box, its KIF and the replay belong to
 let step = 0; // replay: moves made from the problem position
 let checkSeq = 0;
 let ticker = 0;
@@ -222,9 +223,28 @@ function render() {
 
 // ------------------------------------------------------------------ the position
 
-// After every change to the position: the SFEN box, the address, and a server check.
+// The result, its KIF, its replay and the solve's figures belong to the position solved:
+// once the position is another, they go.
+function samePosition(a, b) {
+  return a.split(" ").slice(0, 3).join(" ") === b.split(" ").slice(0, 3).join(" ");
+}
+
+function clearResult() {
+  result = null;
+  resultFor = null;
+  step = 0;
+  $("kif").replaceChildren();
+  const box = $("result");
+  box.textContent = "";
+  box.dataset.status = "none";
+  for (const id of ["p-nodes", "p-nps", "p-time", "p-phase", "p-pn", "p-dn"]) $(id).textContent = "–";
+}
+
+// After every change to the position: the SFEN box, the address, the old result cleared,
+// and a server check.
 function positionChanged() {
   const sfen = currentSfen();
+  if (resultFor !== null && !samePosition(resultFor, sfen)) clearResult();
   $("sfen").value = sfen;
   const url = `${location.pathname}?sfen=${sfenToUrlParam(sfen)}`;
   if (location.pathname + location.search !== url) history.replaceState(null, "", url);
@@ -458,6 +478,7 @@ function startSolve() {
   }
   solveAsked = true;
   solve = { sfen, time, started: performance.now(), queued: false, cancelling: false, progress: null };
+  resultFor = sfen;
   mode = "edit";
   moveFrom = null;
   result = null;

@@ -138,6 +138,28 @@ function showError(text) {
   box.hidden = text === "";
 }
 
+// What is wrong with the form's Number, as one line, or null. The form is checked here
+// rather than by the browser (it has `novalidate`): the browser's own check stops a
+// submission without a word when the bad field is hidden (another walkthrough is
+// picked), and it only knows the field's limits, not what they mean.
+function numberProblem() {
+  const input = $("n");
+  input.removeAttribute("aria-invalid");
+  if (!paramsOf($("name").value).some((p) => fieldOf(p) === "n")) return null;
+  const kind = $("kind").value;
+  const [lo, hi] = [Number(input.min), Number(input.max)];
+  const limits = input.min !== "" && input.max !== "" ? ` from ${lo} to ${hi}` : "";
+  const text = input.value.trim();
+  let problem = null;
+  if (input.validity.badInput || !/^[+-]?\d+$/.test(text)) {
+    problem = `Number: expected a whole number${limits}${text ? `, got ${text}` : ""}.`;
+  } else if (limits && (Number(text) < lo || Number(text) > hi)) {
+    problem = `Number: a ${kind} is numbered ${lo} to ${hi}, got ${Number(text)}.`;
+  }
+  if (problem) input.setAttribute("aria-invalid", "true");
+  return problem;
+}
+
 // ------------------------------------------------------------------ the address
 
 function queryFromAddress() {
@@ -257,6 +279,12 @@ $("name").addEventListener("change", () => {
 $("kind").addEventListener("change", renderForm);
 $("load").addEventListener("submit", (ev) => {
   ev.preventDefault();
+  const problem = numberProblem();
+  if (problem) {
+    showError(problem);
+    $("n").focus();
+    return;
+  }
   load(formQuery(), 0);
 });
 for (const b of document.querySelectorAll("button[data-preset]")) {
