@@ -211,14 +211,25 @@ def test_position_sfen_and_moves() -> None:
         ("position startpos moves 7g7f 7g7f", "move 2: 7g7f is not a legal move here (white"),
     ],
 )
-def test_a_bad_position_is_one_error_and_changes_nothing(command: str, fragment: str) -> None:
-    s, out = new_session(Fake(unknown("timeout")))
-    say(s, out, f"position sfen {ONE} moves 9c9b")
-    before = s.sfen
+def test_a_bad_position_is_one_error_and_clears_the_problem(command: str, fragment: str) -> None:
+    fake = Fake(TsumeResult(ONE, "mate", ["9c9b+"], 1, True))
+    s, out = new_session(fake)
+    say(s, out, f"position sfen {ONE}")
     lines = say(s, out, command)
     assert len(lines) == 1 and lines[0].startswith("info string error: "), lines
-    assert fragment in lines[0] and lines[0].endswith("(the position is unchanged)")
-    assert s.sfen == before
+    assert fragment in lines[0]
+    assert lines[0].endswith("(no problem is set until a position is accepted)")
+    # the GUI meant to send a new problem: go mate must not answer the old one (ONE, a
+    # mate), nor claim 'nomate'; it says why and gives the answer that claims nothing
+    assert s.sfen is None
+    assert say(s, out, "go mate 1000") == [
+        "info string error: go mate: no problem to solve: the last position was rejected",
+        "checkmate timeout",
+    ]
+    assert fake.calls == []
+    say(s, out, f"position sfen {THREE}")  # an accepted position is solved again
+    assert say(s, out, "go mate 1000")[-1] == "checkmate 9c9b+"
+    assert [c["sfen"] for c in fake.calls] == [THREE]
 
 
 # --------------------------------------------------------------------------- go mate
@@ -304,9 +315,7 @@ def test_stop_and_quit_during_a_search() -> None:
     assert fake.started.wait(10)
     out.new_lines()
     assert s.handle("isready")  # answered while it thinks
-    assert s.handle("go mate 1000")  # one search at a time
-    lines = out.new_lines()
-    assert lines[0] == "readyok" and "a search is running" in lines[1] and len(lines) == 2
+    assert out.wait_for("readyok") == "readyok"
     assert s.searching
     assert s.handle("stop")
     assert out.wait_for("checkmate") == "checkmate timeout"
@@ -320,6 +329,79 @@ def test_stop_and_quit_during_a_search() -> None:
     assert s.handle("quit") is False  # quit stops the search
     assert not s.searching and fake.calls[-1]["stop"].is_set()
     assert out.getvalue().count("checkmate timeout") == 2
+
+
+class ByPosition:
+    """A solver answering each problem at once from ``answers`` (sfen → pv, [] for no
+    mate); a problem not there runs until it is stopped."""
+
+    def __init__(self, answers: dict[str, list[str]]) -> None:
+        self.answers = answers
+        self.calls: list[str] = []
+        self.started = threading.Event()
+
+    def __call__(self, sfen: str, limit: Limit, *, stop: StopFlag, **kw: Any) -> TsumeResult:
+        self.calls.append(sfen)
+        self.started.set()
+        if sfen not in self.answers:
+            while not stop.is_set():
+                time.sleep(0.005)
+            return TsumeResult(sfen, "unknown", reason="stopped")
+        pv = self.answers[sfen]
+        return TsumeResult(sfen, "mate", pv, len(pv), True) if pv else TsumeResult(sfen, "no_mate")
+
+
+def test_a_go_during_a_search_stops_it_and_every_go_is_answered_in_order() -> None:
+    solver = ByPosition({ONE: ["9c9b+"], NOMATE: []})
+    s, out = new_session(solver)
+    say(s, out, f"position sfen {HARD}")
+    assert s.handle("go mate infinite")
+    assert solver.started.wait(10)
+    # a GUI should send stop first; if it does not, the running search answers for its
+    # own position (it is stopped: timeout), then the new go is carried out
+    assert s.handle(f"position sfen {ONE}")
+    say(s, out, "go mate 1000")
+    assert s.handle("go mate 1000")  # at once again, for the same problem
+    assert s.handle("go")  # a game search: the running one answers first here as well
+    say(s, out, f"position sfen {NOMATE}", "go mate 1000")
+    lines = [ln for ln in out.lines() if ln.startswith(("checkmate", "bestmove"))]
+    assert lines == ["checkmate timeout", "checkmate 9c9b+", "checkmate 9c9b+",
+                     "bestmove resign", "checkmate nomate"]  # fmt: skip
+    assert solver.calls == [HARD, ONE, ONE, NOMATE]
+
+
+class SlowAnswer(Out):
+    """Output that lingers after each ``checkmate`` line, as a loaded machine may: the
+    search thread is still alive a while after its answer was read."""
+
+    def write(self, s: str) -> int:
+        n = super().write(s)
+        if s.startswith("checkmate"):
+            time.sleep(0.01)
+        return n
+
+
+def test_a_go_right_after_an_answer_is_carried_out() -> None:
+    # the issue: a go mate sent as soon as the previous checkmate line was read found the
+    # search thread still alive and was refused (never answered)
+    problems = [(ONE, "checkmate 9c9b+"), (NOMATE, "checkmate nomate")]
+    solver = ByPosition({ONE: ["9c9b+"], NOMATE: []})
+    out = SlowAnswer()
+    s = USISession(out, solver=solver)
+    for i in range(100):
+        sfen, answer = problems[i % 2]
+        assert s.handle(f"position sfen {sfen}") and s.handle("go mate 1000")
+        deadline = time.monotonic() + 60
+        with out.changed:  # wait for this go's answer, then send the next pair at once
+            while out.getvalue().count("checkmate") <= i:
+                assert time.monotonic() < deadline, out.getvalue()[-500:]
+                out.changed.wait(1)
+    assert s.wait(60)
+    lines = out.lines()
+    assert not [ln for ln in lines if "error" in ln]
+    assert [ln for ln in lines if ln.startswith("checkmate")] == [
+        problems[i % 2][1] for i in range(100)
+    ]
 
 
 def test_go_without_mate_resigns() -> None:
@@ -341,6 +423,25 @@ def test_go_mate_with_a_bad_time(arg: str) -> None:
     lines = say(s, out, f"go mate {arg}")
     assert len(lines) == 2 and lines[0].startswith("info string error: go mate needs a time")
     assert lines[1] == "checkmate timeout" and fake.calls == []
+
+
+def test_huge_numbers_are_clamped_not_internal_errors() -> None:
+    fake = Fake(block=True)
+    s, out = new_session(fake)
+    # beyond 24 days (or beyond Python's 4300-digit int parsing) a time is infinite
+    for value in ("99999999999999999999", "9" * 5000, "0" * 4999 + "1500"):
+        assert s.handle(f"go mate {value}")
+        assert fake.started.wait(10)
+        fake.started.clear()
+        assert s.handle("stop") and s.wait(60)
+    assert [c["limit"] for c in fake.calls] == [Limit(), Limit(), Limit(time=1.5)]
+    assert out.getvalue().count("checkmate timeout") == 3
+    out.new_lines()
+    lines = say(s, out, "setoption name MaxNodes value " + "0" * 5000 + "7")
+    assert s.max_nodes == 7 and lines == []
+    lines = say(s, out, "setoption name MaxNodes value " + "9" * 5000)
+    assert len(lines) == 1 and lines[0].startswith("info string error: MaxNodes must be")
+    assert "internal error" not in out.getvalue()
 
 
 def test_a_failing_solver_still_answers() -> None:
@@ -431,6 +532,44 @@ def test_banmen_usi_as_a_subprocess() -> None:
         proc.send("go mate infinite")  # quit while it thinks
         proc.send("quit")
         assert proc.proc.wait(timeout=10) == 0
+    finally:
+        proc.close()
+
+
+#: tiny problems with different answers, for the stress test
+STRESS = [
+    (ONE, "checkmate 9c9b+"),
+    ("8k/9/7KP/9/9/9/9/9/9 b 2r2b4g4s4n4l17p 1", "checkmate 1c1b+"),  # ONE mirrored
+    ("4k4/9/4K4/9/9/9/9/9/9 b G2r2b3g4s4n4l18p 1", "checkmate G*5b"),
+    (NOMATE, "checkmate nomate"),
+    ("4k4/9/4K4/9/9/9/9/9/9 b S2r2b4g3s4n4l18p 1", "checkmate S*5b"),
+]
+
+
+def test_500_back_to_back_problems_each_answered_for_its_own_position() -> None:
+    # As a GUI's tsume analysis (or cshogi's usi.Engine) does: position and go mate, read
+    # up to the checkmate line, at once the next pair. Every 50th problem is rejected: its
+    # go mate must not be answered for the problem before it.
+    proc = LineProcess(BANMEN_USI)
+    try:
+        proc.send("usi")
+        _read_until(proc, "usiok")
+        proc.send("isready")
+        _read_until(proc, "readyok")
+        for i in range(500):
+            if i % 50 == 49:
+                proc.send("position sfen 9/9/9 b - 1")
+                expected = "checkmate timeout"
+            else:
+                sfen, expected = STRESS[i % len(STRESS)]
+                proc.send(f"position sfen {sfen}")
+            proc.send("go mate 60000")
+            lines = _read_until(proc, "checkmate")
+            assert lines[-1] == expected, (i, lines)
+            assert not [ln for ln in lines if "a search is running" in ln]
+        proc.send("quit")
+        assert proc.proc.wait(timeout=60) == 0
+        assert proc.next_line(time.monotonic() + 60) is None  # nothing after the last answer
     finally:
         proc.close()
 
