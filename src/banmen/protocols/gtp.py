@@ -119,7 +119,8 @@ from banmen.games.go.board import (
 )
 from banmen.games.go.errors import GoError, HandicapError, IllegalMoveError
 from banmen.games.go.rules import Rules, komi_value, parse_rules
-from banmen.search.limits import Deadline, Limit, StopFlag
+from banmen.protocols._cap import Cap, check_cap
+from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["GTPSession", "GTPFailure", "preprocess", "main", "NAME"]
 
@@ -211,9 +212,7 @@ class GTPSession:
         name: str = NAME,
         max_move_time: float = MAX_MOVE_TIME,
     ) -> None:
-        if not (max_move_time > 0 and math.isfinite(max_move_time)):
-            raise ValueError(f"max_move_time must be a positive number, got {max_move_time!r}")
-        self.max_move_time = max_move_time
+        self.max_move_time = check_cap(max_move_time)
         self.engine = engine
         self.rules = parse_rules(rules)
         self.komi = self.rules.komi if komi is None else komi_value(komi)
@@ -433,7 +432,7 @@ class GTPSession:
         stop = StopFlag()
         t0 = time.monotonic()
         # the cap holds even for an engine with no time bound of its own (or a deaf one)
-        with Deadline(stop, self.max_move_time):
+        with Cap(stop, self.max_move_time):
             result = self.engine.think(view, limit, None, stop)
         self._spend(color, time.monotonic() - t0)
         text = result.move
