@@ -401,6 +401,37 @@ def test_a_go_right_after_an_answer_is_carried_out() -> None:
     ]
 
 
+def test_a_search_that_does_not_stop_is_given_up_and_answered_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from banmen.protocols import usi
+
+    monkeypatch.setattr(usi, "STOP_GRACE", 0.2)
+    release = threading.Event()
+    calls: list[str] = []
+
+    def deaf_once(sfen: str, limit: Limit, *, stop: StopFlag, **kw: Any) -> TsumeResult:
+        calls.append(sfen)
+        if len(calls) == 1:  # ignores its stop flag until released
+            release.wait(60)
+            return TsumeResult(sfen, "no_mate")  # a late (and unproved) answer
+        return TsumeResult(sfen, "mate", ["9c9b+"], 1, True)
+
+    s, out = new_session(deaf_once)
+    assert s.handle(f"position sfen {HARD}") and s.handle("go mate infinite")
+    assert s.handle(f"position sfen {ONE}")
+    lines = [ln for ln in say(s, out, "go mate 1000") if not ln.startswith("info nodes")]
+    assert lines == ["info string error: the search did not stop: given up",
+                     "checkmate timeout", "info string mate in 1 (shortest)",
+                     "checkmate 9c9b+"]  # fmt: skip
+    release.set()  # the deaf search ends now: its lines are dropped
+    for t in threading.enumerate():
+        if t.name == "usi-go-mate":
+            t.join(60)
+    assert s.handle("quit") is False and calls == [HARD, ONE]
+    assert out.new_lines() == [] and "nomate" not in out.getvalue()
+
+
 def test_go_without_mate_resigns() -> None:
     fake = Fake(unknown("timeout"))
     s, out = new_session(fake)
