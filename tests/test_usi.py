@@ -518,6 +518,19 @@ def test_end_of_input_lets_a_bounded_search_answer_and_stops_an_unbounded_one() 
     assert out.lines()[-1] == "checkmate timeout" and fake.calls[0]["stop"].is_set()
 
 
+def test_end_of_input_gives_a_bounded_search_a_limited_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from banmen.protocols import usi
+
+    monkeypatch.setattr(usi, "EOF_WAIT", 0.2)
+    fake = Fake(block=True)  # a search that would use all of its 100 s
+    out = Out()
+    main(io.StringIO("go mate 100000\n"), out, solver=fake)
+    assert fake.calls[0]["limit"] == Limit(time=100.0)
+    assert out.lines()[-1] == "checkmate timeout" and fake.calls[0]["stop"].is_set()
+
+
 # --------------------------------------------------------------------------- the process
 
 
