@@ -359,7 +359,12 @@ class USISession:
         search = _Search(self.sfen, Limit(time=time, nodes=self.max_nodes or None), self.hash_mb)
         with self._lock:
             self._search = search
-        threading.Thread(target=self._run, args=(search,), name="usi-go-mate", daemon=True).start()
+        try:
+            threading.Thread(
+                target=self._run, args=(search,), name="usi-go-mate", daemon=True
+            ).start()
+        except RuntimeError as e:  # no thread to be had: the go is still answered
+            self._answer(search, "checkmate timeout", f"the search could not start: {e}")
 
     def _stop_command(self, args: list[str]) -> None:
         self.stop()
