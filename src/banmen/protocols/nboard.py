@@ -86,7 +86,8 @@ class NBoardSession:
         self.depth = depth
         self.max_move_time = check_cap(max_move_time)
         self.engine = OthelloEngine(Limit(depth=depth))
-        self._lock = threading.Lock()
+        self._out_lock = threading.Lock()
+        self._lock = threading.Lock()  # the counters and the running search's flag
         #: pings read (by :meth:`notice`) and answered (by :meth:`handle`): while more were
         #: read than answered, a search is obsolete
         self._pings_read = 0
@@ -97,7 +98,7 @@ class NBoardSession:
     # ---- output
 
     def send(self, line: str) -> None:
-        with self._lock:
+        with self._out_lock:
             try:
                 self.out.write(line + "\n")
                 self.out.flush()
