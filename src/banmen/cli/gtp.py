@@ -31,6 +31,14 @@ def gtp(
     komi: Annotated[
         float | None, typer.Option("--komi", help="Komi (default: the rules' komi).")
     ] = None,
+    max_move_time: Annotated[
+        float,
+        typer.Option(
+            "--max-move-time",
+            help="Longest thinking time for one move, in seconds, whatever the clock "
+            "(time_settings, time_left) or the engine spec says.",
+        ),
+    ] = 60.0,
 ) -> None:
     """Speak GTP version 2 on stdin/stdout, for Go GUIs (Sabaki, GoGui) and match
     programs; the GTP command list_commands lists the commands."""
@@ -41,6 +49,8 @@ def gtp(
     from banmen.protocols.gtp import main
 
     try:
+        if not 0.05 <= max_move_time <= 86400:  # (nan fails too)
+            raise ValueError(f"--max-move-time must be 0.05 to 86400 seconds, got {max_move_time}")
         preset = parse_rules(rules)
         k = None if komi is None else komi_value(komi)
         Board(size, preset, k)  # checks the size
@@ -50,4 +60,4 @@ def gtp(
             warm_up()  # load (or compile) the search before the first genmove
     except (ValueError, RuntimeError) as e:
         raise fail(str(e)) from None
-    main(player, size=size, rules=preset, komi=k)
+    main(player, size=size, rules=preset, komi=k, max_move_time=max_move_time)

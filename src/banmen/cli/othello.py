@@ -85,8 +85,19 @@ def print_othello(rec: dict[str, Any]) -> None:
     typer.echo(f"nodes: {rec['nodes']:,} in {rec['seconds']:.3f} s ({nps / 1e6:.1f} M nodes/s)")
 
 
-def nboard() -> None:
+def nboard(
+    max_move_time: Annotated[
+        float,
+        typer.Option(
+            "--max-move-time",
+            help="Longest thinking time for one go or hint, in seconds, whatever the depth.",
+        ),
+    ] = 60.0,
+) -> None:
     """Speak the NBoard protocol (version 2) on stdin/stdout, for Othello GUIs."""
+    from banmen.cli import fail
     from banmen.protocols.nboard import main
 
-    main()
+    if not 0.05 <= max_move_time <= 86400:  # (nan fails too)
+        raise fail(f"--max-move-time must be 0.05 to 86400 seconds, got {max_move_time}")
+    main(max_move_time=max_move_time)

@@ -75,11 +75,19 @@ Choices where GTP leaves room:
   ``max(20, empty points / 2)`` (an estimate of the moves still to play), but at least
   the byo-yomi time per stone when there is byo-yomi (it follows the main time, so that
   much is always safe); in byo-yomi, the period's time left divided by its stones left.
-  90% of that less 0.05 s (at least 0.05 s) goes to the engine, replacing the time bound
-  of its own spec (its depth or node bound stays). ``BYO > 0`` with ``STONES = 0`` means
-  no time limit (the specification's convention); without ``time_settings`` the engine
-  uses its own limit. The session also counts its own thinking time down between
-  ``time_left`` updates.
+  90% of that less 0.05 s (at least 0.05 s, at most the session's maximum) goes to the
+  engine, replacing the time bound of its own spec (its depth or node bound stays).
+  ``BYO > 0`` with ``STONES = 0`` means no time limit (the specification's convention);
+  without ``time_settings`` the engine uses its own limit. The session also counts its own
+  thinking time down between ``time_left`` updates. Times must be finite numbers of
+  seconds (``syntax error`` otherwise, and for a negative ``time_settings``); a negative
+  ``time_left`` counts as 0 and times beyond :data:`TIME_MAX` (about 31 years) as that;
+* no move takes longer than the session's maximum thinking time (``banmen gtp
+  --max-move-time S``, by default :data:`MAX_MOVE_TIME`, 60 s), whatever the clock or the
+  engine's own spec says: past it the engine is stopped (through its stop flag) and
+  answers with the best move it has. GTP is sequential (a command is read once the one
+  before it is answered), so ``quit`` and the end of the input are read, and end the
+  session, at most that long after they were sent.
 """
 
 from __future__ import annotations
@@ -111,11 +119,16 @@ from banmen.games.go.board import (
 )
 from banmen.games.go.errors import GoError, HandicapError, IllegalMoveError
 from banmen.games.go.rules import Rules, komi_value, parse_rules
-from banmen.search.limits import Limit
+from banmen.protocols._cap import Cap, check_cap
+from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["GTPSession", "GTPFailure", "preprocess", "main", "NAME"]
 
 NAME = "banmen"
+#: the longest a move may take by default, in seconds, whatever the clock says
+MAX_MOVE_TIME = 60.0
+#: time values beyond this many seconds (about 31 years) are taken as this
+TIME_MAX = 1e9
 
 _INT = re.compile(r"[+-]?[0-9]+")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -150,6 +163,11 @@ def _float(text: str) -> float:
     return value
 
 
+def _seconds(text: str) -> float:
+    """A time argument: a finite number, clamped to at most :data:`TIME_MAX`."""
+    return min(_float(text), TIME_MAX)
+
+
 def _color(text: str) -> int:
     try:
         return parse_color(text)
@@ -179,6 +197,7 @@ class GTPSession:
     ``think`` method, over a :class:`~banmen.games.go.board.Board`); without one,
     ``genmove`` fails. ``size``, ``rules`` and ``komi`` set the board ``clear_board``
     and ``boardsize`` make (``komi`` and ``boardsize`` change them for the session).
+    ``max_move_time`` (seconds) bounds every move's thinking, clock or not.
 
     :meth:`handle` takes one raw input line and returns the full response text (or
     ``None`` for a line GTP ignores); :attr:`done` turns true after ``quit``.
@@ -191,7 +210,9 @@ class GTPSession:
         rules: Rules | str = "chinese",
         komi: float | None = None,
         name: str = NAME,
+        max_move_time: float = MAX_MOVE_TIME,
     ) -> None:
+        self.max_move_time = check_cap(max_move_time)
         self.engine = engine
         self.rules = parse_rules(rules)
         self.komi = self.rules.komi if komi is None else komi_value(komi)
@@ -408,8 +429,11 @@ class GTPSession:
             raise GTPFailure("no engine: start banmen gtp with --engine")
         view = self.position_for(color)
         limit = self.move_limit(color)
+        stop = StopFlag()
         t0 = time.monotonic()
-        result = self.engine.think(view, limit)
+        # the cap holds even for an engine with no time bound of its own (or a deaf one)
+        with Cap(stop, self.max_move_time):
+            result = self.engine.think(view, limit, None, stop)
         self._spend(color, time.monotonic() - t0)
         text = result.move
         if text is None:
@@ -477,7 +501,7 @@ class GTPSession:
 
     def _time_settings(self, args: list[str]) -> str:
         a = _args(args, 3)
-        main, byo, stones = _float(a[0]), _float(a[1]), _int(a[2], 0)
+        main, byo, stones = _seconds(a[0]), _seconds(a[1]), _int(a[2], 0)
         if main < 0 or byo < 0:
             raise GTPFailure("syntax error")
         if byo > 0 and stones == 0:
@@ -491,13 +515,13 @@ class GTPSession:
 
     def _time_left(self, args: list[str]) -> str:
         a = _args(args, 3)
-        color, left, stones = _color(a[0]), _float(a[1]), _int(a[2], 0)
+        color, left, stones = _color(a[0]), _seconds(a[1]), _int(a[2], 0)
         self.clocks[color] = _Clock(max(left, 0.0), stones)
         return ""
 
     def move_time(self, color: int) -> float | None:
-        """Seconds for ``color``'s next move from the clock (module docstring), or
-        ``None`` when there is no time limit."""
+        """Seconds for ``color``'s next move from the clock (module docstring), at most
+        :attr:`max_move_time`, or ``None`` when there is no time limit."""
         clock = self.clocks.get(color)
         if clock is None:
             return None
@@ -510,7 +534,7 @@ class GTPSession:
             raw = clock.left / max(20, empties // 2)
             if settings is not None and settings[1] > 0 and settings[2] > 0:
                 raw = max(raw, settings[1] / settings[2])
-        return max(0.05, 0.9 * raw - 0.05)
+        return min(max(0.05, 0.9 * raw - 0.05), self.max_move_time)
 
     def move_limit(self, color: int) -> Limit | None:
         """The :class:`Limit` for ``color``'s next move: ``None`` (the engine's own) without
@@ -687,10 +711,11 @@ def main(
     komi: float | None = None,
     stdin: IO[str] | None = None,
     stdout: IO[str] | None = None,
+    max_move_time: float = MAX_MOVE_TIME,
 ) -> None:
     """Serve GTP on ``stdin``/``stdout`` (the process's by default) until ``quit`` or the
     end of the input."""
-    session = GTPSession(engine, size=size, rules=rules, komi=komi)
+    session = GTPSession(engine, size=size, rules=rules, komi=komi, max_move_time=max_move_time)
     if stdin is None:
         stdin = sys.stdin
         if isinstance(stdin, io.TextIOWrapper):  # a lone CR is removed, not a line end

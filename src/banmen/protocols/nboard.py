@@ -6,51 +6,129 @@ The GUI starts ``banmen nboard`` and talks over stdin/stdout, one command a line
 GUI → engine               engine → GUI
 =========================  ==========================================================
 ``nboard 2``               ``set myname banmen``
-``set depth N``            (midgame depth; the endgame is solved exactly near the end)
+``set depth N``            (midgame depth, 1-60; more counts as 60; the endgame is
+                           solved exactly near the end)
 ``set game <GGF>``         (the position is the end of that game)
 ``set contempt N``         (accepted, not used)
 ``move f5[/eval/time]``    (a move was played)
 ``go``                     ``status …``, ``nodestats N S``, ``=== f5/eval/time``
 ``hint N``                 ``search f5 eval 0 depth`` for the N best moves, ``status``
-``ping N``                 ``pong N`` (once everything before it is done)
+``ping N``                 ``pong N`` (any search is stopped first, see below)
 ``learn``                  ``learned``
+``quit``                   (any search is stopped; the engine exits)
 =========================  ==========================================================
 
 Evaluations are in discs from the side to move's view. A command that cannot be carried
-out (bad GGF, illegal move) changes nothing and is answered by one ``status error: …``
-line, which GUIs show to the user.
+out (bad GGF, illegal move, a depth that is not a positive number) changes nothing and is
+answered by one ``status error: …`` line, which GUIs show to the user.
+
+Searches are bounded and interruptible, as the protocol asks:
+
+* Every ``go`` and ``hint`` thinks for at most the session's maximum time
+  (``banmen nboard --max-move-time S``, by default :data:`MAX_MOVE_TIME`, 60 s), whatever
+  the depth: then the search stops and answers with what it has (``===`` with the best move
+  found, or the moves ``hint`` scored so far). NBoard's GGF clock is not used.
+* Commands are read by their own thread while the engine thinks. The specification says
+  of ``ping n``: stop thinking, then answer ``pong n`` — the GUI sends it before it changes
+  the position and takes anything the engine sends before the ``pong`` as being about the
+  old one. So a ``ping`` stops the running search at once; a search stopped by a ``ping``
+  (or a ``go``/``hint`` still waiting behind one) sends nothing more — no stale ``===`` —
+  and the ``pong`` follows. ``quit`` stops a running search as well.
+* Other commands are carried out in order, after the search before them has answered. At
+  the end of the input the commands already read are carried out (each search within the
+  maximum time), then the engine exits.
+
+Specification: Chris Welty's "NBoard Protocol" (``instructions/Protocol.htm`` in the
+``weltyc/ntest`` repository).
 """
 
 from __future__ import annotations
 
+import queue
 import sys
+import threading
 import time
-from typing import IO
+from collections.abc import Iterable
+from typing import IO, Any
 
 from banmen.games.othello.board import PASS, Board, OthelloError
 from banmen.games.othello.ggf import parse as parse_ggf
-from banmen.search.limits import Limit
+from banmen.protocols._cap import Cap, check_cap
+from banmen.search.limits import Limit, StopFlag
 
-__all__ = ["NBoardSession", "main"]
+__all__ = ["NBoardSession", "main", "MAX_MOVE_TIME", "DEPTH_MAX"]
 
 NAME = "banmen"
+#: the longest a ``go`` or ``hint`` may think by default, in seconds
+MAX_MOVE_TIME = 60.0
+#: ``set depth`` beyond this (the most empty squares a game has) counts as this
+DEPTH_MAX = 60
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
 
 
 class NBoardSession:
-    def __init__(self, out: IO[str], depth: int = 8) -> None:
+    """One NBoard conversation: commands in through :meth:`handle`, responses out on ``out``.
+
+    :meth:`handle` carries out one command (a search included) and returns ``False`` once
+    the session should end. The thread reading the input calls :meth:`notice` on each line
+    as soon as it is read, before queueing it for :meth:`handle`: a ``ping`` or ``quit``
+    stops the search that is running (see the module docstring).
+    """
+
+    def __init__(self, out: IO[str], depth: int = 8, max_move_time: float = MAX_MOVE_TIME) -> None:
         from banmen.games.othello.engine import OthelloEngine
 
         self.out = out
         self.board = Board()
         self.depth = depth
+        self.max_move_time = check_cap(max_move_time)
         self.engine = OthelloEngine(Limit(depth=depth))
+        self._out_lock = threading.Lock()
+        self._lock = threading.Lock()  # the counters and the running search's flag
+        #: pings read (by :meth:`notice`) and answered (by :meth:`handle`): while more were
+        #: read than answered, a search is obsolete
+        self._pings_read = 0
+        self._pings_answered = 0
+        self._quitting = False
+        self._stop: StopFlag | None = None
+
+    # ---- output
 
     def send(self, line: str) -> None:
-        self.out.write(line + "\n")
-        self.out.flush()
+        with self._out_lock:
+            try:
+                self.out.write(line + "\n")
+                self.out.flush()
+            except (OSError, ValueError):  # the GUI went away
+                pass
 
     def error(self, message: str) -> None:
-        self.send(f"status error: {message}")
+        self.send(f"status error: {_one_line(message)}")
+
+    # ---- input
+
+    def notice(self, line: str) -> None:
+        """A line was just read (it is carried out later, in order): a ``ping`` or ``quit``
+        stops the running search now."""
+        words = line.split()
+        if not words or words[0] not in ("ping", "quit", "exit"):
+            return
+        with self._lock:
+            if words[0] == "ping":
+                self._pings_read += 1
+            else:
+                self._quitting = True
+            stop = self._stop
+        if stop is not None:
+            stop.set()
+
+    def _obsolete(self) -> bool:
+        """A ``ping`` or ``quit`` was read after the command being carried out."""
+        with self._lock:
+            return self._quitting or self._pings_read > self._pings_answered
 
     def handle(self, line: str) -> bool:
         """Carry out one command; False once the session should end."""
@@ -61,7 +139,7 @@ class NBoardSession:
         try:
             if cmd == "nboard":
                 if args and args[0] != "2":
-                    self.error(f"protocol version {args[0]} is not supported: expected 2")
+                    self.error(f"protocol version {args[0][:20]!r} is not supported: expected 2")
                 self.send(f"set myname {NAME}")
             elif cmd == "set":
                 self._set(args, line)
@@ -72,6 +150,8 @@ class NBoardSession:
             elif cmd == "hint":
                 self._hint(args)
             elif cmd == "ping":
+                with self._lock:
+                    self._pings_answered += 1
                 self.send(f"pong {args[0] if args else ''}".rstrip())
             elif cmd == "learn":
                 self.send("learned")
@@ -80,9 +160,13 @@ class NBoardSession:
             elif cmd == "analyze":
                 self.error("analyze is not supported")
             else:
-                self.error(f"unknown command {cmd!r}: expected nboard, set, move, go, hint, ping")
+                self.error(
+                    f"unknown command {cmd[:40]!r}: expected nboard, set, move, go, hint, ping"
+                )
         except OthelloError as e:
             self.error(str(e))
+        except Exception as e:  # never let a command end the session
+            self.error(f"internal error in {cmd[:40]}: {type(e).__name__}: {e}")
         return True
 
     def _set(self, args: list[str], line: str) -> None:
@@ -91,17 +175,19 @@ class NBoardSession:
             return
         what = args[0]
         if what == "depth":
-            if len(args) < 2 or not args[1].isdigit() or not 1 <= int(args[1]) <= 60:
-                self.error(f"set depth needs a number from 1 to 60, got {' '.join(args[1:])!r}")
+            value = args[1] if len(args) > 1 else ""
+            digits = value.lstrip("0")
+            if len(args) != 2 or not (value.isascii() and value.isdigit()) or not digits:
+                self.error(f"set depth needs a positive number, got {' '.join(args[1:])[:30]!r}")
                 return
-            self.depth = int(args[1])
+            self.depth = DEPTH_MAX if len(digits) > 2 else min(int(digits), DEPTH_MAX)
         elif what == "game":
             text = line.split("game", 1)[1].strip()
             self.board = parse_ggf(text).board()  # raises, and leaves the old board, if bad
         elif what == "contempt":
             pass
         else:
-            self.error(f"unknown setting {what!r}: expected depth, game or contempt")
+            self.error(f"unknown setting {what[:40]!r}: expected depth, game or contempt")
 
     def _move(self, args: list[str]) -> None:
         if not args:
@@ -113,14 +199,42 @@ class NBoardSession:
     def _limit(self) -> Limit:
         return Limit(depth=self.depth)
 
+    # ---- searches
+
+    def _think(self, stop: StopFlag, board: Board, limit: Limit) -> Any:
+        return self.engine.think(board, limit, None, stop)
+
+    def _start(self) -> StopFlag | None:
+        """A stop flag for a new search, or ``None`` if the search is obsolete already."""
+        stop = StopFlag()
+        with self._lock:
+            self._stop = stop
+        if self._obsolete():  # (a ping read from now on sets the flag)
+            self._finish()
+            return None
+        return stop
+
+    def _finish(self) -> None:
+        with self._lock:
+            self._stop = None
+
     def _go(self) -> None:
         if self.board.is_game_over():
             self.error("the game is over: there is no move to make")
             return
-        self.send(f"status {NAME} is thinking")
-        t0 = time.perf_counter()
-        r = self.engine.think(self.board, self._limit())
-        seconds = time.perf_counter() - t0
+        stop = self._start()
+        if stop is None:
+            return
+        try:
+            self.send(f"status {NAME} is thinking")
+            t0 = time.perf_counter()
+            with Cap(stop, self.max_move_time):
+                r = self._think(stop, self.board, self._limit())
+            seconds = time.perf_counter() - t0
+        finally:
+            self._finish()
+        if self._obsolete():  # a ping came: the GUI no longer wants this move
+            return
         self.send(f"nodestats {r.nodes} {seconds:.2f}")
         move = "PA" if r.move in (None, "pass") else r.move
         ev = 0.0 if r.score is None else float(r.score)
@@ -128,31 +242,68 @@ class NBoardSession:
         self.send("status")
 
     def _hint(self, args: list[str]) -> None:
-        n = int(args[0]) if args and args[0].isdigit() and int(args[0]) > 0 else 1
+        text = args[0] if args else "1"
+        if not (text.isascii() and text.isdigit()) or not text.lstrip("0"):
+            self.error(f"hint needs a positive number of moves, got {text[:30]!r}")
+            return
+        n = 64 if len(text.lstrip("0")) > 2 else int(text)
         if self.board.is_game_over():
             self.send("status")
             return
-        self.send(f"status {NAME} is thinking")
-        scored = []
-        for mv in self.board.legal_moves:
-            if mv == PASS:
-                scored.append((0.0, "PA", 0))
-                continue
-            child = self.board.copy()
-            child.push(mv)
-            r = self.engine.think(child, Limit(depth=max(1, self.depth - 1)))
-            value = 0.0 if r.score is None else -float(r.score)
-            if r.move is None:  # the move ended the game
-                value = float(child.final_margin(self.board.turn))
-            scored.append((value, self.board.move_name(mv), r.depth + 1))
+        stop = self._start()
+        if stop is None:
+            return
+        scored: list[tuple[float, str, int]] = []
+        try:
+            self.send(f"status {NAME} is thinking")
+            with Cap(stop, self.max_move_time):
+                for mv in self.board.legal_moves:
+                    if mv == PASS:
+                        scored.append((0.0, "PA", 0))
+                        continue
+                    child = self.board.copy()
+                    child.push(mv)
+                    r = self._think(stop, child, Limit(depth=max(1, self.depth - 1)))
+                    value = 0.0 if r.score is None else -float(r.score)
+                    if r.move is None:  # the move ended the game
+                        value = float(child.final_margin(self.board.turn))
+                    scored.append((value, self.board.move_name(mv), r.depth + 1))
+                    if stop.is_set() or self._obsolete():  # time is up, or a ping came
+                        break
+        finally:
+            self._finish()
+        if self._obsolete():
+            return
         scored.sort(key=lambda x: -x[0])
         for value, name, depth in scored[:n]:
             self.send(f"search {name} {value:.2f} 0 {depth}")
         self.send("status")
 
 
-def main(stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> None:
-    session = NBoardSession(stdout or sys.stdout)
-    for line in stdin or sys.stdin:
+def main(
+    stdin: Iterable[str] | None = None,
+    stdout: IO[str] | None = None,
+    *,
+    max_move_time: float = MAX_MOVE_TIME,
+) -> None:
+    """Serve NBoard on ``stdin``/``stdout`` (the process's by default) until ``quit`` or
+    the end of the input. A thread reads the input, so a ``ping`` or ``quit`` stops a
+    search as soon as it arrives."""
+    session = NBoardSession(stdout or sys.stdout, max_move_time=max_move_time)
+    lines: queue.Queue[str | None] = queue.Queue()
+    source = sys.stdin if stdin is None else stdin
+
+    def read() -> None:
+        try:
+            for line in source:
+                session.notice(line)
+                lines.put(line)
+        except (OSError, ValueError):  # the input broke: as its end
+            pass
+        finally:
+            lines.put(None)
+
+    threading.Thread(target=read, name="nboard-reader", daemon=True).start()
+    while (line := lines.get()) is not None:
         if not session.handle(line.strip()):
             break

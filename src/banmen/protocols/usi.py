@@ -27,14 +27,33 @@ GUI → engine                                        engine → GUI
 ``checkmate <moves>`` is the composer's main line (the defender's longest resistance, useless
 interpositions not counted); ``checkmate nomate`` is sent only when the solver proved that no
 mate exists; whatever stops a search before it knows (the time, ``MaxNodes``, memory,
-``stop``) is ``checkmate timeout``, so a GUI never reads an unproved answer.
+``stop``) is ``checkmate timeout``, so a GUI never reads an unproved answer. (USI's fourth
+answer, ``checkmate notimplemented``, would tell the GUI that banmen cannot solve mates at
+all, so it is never sent.)
+
+Every ``go mate`` gets exactly one ``checkmate`` line, in the order the ``go`` commands came,
+and always for the position the GUI sent:
+
+* A search is over when its ``checkmate`` line is written: the line and the end of the
+  search are one step (under the output lock), so a ``go mate`` sent right after it starts
+  a new search at once.
+* A ``go`` that arrives while a search runs (a GUI should send ``stop`` first) stops that
+  search, which answers for its own position (``checkmate timeout`` unless it had just
+  finished), and then is carried out.
+* A rejected ``position`` leaves the session without a problem (the GUI meant to replace
+  the old one): until a ``position`` is accepted, ``go mate`` is answered by an
+  ``info string error: …`` line and ``checkmate timeout`` — never the old problem's answer,
+  and never ``nomate``, which would claim a proof.
 
 The search runs in a thread while commands go on being read, so ``stop`` and ``quit`` take
 effect at once. A command that cannot be carried out (a bad SFEN, an illegal move, an unknown
-command or option) changes nothing and is answered by one ``info string error: …`` line:
-nothing a GUI sends ends the session but ``quit`` and the end of the input. At the end of the
-input a search with a time or node limit is let finish (so ``printf '…go mate 5000\\n' |
-banmen usi`` prints its answer) and an unbounded one is stopped.
+command or option) is answered by one ``info string error: …`` line and otherwise changes
+nothing (but for the problem, as above): nothing a GUI sends ends the session but ``quit``
+and the end of the input. At the end of the input a search with a time or node limit is
+given up to :data:`EOF_WAIT` seconds to answer (so ``printf '…go mate 5000\\n' | banmen usi``
+prints its answer) and then stopped; ``go mate infinite`` is stopped at once. ``go mate``
+times beyond :data:`MATE_MS_MAX` milliseconds are taken as ``infinite``: such a search runs
+until ``stop``, ``quit`` or the end of the input.
 """
 
 from __future__ import annotations
@@ -64,6 +83,11 @@ HASH_MIN, HASH_MAX = 1, 65536
 NODES_MAX = 2**31 - 1
 #: ``go mate`` times beyond this many milliseconds (24 days) are taken as ``infinite``
 MATE_MS_MAX = 2**31 - 1
+#: seconds a bounded search is given to answer after the end of the input
+EOF_WAIT = 60.0
+#: seconds a stopped search is given to answer before it is given up (its answer is then
+#: ``checkmate timeout``, sent for it; a solver polls its stop flag far more often)
+STOP_GRACE = 10.0
 
 
 def _one_line(text: object) -> str:
@@ -72,6 +96,17 @@ def _one_line(text: object) -> str:
 
 def _describe(e: BaseException) -> str:
     return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+
+
+class _Search:
+    """One ``go mate``: its problem and bounds, and ``done`` once it has answered."""
+
+    def __init__(self, sfen: str, limit: Limit, hash_mb: int) -> None:
+        self.sfen = sfen
+        self.limit = limit
+        self.hash_mb = hash_mb
+        self.stop = StopFlag()
+        self.done = threading.Event()
 
 
 class USISession:
@@ -95,12 +130,12 @@ class USISession:
         self.hash_mb = hash_mb
         self.max_nodes = 0
         self.name = name
-        #: the position ``go mate`` solves, as SFEN (after the moves of ``position``)
-        self.sfen = STARTPOS
+        #: the position ``go mate`` solves, as SFEN (after the moves of ``position``);
+        #: ``None`` after a rejected ``position``, until one is accepted
+        self.sfen: str | None = STARTPOS
+        #: guards the output and :attr:`_search`: a search ends as it writes its answer
         self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-        self._stop: StopFlag | None = None
-        self._limit: Limit | None = None
+        self._search: _Search | None = None
         self._warm = False
         self.commands: dict[str, Callable[[list[str]], bool | None]] = {
             "usi": self._usi,
@@ -117,17 +152,38 @@ class USISession:
 
     # ---- output
 
+    def _write(self, line: str) -> None:
+        # the caller holds self._lock
+        try:
+            self.out.write(line + "\n")
+            self.out.flush()
+        except (OSError, ValueError):  # the GUI went away
+            pass
+
     def send(self, line: str) -> None:
         """Write one line (from any thread); a closed output is ignored."""
         with self._lock:
-            try:
-                self.out.write(line + "\n")
-                self.out.flush()
-            except (OSError, ValueError):  # the GUI went away
-                pass
+            self._write(line)
 
     def error(self, message: str) -> None:
         self.send(f"info string error: {_one_line(message)}")
+
+    def _send_for(self, search: _Search, line: str) -> None:
+        """A line of ``search``'s, unless it was given up (another answered for it)."""
+        with self._lock:
+            if self._search is search:
+                self._write(line)
+
+    def _answer(self, search: _Search, answer: str, note: str = "") -> None:
+        """Write ``search``'s ``checkmate`` line and end it, in one step (nothing if it
+        already has an answer)."""
+        with self._lock:
+            if self._search is search:
+                if note:
+                    self._write(f"info string error: {_one_line(note)}")
+                self._write(answer)
+                self._search = None
+        search.done.set()
 
     # ---- input
 
@@ -152,27 +208,44 @@ class USISession:
 
     @property
     def searching(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        """A ``go mate`` has not been answered yet."""
+        with self._lock:
+            return self._search is not None
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for a running search to send its ``checkmate`` line; ``True`` when no search
         is running any more."""
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
+        with self._lock:
+            search = self._search
+        if search is not None:
+            search.done.wait(timeout)
         return not self.searching
 
     def finish(self) -> None:
-        """The end of the input: let a bounded search answer, stop an unbounded one."""
-        limit = self._limit
-        if self.searching and (limit is None or limit.unbounded):
-            self.stop()
-        self.wait()
+        """The end of the input: give a bounded search :data:`EOF_WAIT` seconds to answer,
+        stop an unbounded one at once."""
+        with self._lock:
+            search = self._search
+        if search is None:
+            return
+        if search.limit.unbounded:
+            self._end(search)
+        elif not search.done.wait(EOF_WAIT):
+            self._end(search)
 
     def stop(self) -> None:
         """Ask the running search (if any) to stop; it still sends its answer."""
-        if self._stop is not None:
-            self._stop.set()
+        with self._lock:
+            search = self._search
+        if search is not None:
+            search.stop.set()
+
+    def _end(self, search: _Search) -> None:
+        """Stop ``search`` and wait for its answer; after :data:`STOP_GRACE` seconds without
+        one, answer ``checkmate timeout`` for it (its late lines are then dropped)."""
+        search.stop.set()
+        if not search.done.wait(STOP_GRACE):
+            self._answer(search, "checkmate timeout", "the search did not stop: given up")
 
     # ---- commands
 
@@ -219,16 +292,20 @@ class USISession:
             self.error(f"unknown option {name!r}: expected USI_Hash or MaxNodes")
 
     def _spin(self, name: str, value: str, low: int, high: int, old: int) -> int:
-        if not (value.isascii() and value.isdigit()) or not low <= int(value) <= high:
+        digits = value.lstrip("0") or "0"
+        if not (value.isascii() and value.isdigit() and len(digits) <= 12) or not (
+            low <= int(digits) <= high
+        ):
             self.error(f"{name} must be an integer from {low} to {high}, got {value[:30]!r}")
             return old
-        return int(value)
+        return int(digits)
 
     def _position(self, args: list[str]) -> None:
         try:
             board = self._board(args)
         except ValueError as e:  # ShogiError; any other ValueError is bad input as well
-            self.error(f"{e} (the position is unchanged)")
+            self.sfen = None  # the GUI meant to replace the problem: never solve the old one
+            self.error(f"{e} (no problem is set until a position is accepted)")
             return
         self.sfen = str(board.sfen())
 
@@ -253,56 +330,64 @@ class USISession:
         return board
 
     def _go(self, args: list[str]) -> None:
+        # a go while a search runs: that search answers first (for its own position)
+        with self._lock:
+            running = self._search
+        if running is not None:
+            self._end(running)
         if "mate" not in args:
             self.error("only 'go mate' is supported: banmen solves mate problems")
             self.send("bestmove resign")
-            return
-        if self.searching:
-            self.error("a search is running: send stop first")
             return
         at = args.index("mate")
         value = args[at + 1] if at + 1 < len(args) else "infinite"
         time: float | None = None
         if value != "infinite":
-            if not (value.isascii() and value.isdigit()) or int(value) < 1:
+            digits = value.lstrip("0")
+            if not (value.isascii() and value.isdigit()) or not digits:
                 self.error(
                     f"go mate needs a time in milliseconds or 'infinite', got {value[:30]!r}"
                 )
                 self.send("checkmate timeout")
                 return
-            if int(value) <= MATE_MS_MAX:  # longer is as good as infinite (and a timer
-                time = int(value) / 1000  # cannot wait that long)
-        limit = Limit(time=time, nodes=self.max_nodes or None)
-        self._limit = limit
-        self._stop = StopFlag()
-        self._thread = threading.Thread(
-            target=self._search,
-            args=(self.sfen, limit, self._stop, self.hash_mb),
-            name="usi-go-mate",
-            daemon=True,
-        )
-        self._thread.start()
+            if len(digits) <= 10 and int(digits) <= MATE_MS_MAX:  # longer is as good as
+                time = int(digits) / 1000  # infinite (and a timer cannot wait that long)
+        if self.sfen is None:
+            self.error("go mate: no problem to solve: the last position was rejected")
+            self.send("checkmate timeout")
+            return
+        search = _Search(self.sfen, Limit(time=time, nodes=self.max_nodes or None), self.hash_mb)
+        with self._lock:
+            self._search = search
+        try:
+            threading.Thread(
+                target=self._run, args=(search,), name="usi-go-mate", daemon=True
+            ).start()
+        except RuntimeError as e:  # no thread to be had: the go is still answered
+            self._answer(search, "checkmate timeout", f"the search could not start: {e}")
 
     def _stop_command(self, args: list[str]) -> None:
         self.stop()
 
     def _quit(self, args: list[str]) -> bool:
-        self.stop()
-        self.wait(5.0)
+        with self._lock:
+            search = self._search
+        if search is not None:
+            self._end(search)
         return False
 
     # ---- the search thread
 
-    def _progress(self, info: dict[str, Any]) -> None:
+    def _progress(self, search: _Search, info: dict[str, Any]) -> None:
         try:
             nodes = int(info.get("nodes", 0))
             seconds = float(info.get("seconds", 0.0))
             nps = int(info.get("nps", nodes / seconds if seconds > 0 else 0))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             return
-        self.send(f"info nodes {nodes} nps {nps} time {int(seconds * 1000)}")
+        self._send_for(search, f"info nodes {nodes} nps {nps} time {int(seconds * 1000)}")
 
-    def _search(self, sfen: str, limit: Limit, stop: StopFlag, hash_mb: int) -> None:
+    def _run(self, search: _Search) -> None:
         answer = "checkmate timeout"
         try:
             solver = self.solver
@@ -310,24 +395,32 @@ class USISession:
                 from banmen.games.shogi import tsume
 
                 solver = tsume.solve
-            r = solver(sfen, limit, stop=stop, progress=self._progress, hash_mb=hash_mb)
+            r = solver(
+                search.sfen,
+                search.limit,
+                stop=search.stop,
+                progress=lambda info: self._progress(search, info),
+                hash_mb=search.hash_mb,
+            )
             nps = int(r.nodes / r.seconds) if r.seconds > 0 else 0
-            self.send(f"info nodes {r.nodes} nps {nps} time {int(r.seconds * 1000)}")
+            self._send_for(search, f"info nodes {r.nodes} nps {nps} time {int(r.seconds * 1000)}")
             if r.status == "mate" and r.pv:
                 answer = "checkmate " + " ".join(r.pv)
                 shortest = "shortest" if r.shortest else "not proved shortest"
-                self.send(f"info string mate in {len(r.pv)} ({shortest})")
+                self._send_for(search, f"info string mate in {len(r.pv)} ({shortest})")
             elif r.status == "no_mate":
                 answer = "checkmate nomate"
-                self.send("info string no mate (proved)")
+                self._send_for(search, "info string no mate (proved)")
             else:
-                self.send(f"info string unknown: {r.reason or 'stopped'}")
+                self._send_for(search, f"info string unknown: {r.reason or 'stopped'}")
         except ShogiError as e:
-            self.error(str(e))
+            self._send_for(search, f"info string error: {_one_line(e)}")
         except Exception as e:  # the GUI still gets its answer
-            self.error(f"the solver failed: {_describe(e)}")
+            self._send_for(
+                search, f"info string error: the solver failed: {_one_line(_describe(e))}"
+            )
         finally:
-            self.send(answer)
+            self._answer(search, answer)
 
 
 def main(
