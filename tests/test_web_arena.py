@@ -86,6 +86,16 @@ def add_run(db: Path, config: RunConfig, name: str, games: int, created: str) ->
     return records
 
 
+@pytest.fixture(scope="module", autouse=True)
+def cli_default_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The arena CLI's default database (``$BANMEN_DB``), which the app reads too: a
+    temporary file, never the user's own (it does not exist until a test creates it)."""
+    path = tmp_path_factory.mktemp("cli-default") / "banmen.sqlite3"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("BANMEN_DB", str(path))
+        yield path
+
+
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("arena") / "banmen.sqlite3"
@@ -177,6 +187,7 @@ def test_report_matches_build_report(client: TestClient, db: Path) -> None:
     with ArenaStore(db) as store:
         want = json.loads(json.dumps(jsonable(build_report(store, "depths"))))
     plots = got.pop("plots")
+    assert got.pop("source") == "app"
     assert got == want
     assert got["games_played"] == DEPTHS_PLAYED and got["games_planned"] == 12
     assert [p["name"] for p in plots] == list(PLOTS)  # the depth differs: all three

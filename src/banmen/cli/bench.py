@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 
 def _tsume_figures(solver: str, group: str, g: dict[str, Any]) -> str:
@@ -30,6 +31,8 @@ def _tsume_figures(solver: str, group: str, g: dict[str, Any]) -> str:
 
 
 def _summary(record: dict[str, Any]) -> Table:
+    from rich.table import Table
+
     t = Table(title="banmen bench", show_lines=False)
     t.add_column("suite")
     t.add_column("figure")
@@ -137,8 +140,9 @@ def bench(
     """Measure speed and write the figures as JSON (see docs/BENCHMARKS.md)."""
     from banmen.bench import run_suites
     from banmen.cli import fail
+    from banmen.cli._console import make_console
 
-    console = Console(highlight=False)
+    console = make_console()
     try:
         record, path = run_suites(list(suites or []), quick, output, console.print)
     except ValueError as e:
