@@ -31,9 +31,23 @@ except ImportError:  # pragma: no cover - older typer runs on click itself
     from click.exceptions import ClickException  # type: ignore[assignment]
 
 
+def _given(e: BaseException) -> str:
+    """The value a bad option was given, when typer's validator (pydantic) kept it."""
+    errors = getattr(e.__cause__, "errors", None)
+    try:
+        first = errors()[0] if callable(errors) else None
+    except Exception:
+        return ""
+    if isinstance(first, dict) and isinstance(first.get("input"), (str, int, float)):
+        return f", got {first['input']!r}"
+    return ""
+
+
 def usage_message(e: Exception) -> str:
-    """A usage error as one line: click's message, whitespace collapsed, and where to look."""
+    """A usage error as one line: click's message, whitespace collapsed, the value given
+    (when known) and where to look."""
     message = " ".join(str(getattr(e, "format_message", lambda: str(e))()).split())
+    message = message.rstrip(".") + _given(e)
     ctx = getattr(e, "ctx", None)
     if ctx is not None and getattr(ctx, "command_path", None):
         message += f" (see: {ctx.command_path} --help)"

@@ -386,8 +386,13 @@ def _run_rows(store: ArenaStore) -> list[dict[str, Any]]:
 
 
 def _when(iso: str) -> str:
-    """``2026-11-22T16:19:28+00:00`` as ``2026-11-22 16:19 UTC`` (the store keeps UTC)."""
-    return f"{iso[:10]} {iso[11:16]} UTC" if len(iso) >= 16 else iso
+    """The store's UTC time stamp in local time, to the minute (``2026-11-22 17:19``)."""
+    import datetime as dt
+
+    try:
+        return dt.datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
+    except (TypeError, ValueError):
+        return str(iso)
 
 
 def runs_view(rows: list[dict[str, Any]], width: int) -> RenderableType:
@@ -395,8 +400,11 @@ def runs_view(rows: list[dict[str, Any]], width: int) -> RenderableType:
     line of its own and its details under it. A run's name is never cut, wrapped or
     abbreviated: it is what ``banmen arena report RUN`` takes."""
     from rich.console import Console, Group
+    from rich.padding import Padding
     from rich.table import Table
     from rich.text import Text
+
+    from banmen.cli._console import PIPE_WIDTH
 
     def games(r: dict[str, Any]) -> str:
         return f"{r['games_played']}/{'?' if r['games_planned'] is None else r['games_planned']}"
@@ -404,20 +412,23 @@ def runs_view(rows: list[dict[str, Any]], width: int) -> RenderableType:
     def players(r: dict[str, Any]) -> str:
         return ", ".join(str(p.get("name")) for p in r["players"])
 
-    table = Table()
-    table.add_column("run", no_wrap=True)
-    for col in ("game", "players", "games", "status", "created"):
-        table.add_column(col, justify="right" if col == "games" else "left")
+    table = Table(box=None, pad_edge=False)
+    for col in ("run", "game", "players", "games", "status", "created"):
+        table.add_column(col, justify="right" if col == "games" else "left", no_wrap=True)
     for r in rows:
         when = _when(r["created"])
         table.add_row(r["id"], str(r["game"]), players(r), games(r), r["status"], when)
-    if Console(width=width).measure(table).maximum <= width:
+    # The table only if it fits as it is (measured unclamped: a measure is capped at the
+    # console's width); squeezed, rich would cut the run names.
+    if Console(width=PIPE_WIDTH).measure(table).maximum <= width:
         return table
     lines: list[RenderableType] = []
     for r in rows:
+        # Never wrapped nor cut (print with crop=False): wider than the terminal, the
+        # terminal folds it, and copying it gives the whole name.
         lines.append(Text(r["id"], style="bold", no_wrap=True, overflow="ignore"))
         details = f"{r['game']} · {players(r)} · {games(r)} games · {r['status']} · "
-        lines.append(Text("    " + details + _when(r["created"])))
+        lines.append(Padding(Text(details + _when(r["created"])), (0, 0, 0, 4)))
     return Group(*lines)
 
 
@@ -441,4 +452,4 @@ def list_runs(
     if not rows:
         console.print(f"no arena runs in {path}", soft_wrap=True)
         return
-    console.print(runs_view(rows, console.width), soft_wrap=True)
+    console.print(runs_view(rows, console.width), crop=False)

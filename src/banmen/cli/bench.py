@@ -113,6 +113,16 @@ def _summary(record: dict[str, Any]) -> Table:
                     f"{n} problems, {r['time_limit']:g} s each: "
                     + "; ".join(_tsume_figures(s, group, g) for s, g in by_solver.items()),
                 )
+    if "cli-startup" in res:
+        r = res["cli-startup"]
+        t.add_row(
+            "cli-startup",
+            f"median of {r['runs_per_command']} fresh processes: "
+            + ", ".join(
+                f"{name} {row['wall_median_seconds']:.2f} s"
+                for name, row in [*r["commands"].items(), *r["floors"].items()]
+            ),
+        )
     if "web-lag" in res:
         r = res["web-lag"]
         t.add_row(
@@ -128,7 +138,8 @@ def bench(
         typer.Argument(
             help="Suites to run (default: all but othello-ffo-hard and tsume): mattix-solve, "
             "mattix-depth, mattix-first-player, search-deadline, arena-scaling, web-lag, "
-            "othello-perft, othello-ffo, othello-ffo-hard, go-playouts, tsume, tsume-quick; "
+            "othello-perft, othello-ffo, othello-ffo-hard, go-playouts, tsume, tsume-quick, "
+            "cli-startup; "
             "BANMEN_TSUME_LIMIT sets the tsume seconds per problem."
         ),
     ] = None,
