@@ -426,3 +426,30 @@ def test_unbounded_elo_keeps_its_sign_in_the_report_and_csv() -> None:
         report_tables(report_from(cfg, flipped, "forty-zero"))
     )
     assert re.search(r"\+∞ \[\+\d+, \+∞\]", out.getvalue()), out.getvalue()
+
+
+def test_heatmap_colour_bar_is_in_percent_like_its_cells() -> None:
+    from banmen.arena.plots import _pyplot, heatmap_figure
+
+    cfg = RunConfig(game="mattix", players=[{"name": n, "spec": "random"} for n in "abc"],
+                    games=4, seed=0)  # fmt: skip
+    pairs = [("a", "b"), ("a", "c"), ("b", "c")]
+    games = []
+    for p, (x, y) in enumerate(pairs):
+        for k in range(4):  # the first mover wins, except in each pairing's first game
+            first, second = (y, x) if k % 2 else (x, y)
+            result = "1-0" if k else "0-1"
+            games.append(GameRecord(p, k // 2, bool(k % 2), first, second, k, result, 5, 3))
+    rep = report_from(cfg, games, "heat")
+    fig = heatmap_figure(rep)
+    try:
+        ax, bar = fig.axes
+        (image,) = ax.get_images()
+        cells = [float(t.get_text()) for t in ax.texts]
+        assert sorted(cells) == sorted(
+            v for r in rep["pairings"] for v in (100 * r["a_score"], 100 * (1 - r["a_score"]))
+        )
+        assert image.get_clim() == (0, 100)  # colours mean the numbers written on the cells
+        assert bar.get_ylim() == (0, 100) and "%" in bar.get_ylabel()
+    finally:
+        _pyplot().close(fig)
