@@ -251,9 +251,7 @@ def run(
     console.print(f"run [bold]{run_id}[/bold] · {config.game} · deals from seed {config.seed} "
                   f"· db {store.path}", soft_wrap=True)  # fmt: skip
     # The live table is for a terminal; piped or redirected, only the report is written.
-    live = Live(console=console, refresh_per_second=4, transient=False) if (
-        console.is_terminal
-    ) else None  # fmt: skip
+    live = Live(console=console, refresh_per_second=4) if console.is_terminal else None
     last = [0.0]
 
     def show(p: Progress) -> None:

@@ -111,10 +111,6 @@ def plot_url(run_id: str, name: str) -> str:
     return f"/api/arena/runs/{quote(run_id, safe='')}/plots/{name}.svg"
 
 
-#: Where a run shown on the page lives: the app's database or the CLI's default one.
-SOURCES = ("app", "cli")
-
-
 def _same_file(a: Path, b: Path) -> bool:
     try:
         return a.expanduser().resolve() == b.expanduser().resolve()
@@ -161,18 +157,16 @@ class ArenaViews:
         opened: list[tuple[str, ArenaStore]] = [("app", self._open())]
         try:
             if self.cli_db is not None and self.cli_db.is_file():
+                other: ArenaStore | None = None
                 try:
                     other = ArenaStore(self.cli_db, readonly=True)
-                except sqlite3.Error:
-                    other = None
-                if other is not None:
-                    try:
-                        has = other.has_arena_tables()
-                    except sqlite3.Error:
-                        has = False
-                    if has:
+                    if other.has_arena_tables():
                         opened.append(("cli", other))
-                    else:
+                        other = None
+                except sqlite3.Error:
+                    pass
+                finally:
+                    if other is not None:
                         other.close()
             yield opened
         finally:
