@@ -39,7 +39,8 @@ def _given(e: BaseException) -> str:
     except Exception:
         return ""
     if isinstance(first, dict) and isinstance(first.get("input"), (str, int, float)):
-        return f", got {first['input']!r}"
+        given = repr(first["input"])
+        return f", got {given if len(given) <= 60 else given[:57] + '...'}"
     return ""
 
 
