@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -263,3 +266,190 @@ def test_bad_arena_input_gives_one_line_errors(
     assert res.exit_code == 2, res.output
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0], lines
+
+
+# --------------------------------------------------------------------------- list, pipes, Elo
+
+LONG_IDS = [
+    "mattix-20261122-161928-ab12",
+    "depth-sweep-of-alphabeta-players-one-to-six-on-six-by-six-deals-v2",  # 67 characters
+    "r" * 90,  # wider than the terminal on its own
+]
+
+
+def _runs_db(tmp_path: Path) -> Path:
+    db = tmp_path / "runs.sqlite3"
+    players = [{"name": f"player{i}", "spec": f"alphabeta:depth={i}"} for i in range(1, 6)]
+    with ArenaStore(db) as store:
+        for run_id in LONG_IDS:
+            store.create_run(RunConfig(game="mattix", players=players, games=10, seed=1), run_id)
+    return db
+
+
+def _ids_whole(text: str) -> None:
+    lines = text.splitlines()
+    for run_id in LONG_IDS:
+        assert any(run_id in line for line in lines), (run_id, text)
+
+
+@pytest.mark.parametrize("width", [30, 80, 120, 400])
+def test_run_list_never_cuts_a_run_id(width: int, tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from banmen.cli.arena import _run_rows, runs_view
+
+    with ArenaStore(_runs_db(tmp_path)) as store:
+        rows = _run_rows(store)
+    out = io.StringIO()
+    console = Console(file=out, width=width, force_terminal=False)
+    console.print(runs_view(rows, width), crop=False)
+    _ids_whole(out.getvalue())
+    assert out.getvalue().count("0/100") == len(LONG_IDS)  # 10 pairings x 10 games each
+
+
+def test_run_list_in_an_80_column_terminal(tmp_path: Path) -> None:
+    """A real pseudo-terminal 80 columns wide: rich sees a terminal of that size."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    db = _runs_db(tmp_path)
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 80, 0, 0))
+    env = {**os.environ, "COLUMNS": "80", "LINES": "40", "TERM": "xterm"}
+    env.pop("FORCE_COLOR", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "banmen", "arena", "list", "--db", str(db)],
+        stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, env=env,
+    )  # fmt: skip
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    assert proc.wait(timeout=60) == 0
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", b"".join(chunks).decode()).replace("\r", "")
+    _ids_whole(text)
+    # Only the id wider than the terminal is: every other line fits in 80 columns.
+    assert all(len(line) <= 80 for line in text.splitlines() if LONG_IDS[2] not in line), text
+
+
+def test_run_list_through_a_pipe_and_as_json(tmp_path: Path) -> None:
+    db = _runs_db(tmp_path)
+    env = {**os.environ, "COLUMNS": "80", "FORCE_COLOR": "1"}  # neither makes a pipe a terminal
+    proc = subprocess.run(
+        [sys.executable, "-m", "banmen", "arena", "list", "--db", str(db)],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b[" not in proc.stdout
+    for run_id in LONG_IDS:  # one row per run, each on one line with its status
+        (line,) = [ln for ln in proc.stdout.splitlines() if run_id in ln]
+        assert "running" in line and "0/100" in line, line
+    res = runner.invoke(app, ["arena", "list", "--json", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    got = json.loads(res.output)
+    assert got["db"] == str(db)
+    assert sorted(r["id"] for r in got["runs"]) == sorted(LONG_IDS)
+    assert all((r["games_played"], r["games_planned"], r["status"]) == (0, 100, "running")
+               for r in got["runs"])  # fmt: skip
+    empty = runner.invoke(app, ["arena", "list", "--json", "--db", str(tmp_path / "new.db")])
+    assert json.loads(empty.output)["runs"] == []
+
+
+def test_piped_run_has_no_live_frames_and_no_wrapped_lines(tmp_path: Path) -> None:
+    db = tmp_path / ("a-folder-name-long-enough-to-push-the-command-past-80-columns" + "/a.db")
+    res = runner.invoke(app, ["arena", "mattix", "--size", "4", "-p", "a=random:seed=1",
+                              "-p", "b=random:seed=2", "--games", "4", "--seed", "1",
+                              "--db", str(db), "--name", "piped", "--workers", "1"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "games/s" not in res.output and "ETA" not in res.output  # the live view's lines
+    assert f"report and plots: banmen arena report piped --db {db}" in res.output.splitlines()
+    assert f"· db {db}" in res.output
+
+
+def _all_lost(n: int) -> tuple[RunConfig, list[GameRecord]]:
+    cfg = RunConfig(game="mattix", players=[{"name": "weak", "spec": "random"},
+                                            {"name": "strong", "spec": "perfect"}],  # fmt: skip
+                    games=n, seed=0)  # fmt: skip
+    games = [
+        GameRecord(
+            0,
+            i // 2,
+            bool(i % 2),
+            *(("weak", "strong") if i % 2 == 0 else ("strong", "weak")),  # fmt: skip
+            i // 2,
+            "0-1" if i % 2 == 0 else "1-0",
+            3,
+            9,
+        )
+        for i in range(n)
+    ]
+    return cfg, games
+
+
+def test_unbounded_elo_keeps_its_sign_in_the_report_and_csv() -> None:
+    from rich.console import Console
+
+    from banmen.arena.report import pairings_csv
+    from banmen.cli.arena import fmt_elo, report_tables
+
+    cfg, games = _all_lost(40)
+    rep = report_from(cfg, games, "zero-forty")
+    row = rep["pairings"][0]
+    assert (row["a_wins"], row["draws"], row["a_losses"]) == (0, 0, 40)
+    # The Wilson interval of 0/40 starts at exactly 0: an unbounded Elo, not -6863.
+    assert row["a_score_ci95"][0] == 0.0 and row["elo_diff_ci95"][0] is None
+    out = io.StringIO()
+    Console(file=out, width=300, force_terminal=False).print(report_tables(rep))
+    text = out.getvalue()
+    assert re.search(r"-∞ \[-∞, -\d+\]", text), text
+    assert not re.search(r"(?<![+-])∞", text), text  # no infinity without its sign
+    assert fmt_elo(None, 0.5) == "+∞" and fmt_elo(None, -0.5) == "-∞"
+    assert fmt_elo(math.inf, 0) == "+∞" and fmt_elo(-math.inf, 0) == "-∞"
+    assert fmt_elo(-0.4, 1) == "+0" and fmt_elo(190.85, 1) == "+191"
+    rows = list(csv.DictReader(io.StringIO(pairings_csv(rep))))
+    assert (rows[0]["elo_diff"], rows[0]["elo_lo"]) == ("-inf", "-inf")
+    assert float(rows[0]["elo_hi"]) < 0
+    # And the other way round: a 40-0 is +∞ [+N, +∞].
+    flipped = [GameRecord(g.pairing, g.pair, g.swapped, g.first, g.second, g.deal_seed,
+                          "1-0" if g.result == "0-1" else "0-1", 9, 3) for g in games]  # fmt: skip
+    out = io.StringIO()
+    Console(file=out, width=300, force_terminal=False).print(
+        report_tables(report_from(cfg, flipped, "forty-zero"))
+    )
+    assert re.search(r"\+∞ \[\+\d+, \+∞\]", out.getvalue()), out.getvalue()
+
+
+def test_heatmap_colour_bar_is_in_percent_like_its_cells() -> None:
+    from banmen.arena.plots import _pyplot, heatmap_figure
+
+    cfg = RunConfig(game="mattix", players=[{"name": n, "spec": "random"} for n in "abc"],
+                    games=4, seed=0)  # fmt: skip
+    pairs = [("a", "b"), ("a", "c"), ("b", "c")]
+    games = []
+    for p, (x, y) in enumerate(pairs):
+        for k in range(4):  # the first mover wins, except in each pairing's first game
+            first, second = (y, x) if k % 2 else (x, y)
+            result = "1-0" if k else "0-1"
+            games.append(GameRecord(p, k // 2, bool(k % 2), first, second, k, result, 5, 3))
+    rep = report_from(cfg, games, "heat")
+    fig = heatmap_figure(rep)
+    try:
+        ax, bar = fig.axes
+        (image,) = ax.get_images()
+        cells = [float(t.get_text()) for t in ax.texts]
+        assert sorted(cells) == sorted(
+            v for r in rep["pairings"] for v in (100 * r["a_score"], 100 * (1 - r["a_score"]))
+        )
+        assert image.get_clim() == (0, 100)  # colours mean the numbers written on the cells
+        assert bar.get_ylim() == (0, 100) and "%" in bar.get_ylabel()
+    finally:
+        _pyplot().close(fig)

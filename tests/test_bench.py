@@ -64,3 +64,24 @@ def test_go_playout_rows() -> None:
     assert abs(rnd["mean_black_area_minus_white"]) < 40
     mc = bench_mcts_playouts(9, 300)
     assert mc["playouts"] >= 300 and mc["move"] is not None
+
+
+def test_cli_startup_rows() -> None:
+    """The start-up suite's bookkeeping (its times are figures, never asserted)."""
+    import sys
+
+    from banmen.bench.startup import measure, startup
+
+    rec = startup(runs=2, commands=["help", "usage-error"], floors=False)
+    assert rec["runs_per_command"] == 2 and rec["floors"] == {}
+    assert set(rec["commands"]) == {"help", "usage-error"}
+    for row in rec["commands"].values():
+        assert len(row["wall_seconds"]) == len(row["cpu_seconds"]) == 2
+        assert row["wall_min_seconds"] <= row["wall_median_seconds"]
+        assert row["wall_median_seconds"] > 0 and row["cpu_median_seconds"] >= 0
+    assert rec["commands"]["help"]["command"] == "banmen --help"
+    # A command that does not end as expected is an error, not a figure.
+    with pytest.raises(RuntimeError, match="exited with 2, expected 0.*error: "):
+        measure([sys.executable, "-m", "banmen", "perft", "-1"], runs=1)
+    with pytest.raises(ValueError, match="unknown start-up command"):
+        startup(runs=1, commands=["nonsense"])

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 from mattix_reference import exact_value, parse
 from typer.testing import CliRunner
 
@@ -112,3 +115,129 @@ def test_console_script_has_no_traceback_on_bad_input() -> None:
     assert proc.returncode == 2
     assert proc.stderr.strip() == "error: side to move must be 1 or 2, got '9'"
     assert "Traceback" not in proc.stdout + proc.stderr
+
+
+# --------------------------------------------------------------------------- usage errors
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["perft", "-1"], "'depth': Input should be greater than or equal to 1, got '-1'"),
+        (["perft", "0"], "depth"),
+        (["perft", "many"], "many"),
+        (["solve"], "Missing argument"),
+        (["solve", "mattix"], "Missing argument"),
+        (["solve", "mattix", EXAMPLE, "--timeout", "soon"], "soon"),
+        (["serve", "--port", "http"], "http"),
+        (["arena", "list", "--colour"], "--colour"),
+        (["viz", "line", "--columns", "0"], "columns"),
+        (["play", "mattix", "--size", "-4x"], "-4x"),
+        (["usi", "--hash", "0"], "hash"),
+        (["nonsense"], "nonsense"),
+    ],
+)  # fmt: skip
+def test_usage_errors_are_one_error_line(args: list[str], fragment: str) -> None:
+    """Errors typer finds itself (a bad option value, a negative number, a missing argument,
+    an unknown option or command) read like the commands' own: one line, no usage box."""
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2, (args, res.output)
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("error: ") and fragment in lines[0], lines
+    assert not any(ch in res.output for ch in "╭│╰┌└"), res.output
+    assert "Usage:" not in res.output and "Traceback" not in res.output
+
+
+def test_usage_error_through_the_console_script() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "banmen", "perft", "-1"], capture_output=True, text=True
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "depth" in lines[0], lines
+
+
+def test_help_and_version_still_exit_zero() -> None:
+    res = runner.invoke(app, ["--help"])
+    assert res.exit_code == 0 and "solve" in res.output and "arena" in res.output
+    res = runner.invoke(app, ["--version"])
+    assert res.exit_code == 0 and res.output.startswith("banmen ")
+
+
+# --------------------------------------------------------------------------- solve, perft
+
+
+def test_solve_names_the_games_it_solves_as_its_help_does() -> None:
+    help_text = " ".join(runner.invoke(app, ["solve", "--help"]).output.split())
+    listed = re.search(r"Game: ([a-z, ]+)\.", help_text)
+    assert listed is not None, help_text
+    for game, start in [("go", "error: go cannot be solved here"),
+                        ("chess", "error: unknown game 'chess'")]:  # fmt: skip
+        res = runner.invoke(app, ["solve", game, "9"])
+        assert res.exit_code == 2, res.output
+        (line,) = [ln for ln in res.output.splitlines() if ln.strip()]
+        assert line.startswith(start), line
+        assert line.endswith(f"expected one of {listed.group(1)}"), (line, listed.group(1))
+        assert "layout" not in line.lower() and "mattix" in line  # not a Mattix layout error
+
+
+def test_perft_says_which_pass_convention_it_counted() -> None:
+    free = runner.invoke(app, ["perft", "4", "--pass-free"])
+    assert free.exit_code == 0, free.output
+    assert "pass-free: a pass uses no ply" in free.output
+    assert "passes included" not in free.output and "a pass uses a ply" not in free.output
+    plain = runner.invoke(app, ["perft", "4"])
+    assert "a pass uses a ply" in plain.output and "pass-free" not in plain.output
+    assert "perft(4) = 244 leaves" in plain.output
+
+
+# --------------------------------------------------------------------------- start-up
+
+HEAVY = ("numba", "numpy", "matplotlib", "starlette", "uvicorn", "cshogi", "llvmlite")
+
+
+def _imported(args: list[str]) -> set[str]:
+    """The top-level packages a fresh interpreter has imported after ``banmen ARGS``."""
+    code = (
+        "import contextlib, io, json, sys\n"
+        f"sys.argv = ['banmen', *{args!r}]\n"
+        "from banmen.cli import main\n"
+        "out, err = io.StringIO(), io.StringIO()\n"
+        "with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):\n"
+        "    try:\n"
+        "        main()\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} | "
+        "{m for m in sys.modules if m.startswith('banmen')})))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return set(json.loads(proc.stdout))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], ["--version"], ["solve", "--help"], ["arena", "--help"], ["perft", "-1"],
+     ["solve", "go", "x"], ["viz", "line", "--n", "2"],
+     ["arena", "list", "--json", "--db", "{db}"]],
+)  # fmt: skip
+def test_commands_without_compiled_code_import_no_heavy_modules(
+    args: list[str], tmp_path: Path
+) -> None:
+    mods = _imported([a.replace("{db}", str(tmp_path / "a.db")) for a in args])
+    assert "banmen.cli" in mods  # the probe ran the CLI
+    assert not mods & set(HEAVY), sorted(mods & set(HEAVY))
+    assert not {m for m in mods if m.startswith(("banmen.games.", "banmen.arena.runner"))} - {
+        "banmen.games._base"
+    }
+
+
+def test_solving_mattix_imports_no_other_game() -> None:
+    mods = _imported(["solve", "mattix", EXAMPLE])
+    assert "banmen.games.mattix" in mods and "numba" in mods
+    for other in ("banmen.games.go", "banmen.games.othello", "banmen.games.shogi"):
+        assert other not in mods, other
+    for unused in ("banmen.arena", "matplotlib", "starlette", "cshogi"):
+        assert unused not in mods, unused

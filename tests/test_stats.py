@@ -47,3 +47,15 @@ def test_mean_ci() -> None:
     assert m - lo == pytest.approx(hi - m)
     with pytest.raises(ValueError):
         mean_ci([])
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 10, 40, 100, 1000, 12345])
+def test_wilson_bounds_are_exact_at_no_and_all_successes(n: int) -> None:
+    # Computed, 0/40 gave a lower bound of 7e-18 (an Elo of -6863 instead of -infinity).
+    lo, hi = wilson(0, n)
+    assert lo == 0.0 and 0 < hi < 1
+    lo, hi = wilson(n, n)
+    assert hi == 1.0 and 0 < lo < 1
+    # Half-points and the other bounds are untouched.
+    lo, hi = wilson(0.5, n)
+    assert 0 < lo < 0.5 / n < hi < 1

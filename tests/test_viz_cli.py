@@ -76,3 +76,22 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], fragment: str) -> Non
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0]
     assert "Traceback" not in res.output
+
+
+@pytest.mark.parametrize(
+    ("kind", "n", "title"),
+    [
+        ("row", 5, "Gather row 5 (rank 6) into a byte and put it back"),
+        ("row", 0, "Gather row 0 (rank 1) into a byte and put it back"),
+        ("column", 5, "Gather column 5 (file f) into a byte and put it back"),
+        ("diagonal", 5, "Gather diagonal 5 into a byte and put it back"),
+        ("anti-diagonal", 9, "Gather anti-diagonal 9 into a byte and put it back"),
+    ],
+)
+def test_line_title_names_the_line_asked_for(kind: str, n: int, title: str) -> None:
+    from banmen.viz import walkthrough
+
+    assert walkthrough("line", kind=kind, n=n).title == title
+    res = runner.invoke(app, ["viz", "line", "--kind", kind, "--n", str(n)])
+    assert res.exit_code == 0, res.output
+    assert title in res.output

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import sqlite3
+import subprocess
+import sys
 import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -84,6 +88,16 @@ def add_run(db: Path, config: RunConfig, name: str, games: int, created: str) ->
         for g in records:
             assert store.add_game(name, g)
     return records
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cli_default_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The arena CLI's default database (``$BANMEN_DB``), which the app reads too: a
+    temporary file, never the user's own (it does not exist until a test creates it)."""
+    path = tmp_path_factory.mktemp("cli-default") / "banmen.sqlite3"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("BANMEN_DB", str(path))
+        yield path
 
 
 @pytest.fixture(scope="module")
@@ -177,6 +191,7 @@ def test_report_matches_build_report(client: TestClient, db: Path) -> None:
     with ArenaStore(db) as store:
         want = json.loads(json.dumps(jsonable(build_report(store, "depths"))))
     plots = got.pop("plots")
+    assert got.pop("source") == "app"
     assert got == want
     assert got["games_played"] == DEPTHS_PLAYED and got["games_planned"] == 12
     assert [p["name"] for p in plots] == list(PLOTS)  # the depth differs: all three
@@ -325,3 +340,142 @@ def test_an_unreadable_database_is_a_one_line_500(tmp_path: Path) -> None:
     assert_one_line_error(c.get("/api/arena/runs"), 500)
     assert_one_line_error(c.get("/api/arena/runs/depths"), 500)
     assert_one_line_error(c.get("/api/arena/runs/depths/plots/heatmap.svg"), 500)
+
+
+# --------------------------------------------------------------------------- the CLI's database
+
+
+def test_runs_in_the_cli_default_database_are_shown_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cli_db = tmp_path / "cli" / "banmen.sqlite3"
+    monkeypatch.setenv("BANMEN_DB", str(cli_db))
+    app_db = tmp_path / "app.sqlite3"
+    with TestClient(create_app(app_db, workers=1)) as c:
+        assert c.get("/api/arena/runs").json() == []
+        assert not cli_db.exists()  # read, never created
+        add_run(cli_db, TWINS, "made-on-the-cli", 2, "2026-01-02T00:00:00+00:00")
+        (run,) = c.get("/api/arena/runs").json()
+        assert (run["id"], run["source"], run["viewable"]) == ("made-on-the-cli", "cli", True)
+        assert (run["games_played"], run["games_planned"]) == (2, 2)
+        rep = c.get("/api/arena/runs/made-on-the-cli").json()
+        assert rep["source"] == "cli" and rep["games_played"] == 2
+        svg = c.get("/api/arena/runs/made-on-the-cli/plots/heatmap.svg")
+        assert svg.status_code == 200 and ET.fromstring(svg.content).tag.endswith("svg")
+        # The same name in the app's own database: the app's is the one shown.
+        add_run(app_db, DEPTHS, "made-on-the-cli", 4, "2026-01-01T00:00:00+00:00")
+        runs = c.get("/api/arena/runs").json()
+        assert [(r["source"], r["viewable"]) for r in runs] == [("cli", False), ("app", True)]
+        rep = c.get("/api/arena/runs/made-on-the-cli").json()
+        assert rep["source"] == "app" and rep["games_played"] == 4
+
+
+def test_a_bad_cli_database_hides_nothing_and_is_not_touched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app_db = tmp_path / "app.sqlite3"
+    add_run(app_db, TWINS, "mine", 2, "2026-01-01T00:00:00+00:00")
+    garbage = tmp_path / "garbage.sqlite3"
+    garbage.write_bytes(b"not a database at all" * 100)
+    no_tables = tmp_path / "other.sqlite3"
+    con = sqlite3.connect(no_tables)
+    con.execute("CREATE TABLE games (id INTEGER)")
+    con.commit()
+    con.close()
+    before = no_tables.read_bytes()
+    for cli_db in (garbage, no_tables, tmp_path / "a-folder"):
+        (tmp_path / "a-folder").mkdir(exist_ok=True)
+        monkeypatch.setenv("BANMEN_DB", str(cli_db))
+        with TestClient(create_app(app_db, workers=1)) as c:
+            runs = c.get("/api/arena/runs")
+            assert runs.status_code == 200, runs.text
+            assert [(r["id"], r["source"]) for r in runs.json()] == [("mine", "app")]
+    assert no_tables.read_bytes() == before  # no arena tables added to someone else's file
+
+
+def test_a_run_of_the_arena_cli_without_db_appears_in_the_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from banmen.cli import app as cli
+
+    cli_db = tmp_path / "data" / "banmen.sqlite3"
+    monkeypatch.setenv("BANMEN_DB", str(cli_db))
+    res = CliRunner().invoke(cli, ["arena", "mattix", "--size", "4", "-p", "a=random:seed=1",
+                                   "-p", "b=random:seed=2", "--games", "2", "--seed", "5",
+                                   "--name", "plain-cli-run", "--workers", "1"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert f"db {cli_db}" in res.output
+    # The server started with a database of its own, as `banmen serve --db FILE` does.
+    with TestClient(create_app(tmp_path / "server.sqlite3", workers=1)) as c:
+        (run,) = c.get("/api/arena/runs").json()
+        assert (run["id"], run["source"], run["games_played"]) == ("plain-cli-run", "cli", 2)
+        assert run["status"] == "done"
+
+
+# --------------------------------------------------------------------------- in a browser
+
+
+@pytest.fixture
+def two_db_server(tmp_path: Path) -> Iterator[tuple[str, Path, Path]]:
+    """The app as a subprocess with its own database and ``$BANMEN_DB`` (the arena CLI's
+    default) elsewhere; yields its URL and both files."""
+    from banmen.web.launch import free_port, stop, wait_ready
+
+    app_db, cli_db = tmp_path / "app.sqlite3", tmp_path / "cli.sqlite3"
+    port = free_port()
+    code = f"from banmen.web.server import serve; serve(port={port}, db={str(app_db)!r}, workers=1)"
+    log = tmp_path / "server.log"
+    env = {**os.environ, "BANMEN_DB": str(cli_db)}
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code], stdout=out, stderr=subprocess.STDOUT, env=env
+        )
+    try:
+        wait_ready(f"http://127.0.0.1:{port}", proc, log, timeout=120)
+        yield f"http://127.0.0.1:{port}", app_db, cli_db
+    finally:
+        stop(proc)
+
+
+def _wait_for_run(page: Any, run_id: str) -> None:
+    page.wait_for_function(
+        "(id) => [...document.querySelectorAll('#runs .run-name')].some(e => e.textContent === id)",
+        arg=run_id,
+        timeout=60_000,
+    )
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(300)
+def test_the_page_lists_runs_started_after_it_opened(
+    browser: Any, two_db_server: tuple[str, Path, Path]
+) -> None:
+    base, app_db, cli_db = two_db_server
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    try:
+        page.goto(base + "/arena")
+        page.wait_for_selector("#empty:not([hidden])", timeout=60_000)
+        # A run of the CLI (its default database) while the page shows "no runs yet".
+        add_run(cli_db, DEPTHS, "late-cli-run", DEPTHS_PLAYED, "2026-01-02T00:00:00+00:00")
+        _wait_for_run(page, "late-cli-run")
+        page.wait_for_function(
+            "() => document.getElementById('report-title').textContent === 'late-cli-run'",
+            timeout=60_000,
+        )
+        assert page.is_hidden("#empty")
+        assert "CLI's default database" in page.inner_text("#runs")
+        # d1 lost every game to d3: an Elo difference of minus infinity, with its sign.
+        d1_d3 = page.inner_text("#pairings tr:has(th:text-is('d1 vs d3'))")
+        assert "−∞" in d1_d3 and "[−∞," in d1_d3.replace("\n", " "), d1_d3
+        # And one in the app's own database, now that the list is not empty.
+        add_run(app_db, TWINS, "late-app-run", 2, "2026-01-03T00:00:00+00:00")
+        _wait_for_run(page, "late-app-run")
+        assert errors == []
+    finally:
+        context.close()

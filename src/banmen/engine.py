@@ -22,11 +22,13 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from banmen.games import GameDef, get_game
-from banmen.search.alphabeta import AlphaBeta, SearchInfo
 from banmen.search.limits import Limit, StopFlag
+
+if TYPE_CHECKING:  # the compiled search is imported by the first AlphaBetaEngine
+    from banmen.search.alphabeta import SearchInfo
 
 __all__ = [
     "Info",
@@ -120,6 +122,8 @@ class AlphaBetaEngine:
         self.game = game
         self.limit = limit if limit is not None else Limit(time=1.0)
         self.name = name or "alphabeta"
+        from banmen.search.alphabeta import AlphaBeta
+
         self.search = AlphaBeta(game.kernels, tt_bits=tt_bits or game.tt_bits)
         self.search.solve_horizon = game.solve_horizon
 

@@ -45,7 +45,11 @@ def wilson(successes: float, n: int, confidence: float = 0.95) -> tuple[float, f
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # At p = 0 (or 1) the bound is exactly 0 (or 1); computed, it is off by a rounding
+    # error, which an Elo conversion turns into a finite -6863 instead of -infinity.
+    lo = 0.0 if successes == 0 else max(0.0, centre - half)
+    hi = 1.0 if successes == n else min(1.0, centre + half)
+    return (lo, hi)
 
 
 def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from banmen.arena.report import numeric_option
 
-__all__ = ["write_plots", "varying_option", "render_svg", "PLOTS"]
+__all__ = ["write_plots", "varying_option", "render_svg", "heatmap_figure", "PLOTS"]
 
 
 def _pyplot() -> Any:
@@ -84,8 +84,8 @@ def plot_vs_param(report: dict[str, Any], out: Path, param: str) -> list[Path]:
     return paths
 
 
-def plot_heatmap(report: dict[str, Any], out: Path) -> list[Path]:
-    """Row player's score against column player, every pairing of the run."""
+def heatmap_figure(report: dict[str, Any]) -> Any:
+    """The heatmap as a matplotlib figure: cells and colour bar both in percent."""
     plt = _pyplot()
     names = [p["name"] for p in report["players"]]
     idx = {n: i for i, n in enumerate(names)}
@@ -94,19 +94,26 @@ def plot_heatmap(report: dict[str, Any], out: Path) -> list[Path]:
     for r in report["pairings"]:
         if r["games"]:
             i, j = idx[r["a"]], idx[r["b"]]
-            grid[i][j] = r["a_score"]
-            grid[j][i] = 1 - r["a_score"]
+            grid[i][j] = 100 * r["a_score"]
+            grid[j][i] = 100 * (1 - r["a_score"])
     fig, ax = plt.subplots(figsize=(1.0 + 0.7 * n, 0.8 + 0.6 * n))
-    im = ax.imshow(grid, cmap="RdYlGn", vmin=0, vmax=1)
+    im = ax.imshow(grid, cmap="RdYlGn", vmin=0, vmax=100)
     ax.set_xticks(range(n), names, rotation=45, ha="right")
     ax.set_yticks(range(n), names)
     for i in range(n):
         for j in range(n):
             v = grid[i][j]
             if v == v:  # not NaN
-                ax.text(j, i, f"{100 * v:.0f}", ha="center", va="center", fontsize=8)
-    fig.colorbar(im, ax=ax, label="row player's score")
+                ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=8)
+    fig.colorbar(im, ax=ax, label="row player's score (%)")
     ax.set_title(f"{report['run']}: scores (%)", fontsize=10)
+    return fig
+
+
+def plot_heatmap(report: dict[str, Any], out: Path) -> list[Path]:
+    """Row player's score against column player, every pairing of the run."""
+    plt = _pyplot()
+    fig = heatmap_figure(report)
     paths = _save(fig, out, "heatmap")
     plt.close(fig)
     return paths

@@ -168,9 +168,15 @@ def pairings_csv(report: dict[str, Any]) -> str:
     w.writerow(["a", "b", "games", "a_wins", "draws", "a_losses", "a_score", "a_score_lo",
                 "a_score_hi", "elo_diff", "elo_lo", "elo_hi", "mean_margin"])  # fmt: skip
     for r in report["pairings"]:
+        elo: list[Any] = [r["elo_diff"], *r["elo_diff_ci95"]]
+        if r["games"]:  # an unbounded Elo (null in JSON) is written as inf or -inf
+            signs = (r["a_score"] - 0.5, -1, 1)
+            elo = [
+                ("inf" if s > 0 else "-inf") if x is None else x
+                for x, s in zip(elo, signs, strict=True)
+            ]
         w.writerow([r["a"], r["b"], r["games"], r["a_wins"], r["draws"], r["a_losses"],
-                    r["a_score"], *r["a_score_ci95"], r["elo_diff"], *r["elo_diff_ci95"],
-                    r["mean_margin"]])  # fmt: skip
+                    r["a_score"], *r["a_score_ci95"], *elo, r["mean_margin"]])  # fmt: skip
     return buf.getvalue()
 
 

@@ -134,8 +134,18 @@ class GameRecord:
 
 
 class ArenaStore:
-    def __init__(self, path: str | Path) -> None:
+    """The runs and games in the SQLite file ``path``, created (with its folder and the
+    arena tables) if need be. ``readonly``: open an existing file for reading only —
+    nothing is created or written, and a file without arena tables simply has no runs
+    (:meth:`has_arena_tables`); the web app reads the CLI's default database this way."""
+
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
+        self.readonly = readonly
+        if readonly:
+            uri = self.path.resolve().as_uri() + "?mode=ro"
+            self._conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=5)
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Several processes write (the workers). SQLite's own busy handler sleeps at least a
         # millisecond when the write lock is taken — longer than a quick game's commit takes
@@ -154,6 +164,14 @@ class ArenaStore:
 
     def close(self) -> None:
         self._conn.close()
+
+    def has_arena_tables(self) -> bool:
+        """Whether the file holds the arena's tables (always, unless opened read-only)."""
+        row = self._conn.execute(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' "
+            "AND name IN ('arena_runs', 'arena_games')"
+        ).fetchone()
+        return bool(row and row[0] == 2)
 
     def _write(self, sql: str, args: tuple[Any, ...]) -> None:
         """Execute one write, retrying while another process holds the write lock

@@ -133,6 +133,12 @@ def _time_limits(quick: bool) -> dict[str, Any]:
     return bench_time_limits(limits=(0.5, 2.0), runs=6)
 
 
+def _cli_startup(quick: bool) -> dict[str, Any]:
+    from banmen.bench.startup import startup
+
+    return startup(runs=3 if quick else 10)
+
+
 SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
     "mattix-solve": ("exact solves of seeded 6x6 deals", _mattix_solve),
     "mattix-depth": (
@@ -159,6 +165,10 @@ SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
         _tsume,
     ),
     "tsume-quick": ("tsume-shogi problems of 1-11 plies, 5 s per problem", _tsume_quick),
+    "cli-startup": (
+        "banmen commands in fresh processes (median wall and CPU time), and the floors",
+        _cli_startup,
+    ),
 }
 
 #: Suites ``banmen bench`` runs when none is named (the rest take hours, or tens of minutes).

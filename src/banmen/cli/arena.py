@@ -4,22 +4,20 @@ from __future__ import annotations
 
 import json
 import math
-import secrets
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console, Group
-from rich.live import Live
-from rich.table import Table
-from rich.text import Text
 from typer.core import TyperGroup
 
-from banmen.arena.report import build_report, game_records, games_csv, pairings_csv
-from banmen.arena.runner import Progress, run_arena
-from banmen.arena.schedule import ScheduleError, make_pairings, parse_player
-from banmen.arena.store import ArenaStore, RunConfig, default_db_path
+# The arena (its runner, the engines, matplotlib) and rich are imported by the command
+# that needs them, not by `banmen --help` or another command.
+if TYPE_CHECKING:
+    from rich.console import Group, RenderableType
+
+    from banmen.arena.runner import Progress
+    from banmen.arena.store import ArenaStore, RunConfig
 
 
 class _DefaultToRun(TyperGroup):
@@ -36,10 +34,16 @@ app = typer.Typer(
     help="AI-vs-AI runs: `banmen arena GAME --player NAME=SPEC ...`, "
     "`banmen arena report RUN`, `banmen arena list`.",
     no_args_is_help=True,
+    rich_markup_mode=None,  # plain help: see banmen.cli
 )
 
 DbOption = Annotated[
-    Path | None, typer.Option("--db", help="SQLite file (default: the user data directory).")
+    Path | None,
+    typer.Option(
+        "--db",
+        help="SQLite file (default: $BANMEN_DB, else banmen.sqlite3 in the user data "
+        "directory; the web app's /arena page reads it too).",
+    ),
 ]
 
 
@@ -50,20 +54,27 @@ def _fail(message: str) -> typer.Exit:
 
 
 def _store(db: Path | None) -> ArenaStore:
+    from banmen.arena.store import ArenaStore, default_db_path
+
     return ArenaStore(db or default_db_path())
 
 
-def _fmt_ci(lo: float | None, hi: float | None, pct: bool = False) -> str:
-    def f(x: float | None) -> str:
-        if x is None:
-            return "∞"
-        return f"{100 * x:.1f}" if pct else f"{x:+.0f}"
+def fmt_elo(x: float | None, sign: float) -> str:
+    """An Elo difference as the CLI prints it; ``None`` is an unbounded one (a 0% or 100%
+    score, or an interval's open end), printed as ``+∞`` or ``-∞`` by the sign of
+    ``sign``."""
+    if x is None or not math.isfinite(x):
+        negative = sign < 0 if x is None else x < 0
+        return "-∞" if negative else "+∞"
+    return f"{round(x):+d}"
 
-    return f"[{f(lo)}, {f(hi)}]"
+
+def _elo_ci(lo: float | None, hi: float | None) -> str:
+    return f"[{fmt_elo(lo, -1)}, {fmt_elo(hi, 1)}]"
 
 
 def _pct_ci(ci: list[float]) -> str:
-    return _fmt_ci(ci[0], ci[1], pct=True)
+    return f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
 
 
 def _fmt_seconds(s: float | None) -> str:
@@ -73,6 +84,10 @@ def _fmt_seconds(s: float | None) -> str:
 
 
 def report_tables(report: dict[str, Any]) -> Group:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
     pairs = Table(title="pairings (score of the first-named player, 95% intervals)")
     for col in ("pairing", "games", "W-D-L", "score %", "Elo diff", "mean margin"):
         pairs.add_column(col, justify="right" if col != "pairing" else "left")
@@ -83,13 +98,13 @@ def report_tables(report: dict[str, Any]) -> Group:
         if not r["games"]:
             cells = [f"{r['a']} vs {r['b']}", "0", "", "", "", ""]
         else:
-            elo = "∞" if r["elo_diff"] is None else f"{r['elo_diff']:+.0f}"
+            elo = fmt_elo(r["elo_diff"], r["a_score"] - 0.5)
             cells = [
                 f"{r['a']} vs {r['b']}",
                 str(r["games"]),
                 f"{r['a_wins']}-{r['draws']}-{r['a_losses']}",
                 f"{100 * r['a_score']:.1f} {_pct_ci(r['a_score_ci95'])}",
-                f"{elo} {_fmt_ci(r['elo_diff_ci95'][0], r['elo_diff_ci95'][1])}",
+                f"{elo} {_elo_ci(*r['elo_diff_ci95'])}",
                 f"{r['mean_margin']:+.2f}",
             ]
         if sprt_col:
@@ -102,13 +117,12 @@ def report_tables(report: dict[str, Any]) -> Group:
     for col in ("player", "spec", "games", "score %", "Elo", "per move"):
         players.add_column(col, justify="left" if col in ("player", "spec") else "right")
     for p in report["players"]:
-        lo, hi = p["elo_ci95"]
         players.add_row(
             p["name"],
             p["spec"],
             str(p["games"]),
             "" if p["score"] is None else f"{100 * p['score']:.1f}",
-            f"{p['elo']:+.0f} {_fmt_ci(lo, hi)}",
+            f"{fmt_elo(p['elo'], 0)} {_elo_ci(*p['elo_ci95'])}",
             _fmt_seconds(p["mean_move_seconds"]),
         )
     fp = report["first_player"]
@@ -125,14 +139,18 @@ def report_tables(report: dict[str, Any]) -> Group:
 
 
 def _live_view(p: Progress, config: RunConfig) -> Group:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    from banmen.arena.schedule import Player, make_pairings
+
     eta = p.eta
     head = Text(
         f"games {p.done}/{p.total} · {p.rate:.1f} games/s · ETA "
         + ("—" if eta is None else time.strftime("%H:%M:%S", time.gmtime(eta)))
         + (f" · SPRT stopped {len(p.stopped_pairings)} pairing(s)" if p.stopped_pairings else "")
     )
-    from banmen.arena.schedule import Player
-
     players = [Player(x["name"], x["spec"]) for x in config.players]
     table = Table(box=None)
     for col in ("pairing", "W-D-L", "score %"):
@@ -174,6 +192,15 @@ def run(
     db: DbOption = None,
 ) -> None:
     """Play a run: round robin (or gauntlet) of paired games, in parallel."""
+    import secrets
+
+    from rich.live import Live
+
+    from banmen.arena.report import build_report
+    from banmen.arena.runner import run_arena
+    from banmen.arena.schedule import ScheduleError, make_pairings, parse_player
+    from banmen.arena.store import RunConfig
+    from banmen.cli._console import make_console
     from banmen.games import get_game
 
     if workers is not None and workers < 1:
@@ -220,26 +247,32 @@ def run(
     except (ValueError, ScheduleError) as e:
         raise _fail(str(e)) from None
 
-    console = Console(highlight=False, stderr=as_json)
+    console = make_console(stderr=as_json)
     console.print(f"run [bold]{run_id}[/bold] · {config.game} · deals from seed {config.seed} "
-                  f"· db {store.path}")  # fmt: skip
+                  f"· db {store.path}", soft_wrap=True)  # fmt: skip
+    # The live table is for a terminal; piped or redirected, only the report is written.
+    live = Live(console=console, refresh_per_second=4) if console.is_terminal else None
     last = [0.0]
-    live = Live(console=console, refresh_per_second=4, transient=False)
 
     def show(p: Progress) -> None:
         now = time.monotonic()
-        if now - last[0] >= 0.2 or p.done == p.total:
+        if live is not None and (now - last[0] >= 0.2 or p.done == p.total):
             last[0] = now
             live.update(_live_view(p, config))
 
     try:
-        with live:
+        if live is not None:
+            with live:
+                progress = run_arena(store, run_id, workers, show)
+        else:
             progress = run_arena(store, run_id, workers, show)
     except KeyboardInterrupt:
         n = len(store.done_keys(run_id))
         where = f" --db {store.path}" if db else ""
         console.print(
-            f"interrupted: {n} games recorded. Continue with: banmen arena --resume {run_id}{where}"
+            f"interrupted: {n} games recorded. "
+            f"Continue with: banmen arena --resume {run_id}{where}",
+            soft_wrap=True,
         )
         raise typer.Exit(130) from None
     report = build_report(store, run_id)
@@ -253,7 +286,8 @@ def run(
     else:
         console.print(report_tables(report))
         console.print(
-            f"report and plots: banmen arena report {run_id}" + (f" --db {db}" if db else "")
+            f"report and plots: banmen arena report {run_id}" + (f" --db {db}" if db else ""),
+            soft_wrap=True,
         )
 
 
@@ -287,6 +321,9 @@ def report(
     db: DbOption = None,
 ) -> None:
     """Rebuild a run's tables, exports and plots from the database."""
+    from banmen.arena.report import build_report, game_records, games_csv, pairings_csv
+    from banmen.cli._console import make_console
+
     store = _store(db)
     try:
         rep = _jsonable(build_report(store, run_id))
@@ -313,22 +350,104 @@ def report(
     if as_json:
         typer.echo(json.dumps(rep))
         return
-    console = Console(highlight=False)
+    console = make_console()
     console.print(report_tables(rep))
-    console.print("written: " + ", ".join(str(f) for f in files))
+    console.print("written: " + ", ".join(str(f) for f in files), soft_wrap=True)
+
+
+def _run_rows(store: ArenaStore) -> list[dict[str, Any]]:
+    from banmen.arena.schedule import Player, make_jobs, make_pairings
+
+    rows = []
+    for r in store.runs():
+        c = r["config"]
+        try:  # as arena.runner.planned_jobs, without importing the runner
+            players = [Player(p["name"], p["spec"]) for p in c["players"]]
+            pairings = make_pairings(players, c.get("gauntlet"))
+            planned: int | None = len(make_jobs(pairings, c["games"], c["seed"]))
+        except Exception:  # a configuration this version cannot read: show what we can
+            planned = None
+        rows.append(
+            {
+                "id": r["id"],
+                "game": c.get("game"),
+                "size": c.get("size"),
+                "players": c.get("players", []),
+                "games_played": r["games_played"],
+                "games_planned": planned,
+                "status": r["status"],
+                "created": r["created"],
+                "updated": r["updated"],
+            }
+        )
+    return rows
+
+
+def _when(iso: str) -> str:
+    """The store's UTC time stamp in local time, to the minute (``2026-11-22 17:19``)."""
+    import datetime as dt
+
+    try:
+        return dt.datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
+    except (TypeError, ValueError):
+        return str(iso)
+
+
+def runs_view(rows: list[dict[str, Any]], width: int) -> RenderableType:
+    """The runs as a table if it fits in ``width`` columns; otherwise each run's name on a
+    line of its own and its details under it. A run's name is never cut, wrapped or
+    abbreviated: it is what ``banmen arena report RUN`` takes."""
+    from rich.console import Console, Group
+    from rich.padding import Padding
+    from rich.table import Table
+    from rich.text import Text
+
+    from banmen.cli._console import PIPE_WIDTH
+
+    def games(r: dict[str, Any]) -> str:
+        return f"{r['games_played']}/{'?' if r['games_planned'] is None else r['games_planned']}"
+
+    def players(r: dict[str, Any]) -> str:
+        return ", ".join(str(p.get("name")) for p in r["players"])
+
+    table = Table(box=None, pad_edge=False)
+    for col in ("run", "game", "players", "games", "status", "created"):
+        table.add_column(col, justify="right" if col == "games" else "left", no_wrap=True)
+    for r in rows:
+        when = _when(r["created"])
+        table.add_row(r["id"], str(r["game"]), players(r), games(r), r["status"], when)
+    # The table only if it fits as it is (measured unclamped: a measure is capped at the
+    # console's width); squeezed, rich would cut the run names.
+    if Console(width=PIPE_WIDTH).measure(table).maximum <= width:
+        return table
+    lines: list[RenderableType] = []
+    for r in rows:
+        # Never wrapped nor cut (print with crop=False): wider than the terminal, the
+        # terminal folds it, and copying it gives the whole name.
+        lines.append(Text(r["id"], style="bold", no_wrap=True, overflow="ignore"))
+        details = f"{r['game']} · {players(r)} · {games(r)} games · {r['status']} · "
+        lines.append(Padding(Text(details + _when(r["created"])), (0, 0, 0, 4)))
+    return Group(*lines)
 
 
 @app.command("list")
-def list_runs(db: DbOption = None) -> None:
-    """The runs in the database."""
-    store = _store(db)
-    table = Table()
-    for col in ("run", "game", "players", "games", "status", "created"):
-        table.add_column(col)
-    for r in store.runs():
-        c = r["config"]
-        players = ", ".join(p["name"] for p in c["players"])
-        table.add_row(
-            r["id"], c["game"], players, str(r["games_played"]), r["status"], r["created"]
-        )
-    Console(highlight=False).print(table)
+def list_runs(
+    as_json: Annotated[
+        bool, typer.Option("--json", help='Print {"db": FILE, "runs": [...]} as JSON.')
+    ] = False,
+    db: DbOption = None,
+) -> None:
+    """The runs in the database, newest first."""
+    from banmen.cli._console import make_console
+
+    with _store(db) as store:
+        rows = _run_rows(store)
+        path = store.path
+    if as_json:
+        typer.echo(json.dumps({"db": str(path), "runs": rows}))
+        return
+    console = make_console()
+    if not rows:
+        console.print(f"no arena runs in {path}", soft_wrap=True)
+        return
+    console.print(runs_view(rows, console.width), crop=False)

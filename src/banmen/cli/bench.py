@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 
 def _tsume_figures(solver: str, group: str, g: dict[str, Any]) -> str:
@@ -30,6 +31,8 @@ def _tsume_figures(solver: str, group: str, g: dict[str, Any]) -> str:
 
 
 def _summary(record: dict[str, Any]) -> Table:
+    from rich.table import Table
+
     t = Table(title="banmen bench", show_lines=False)
     t.add_column("suite")
     t.add_column("figure")
@@ -110,6 +113,16 @@ def _summary(record: dict[str, Any]) -> Table:
                     f"{n} problems, {r['time_limit']:g} s each: "
                     + "; ".join(_tsume_figures(s, group, g) for s, g in by_solver.items()),
                 )
+    if "cli-startup" in res:
+        r = res["cli-startup"]
+        t.add_row(
+            "cli-startup",
+            f"median of {r['runs_per_command']} fresh processes: "
+            + ", ".join(
+                f"{name} {row['wall_median_seconds']:.2f} s"
+                for name, row in [*r["commands"].items(), *r["floors"].items()]
+            ),
+        )
     if "web-lag" in res:
         r = res["web-lag"]
         t.add_row(
@@ -125,7 +138,8 @@ def bench(
         typer.Argument(
             help="Suites to run (default: all but othello-ffo-hard and tsume): mattix-solve, "
             "mattix-depth, mattix-first-player, search-deadline, arena-scaling, web-lag, "
-            "othello-perft, othello-ffo, othello-ffo-hard, go-playouts, tsume, tsume-quick; "
+            "othello-perft, othello-ffo, othello-ffo-hard, go-playouts, tsume, tsume-quick, "
+            "cli-startup; "
             "BANMEN_TSUME_LIMIT sets the tsume seconds per problem."
         ),
     ] = None,
@@ -137,8 +151,9 @@ def bench(
     """Measure speed and write the figures as JSON (see docs/BENCHMARKS.md)."""
     from banmen.bench import run_suites
     from banmen.cli import fail
+    from banmen.cli._console import make_console
 
-    console = Console(highlight=False)
+    console = make_console()
     try:
         record, path = run_suites(list(suites or []), quick, output, console.print)
     except ValueError as e:

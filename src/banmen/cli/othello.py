@@ -8,8 +8,6 @@ from typing import Annotated, Any
 
 import typer
 
-from banmen.games.othello.board import BLACK, Board, square_name
-
 
 def perft(
     depth: Annotated[int, typer.Argument(help="Plies from the standard start.", min=1, max=20)] = 9,
@@ -25,6 +23,7 @@ def perft(
     """
     from banmen.games.othello.bitboard import U
     from banmen.games.othello.bitboard import perft as perft_kernel
+    from banmen.games.othello.board import Board
 
     b = Board()
     perft_kernel(U(b.black), U(b.white), 1, False, pass_free)  # load the compiled code
@@ -43,13 +42,15 @@ def perft(
     if as_json:
         typer.echo(json.dumps(rec))
         return
+    convention = "pass-free: a pass uses no ply" if pass_free else "a pass uses a ply"
     typer.echo(
-        f"perft({depth}) = {leaves:,} leaves; {nodes:,} moves made (passes included) "
-        f"in {seconds:.3f} s = {nodes / max(seconds, 1e-9) / 1e6:.1f} M moves/s"
+        f"perft({depth}) = {leaves:,} leaves ({convention}); {nodes:,} moves made, "
+        f"passes among them, in {seconds:.3f} s = {nodes / max(seconds, 1e-9) / 1e6:.1f} M moves/s"
     )
 
 
 def solve_othello(position: str, timeout: float | None, all_best: bool) -> dict[str, Any]:
+    from banmen.games.othello.board import BLACK, Board, square_name
     from banmen.games.othello.endgame import EndgameSolver
 
     board = Board.from_string(position)

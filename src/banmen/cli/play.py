@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
-from banmen.engine import AlphaBetaEngine, Engine, Result, make_engine, parse_spec
-from banmen.games import get_game
-from banmen.games.mattix import Board, MattixError, square_name
-from banmen.search.limits import Limit
+if TYPE_CHECKING:  # the game, the engines and rich are imported when a game starts
+    from rich.table import Table
+
+    from banmen.engine import AlphaBetaEngine, Engine, Result
+    from banmen.games.mattix import Board
 
 HELP = (
     "Type a square (like c2) to take its piece; 'undo' takes back your last move, "
@@ -23,6 +20,9 @@ HELP = (
 
 def render_mattix(board: Board, players: dict[int, str]) -> Table:
     """The board as a rich table: the mover's line shaded, takeable pieces bold."""
+    from rich.table import Table
+    from rich.text import Text
+
     n = board.size
     legal = set(board.legal_moves)
     line = set(board.line())
@@ -88,7 +88,14 @@ def play(
     ] = "cpu:depth=3",
 ) -> None:
     """Play in the terminal: moves typed as squares, undo, engine hints."""
+    from rich.console import Console
+    from rich.markup import escape
+
     from banmen.cli import fail
+    from banmen.engine import AlphaBetaEngine, make_engine, parse_spec
+    from banmen.games import get_game
+    from banmen.games.mattix import Board, MattixError, square_name
+    from banmen.search.limits import Limit
 
     try:
         g = get_game(game)

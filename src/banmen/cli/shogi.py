@@ -6,8 +6,6 @@ from typing import Annotated, Any
 
 import typer
 
-from banmen.search.limits import Limit
-
 HASH_DEFAULT = 256
 
 
@@ -24,6 +22,7 @@ def solve_shogi(
     from banmen.games.shogi import tsume
     from banmen.games.shogi.notation import csa_moves, kif_moves
     from banmen.games.shogi.sfen import normalize_sfen, parse_sfen
+    from banmen.search.limits import Limit
 
     problem = normalize_sfen(sfen)
     parse_sfen(problem)  # the position's legality, before any search starts

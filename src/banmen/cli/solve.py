@@ -7,15 +7,14 @@ from typing import Annotated, Any
 
 import typer
 
-from banmen.engine import AlphaBetaEngine
-from banmen.games import get_game
-from banmen.search.limits import Limit
-
 
 def solve_mattix(layout: str, timeout: float | None = None) -> dict[str, Any]:
     """Solve a Mattix layout; the record the CLI prints (``value`` is the final score margin
     for the side to move under perfect play, or ``None`` if the time ran out first)."""
+    from banmen.engine import AlphaBetaEngine
+    from banmen.games import get_game
     from banmen.games.mattix import Board
+    from banmen.search.limits import Limit
 
     board = Board.from_layout(layout)
     engine = AlphaBetaEngine(get_game("mattix"), Limit(time=timeout))
@@ -38,8 +37,12 @@ def solve_mattix(layout: str, timeout: float | None = None) -> dict[str, Any]:
     }
 
 
+#: The games ``banmen solve`` solves, as its help and its errors name them.
+SOLVABLE = ("mattix", "othello", "shogi")
+
+
 def solve(
-    game: Annotated[str, typer.Argument(help="Game: mattix, othello or shogi.")],
+    game: Annotated[str, typer.Argument(help=f"Game: {', '.join(SOLVABLE)}.")],
     position: Annotated[
         str,
         typer.Argument(
@@ -67,24 +70,28 @@ def solve(
 ) -> None:
     """Solve a position exactly and print its value and best line (shogi: the mate)."""
     from banmen.cli import fail
+    from banmen.games import GAME_NAMES
 
+    name = game.strip().lower()
+    if name not in SOLVABLE:
+        what = f"{name} cannot be solved here" if name in GAME_NAMES else f"unknown game {game!r}"
+        raise fail(f"{what}: expected one of {', '.join(SOLVABLE)}")
     if timeout is not None and not timeout > 0:
         raise fail(f"--timeout must be a positive number of seconds, got {timeout}")
-    if game.strip().lower() == "shogi":
+    if name == "shogi":
         _solve_shogi(position, as_json, timeout, nodes, hash_mb)
         return
     if nodes is not None or hash_mb is not None:
         raise fail("--nodes and --hash are for shogi only")
     try:
-        g = get_game(game)
-        if g.name == "othello":
+        if name == "othello":
             from banmen.cli.othello import print_othello, solve_othello
 
-            rec = solve_othello(position, timeout, all_best)
+            orec = solve_othello(position, timeout, all_best)
             if as_json:
-                typer.echo(json.dumps(rec))
+                typer.echo(json.dumps(orec))
             else:
-                print_othello(rec)
+                print_othello(orec)
             return
         rec = solve_mattix(position, timeout)
     except ValueError as e:

@@ -11,6 +11,7 @@ app = typer.Typer(
     help="See how bit tricks move bits: `banmen viz line --kind diagonal --n 3 -o out.svg`, "
     '`banmen viz moves "<board> X" -o moves.html`. Docs: docs/VIZ.md.',
     no_args_is_help=True,
+    rich_markup_mode=None,  # plain help: see banmen.cli
 )
 
 # Othello board strings start with "-" more often than not: not options.

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:  # annotations only: importing a game's definition loads no numpy or numba
+    import numpy as np
+    import numpy.typing as npt
 
-from banmen.search.alphabeta import Kernels
+    from banmen.search.alphabeta import Kernels
 
 
 class GameBoard(Protocol):

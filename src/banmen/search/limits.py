@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import logging
 import math
-import multiprocessing
 import threading
 import time
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:  # numpy is imported by the first StopFlag: a Limit alone needs none
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = ["Limit", "StopFlag", "Deadline", "STOP_REQUESTED", "STOP_TIME"]
 
@@ -75,6 +75,8 @@ class StopFlag:
     __slots__ = ("array", "_raw")
 
     def __init__(self, raw: Any = None) -> None:
+        import numpy as np
+
         self._raw = raw
         if raw is None:
             self.array: npt.NDArray[np.int64] = np.zeros(1, dtype=np.int64)
@@ -83,6 +85,8 @@ class StopFlag:
 
     @classmethod
     def shared(cls) -> StopFlag:
+        import multiprocessing
+
         return cls(multiprocessing.get_context("spawn").RawArray("q", 1))
 
     def __reduce__(self) -> tuple[Any, ...]:

@@ -445,9 +445,12 @@ def _line(kind: Any = "diagonal", n: Any = 0, board: Any = FULL) -> Walkthrough:
             y & mask,
         )
     params = {"kind": kind, "n": n, "board": f"0x{b:016x}"}
+    # The title names the line as it was asked for (kind and n) and, for a row or a
+    # column, the rank or file that is: `--kind row --n 5` is row 5, rank 6.
+    asked = f"{kind} {n}" + (f" ({name})" if kind in ("row", "column") else "")
     return Walkthrough(
         "line",
-        f"Gather {name} into a byte and put it back",
+        f"Gather {asked} into a byte and put it back",
         params,
         tuple(w.steps),
         Colouring.lines(kind),

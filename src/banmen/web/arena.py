@@ -1,5 +1,12 @@
 """Arena results in the web app: the runs in the app's database, their reports and plots.
 
+Which databases: the app's own (``banmen serve --db FILE``, default ``$BANMEN_DB`` or
+``banmen.sqlite3`` in the user data folder) and the arena CLI's default database (the same
+rule: ``banmen arena`` without ``--db``), if that is another file. So a run started with a
+plain ``banmen arena ...`` shows up however the server was started. The CLI's file is only
+read (opened read-only, never created); a run name in both files is shown from the app's.
+Each run says where it lives (``source``: ``"app"`` or ``"cli"``).
+
 Routes (see :func:`arena_api_routes`): ``/api/arena/runs`` (the runs, newest first),
 ``/api/arena/runs/<run>`` (a run's report, as ``banmen arena report --json`` gives it, plus
 the list of its plots) and ``/api/arena/runs/<run>/plots/<name>.svg``. The page itself is
@@ -16,8 +23,11 @@ from __future__ import annotations
 
 import math
 import re
+import sqlite3
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -30,7 +40,7 @@ from starlette.routing import BaseRoute, Route
 from banmen.arena.plots import PLOTS, render_svg, varying_option
 from banmen.arena.report import build_report, numeric_option
 from banmen.arena.runner import planned_jobs
-from banmen.arena.store import ArenaStore, RunConfig
+from banmen.arena.store import ArenaStore, RunConfig, default_db_path
 from banmen.web.replies import one_line
 
 __all__ = ["ArenaViews", "NotFound", "is_run_id", "jsonable", "available_plots", "arena_api_routes"]
@@ -101,14 +111,36 @@ def plot_url(run_id: str, name: str) -> str:
     return f"/api/arena/runs/{quote(run_id, safe='')}/plots/{name}.svg"
 
 
-class ArenaViews:
-    """Reads runs from the SQLite file at ``db_path``. Every method blocks: call them in a
-    worker thread (the routes do)."""
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.expanduser().resolve() == b.expanduser().resolve()
+    except OSError:
+        return False
 
-    def __init__(self, db_path: str | Path, cache_size: int = PLOT_CACHE_SIZE) -> None:
+
+class ArenaViews:
+    """Reads runs from the SQLite file at ``db_path`` (the app's) and, read-only, from the
+    arena CLI's default database ``cli_db`` (default: :func:`~banmen.arena.store.
+    default_db_path` at construction; ``None``: none) when that is another file. Every
+    method blocks: call them in a worker thread (the routes do)."""
+
+    def __init__(
+        self,
+        db_path: str | Path,
+        cache_size: int = PLOT_CACHE_SIZE,
+        *,
+        cli_db: str | Path | None | bool = True,
+    ) -> None:
         self.db_path = Path(db_path)
+        if cli_db is True:
+            cli_db = default_db_path()
+        self.cli_db = (
+            Path(cli_db)
+            if isinstance(cli_db, (str, Path)) and not _same_file(Path(cli_db), self.db_path)
+            else None
+        )
         self.cache_size = cache_size
-        self._cache: OrderedDict[tuple[str, int, str], bytes] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, str, int, str], bytes] = OrderedDict()
         self._cache_lock = threading.Lock()
         # matplotlib's pyplot keeps global state: one plot at a time.
         self._render_lock = threading.Lock()
@@ -117,62 +149,108 @@ class ArenaViews:
     def _open(self) -> ArenaStore:
         return ArenaStore(self.db_path)  # creates the arena tables in a fresh database
 
+    @contextmanager
+    def _stores(self) -> Iterator[list[tuple[str, ArenaStore]]]:
+        """The databases to read, in order of precedence: the app's (created if need be)
+        and the CLI's default one if it exists and holds arena tables. A CLI database
+        that cannot be read is left out: it must not hide the app's runs."""
+        opened: list[tuple[str, ArenaStore]] = [("app", self._open())]
+        try:
+            if self.cli_db is not None and self.cli_db.is_file():
+                other: ArenaStore | None = None
+                try:
+                    other = ArenaStore(self.cli_db, readonly=True)
+                    if other.has_arena_tables():
+                        opened.append(("cli", other))
+                        other = None
+                except sqlite3.Error:
+                    pass
+                finally:
+                    if other is not None:
+                        other.close()
+            yield opened
+        finally:
+            for _, store in opened:
+                store.close()
+
+    @staticmethod
+    def _find(stores: Sequence[tuple[str, ArenaStore]], run_id: str) -> tuple[str, ArenaStore]:
+        if is_run_id(run_id):
+            for source, store in stores:
+                try:
+                    if store.status(run_id):
+                        return source, store
+                except sqlite3.Error:
+                    if source == "app":
+                        raise
+        raise NotFound(f"no arena run {run_id[:80]!r}")
+
     # ---- runs
 
     def runs(self) -> list[dict[str, Any]]:
-        """Every run, newest first, with its games played and planned."""
-        with self._open() as store:
-            rows = store.runs()
+        """Every run, newest first, with its games played and planned and its ``source``
+        (``app`` or ``cli``); a run name the app's database has too is not ``viewable``
+        from the CLI's."""
         out = []
-        for r in rows:
-            config = r["config"] if isinstance(r["config"], dict) else {}
-            try:
-                planned: int | None = len(planned_jobs(RunConfig.from_dict(config)))
-            except Exception:  # a configuration this version cannot read: show what we can
-                planned = None
-            out.append(
-                {
-                    "id": r["id"],
-                    "viewable": is_run_id(r["id"]),
-                    "game": config.get("game"),
-                    "players": config.get("players", []),
-                    "size": config.get("size"),
-                    "gauntlet": config.get("gauntlet"),
-                    "sprt": config.get("sprt"),
-                    "games_played": r["games_played"],
-                    "games_planned": planned,
-                    "status": r["status"],
-                    "created": r["created"],
-                    "updated": r["updated"],
-                }
-            )
+        seen: set[str] = set()
+        with self._stores() as stores:
+            for source, store in stores:
+                try:
+                    rows = store.runs()
+                except sqlite3.Error:
+                    if source == "app":
+                        raise
+                    continue
+                for r in rows:
+                    config = r["config"] if isinstance(r["config"], dict) else {}
+                    try:
+                        planned: int | None = len(planned_jobs(RunConfig.from_dict(config)))
+                    except Exception:  # a configuration this version cannot read
+                        planned = None
+                    out.append(
+                        {
+                            "id": r["id"],
+                            "viewable": is_run_id(r["id"]) and r["id"] not in seen,
+                            "source": source,
+                            "game": config.get("game"),
+                            "players": config.get("players", []),
+                            "size": config.get("size"),
+                            "gauntlet": config.get("gauntlet"),
+                            "sprt": config.get("sprt"),
+                            "games_played": r["games_played"],
+                            "games_planned": planned,
+                            "status": r["status"],
+                            "created": r["created"],
+                            "updated": r["updated"],
+                        }
+                    )
+                seen.update(r["id"] for r in rows)
+        out.sort(key=lambda r: str(r["id"]))
+        out.sort(key=lambda r: str(r["created"] or ""), reverse=True)
         result: list[dict[str, Any]] = jsonable(out)
         return result
 
-    def _report(self, store: ArenaStore, run_id: str) -> dict[str, Any]:
-        if not is_run_id(run_id) or not store.status(run_id):
-            raise NotFound(f"no arena run {run_id[:80]!r}")
-        return build_report(store, run_id)
-
     def report(self, run_id: str) -> dict[str, Any]:
         """The run's report (non-finite floats as ``None``) plus ``plots``: the plots it
-        has, each ``{"name", "url"}``. Raises :class:`NotFound`."""
-        with self._open() as store:
-            rep = self._report(store, run_id)
+        has, each ``{"name", "url"}``, and ``source``. Raises :class:`NotFound`."""
+        with self._stores() as stores:
+            source, store = self._find(stores, run_id)
+            rep = build_report(store, run_id)
         out: dict[str, Any] = jsonable(rep)
+        out["source"] = source
         out["plots"] = [{"name": n, "url": plot_url(run_id, n)} for n in available_plots(rep)]
         return out
 
     # ---- plots
 
-    def _cached(self, key: tuple[str, int, str]) -> bytes | None:
+    def _cached(self, key: tuple[str, str, int, str]) -> bytes | None:
         with self._cache_lock:
             svg = self._cache.get(key)
             if svg is not None:
                 self._cache.move_to_end(key)
             return svg
 
-    def _remember(self, key: tuple[str, int, str], svg: bytes) -> None:
+    def _remember(self, key: tuple[str, str, int, str], svg: bytes) -> None:
         with self._cache_lock:
             self._cache[key] = svg
             self._cache.move_to_end(key)
@@ -183,16 +261,15 @@ class ArenaViews:
         """One plot of the run as SVG. Raises :class:`NotFound`."""
         if name not in PLOTS:
             raise NotFound(f"no plot {name[:40]!r}: expected one of {', '.join(PLOTS)}")
-        with self._open() as store:
-            if not is_run_id(run_id) or not store.status(run_id):
-                raise NotFound(f"no arena run {run_id[:80]!r}")
-            svg = self._cached((run_id, len(store.done_keys(run_id)), name))
+        with self._stores() as stores:
+            source, store = self._find(stores, run_id)
+            svg = self._cached((source, run_id, len(store.done_keys(run_id)), name))
             if svg is not None:
                 return svg
             rep = build_report(store, run_id)
         if name not in available_plots(rep):
             raise NotFound(f"run {run_id!r} has no {name} plot")
-        key = (run_id, int(rep["games_played"]), name)
+        key = (source, run_id, int(rep["games_played"]), name)
         with self._render_lock:
             svg = self._cached(key)  # drawn meanwhile by another request?
             if svg is None:

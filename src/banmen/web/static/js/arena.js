@@ -1,12 +1,14 @@
-// The arena results page: the runs in the app's database and the report of one of them.
+// The arena results page: the runs in the app's database (and the arena CLI's default
+// one) and the report of one of them.
 //
 // Everything comes from the JSON API (/api/arena/runs, /api/arena/runs/RUN) and the plots
 // are <img>s of /api/arena/runs/RUN/plots/NAME.svg. The selected run lives in the address
-// (#RUN); without one, the newest run is shown. While the shown run is still playing, the
-// page refreshes itself every few seconds.
+// (#RUN); without one, the newest run is shown. While the page is visible it asks for the
+// list every few seconds, so a run started after the page opened appears by itself, and
+// the shown report is fetched again while its run plays (or when its counts change).
 
 const RUN_RE = /^[A-Za-z0-9_.+:-]{1,80}$/;
-const REFRESH_MS = 5000;
+const REFRESH_MS = 3000;
 
 const PLOT_TITLES = {
   "score-vs-param": "Score against the varying option",
@@ -120,14 +122,15 @@ function renderRuns() {
       el("strong", { class: "run-name", text: r.id }),
       el("span", { class: "run-status", "data-status": r.status, text: r.status }));
     const game = r.size ? `${r.game} ${r.size}×${r.size}` : (r.game ?? "?");
+    const where = r.source === "cli" ? " · CLI's default database" : "";
     const body = [
       head,
       el("span", { class: "run-meta", text: `${game} · ${players}` }),
-      el("span", { class: "run-meta", text: `${gamesText(r.games_played, r.games_planned)} · ${when(r.created)}` }),
+      el("span", { class: "run-meta", text: `${gamesText(r.games_played, r.games_planned)} · ${when(r.created)}${where}` }),
     ];
     const item = r.viewable
       ? el("a", { class: "run-card", href: `#${encodeURIComponent(r.id)}` }, ...body)
-      : el("div", { class: "run-card", title: "view it with: banmen arena report RUN" }, ...body);
+      : el("div", { class: "run-card", title: `view it with: banmen arena report ${r.id}` }, ...body);
     if (r.id === selected) item.setAttribute("aria-current", "true");
     list.append(el("li", {}, item));
   }
@@ -231,6 +234,13 @@ function renderReport(rep) {
 
 // ------------------------------------------------------------------ loading
 
+// Whether the report on the page may differ from the run's report now.
+function stale(id) {
+  if (!shown || shown.run !== id || shown.status === "running") return true;
+  const r = runs.find((x) => x.id === id);
+  return !r || r.status !== shown.status || r.games_played !== shown.games_played;
+}
+
 async function refresh() {
   clearTimeout(timer);
   try {
@@ -238,7 +248,7 @@ async function refresh() {
     renderRuns();
     const id = selectedRun();
     if (id) {
-      renderReport(await getJson(`/api/arena/runs/${encodeURIComponent(id)}`));
+      if (stale(id)) renderReport(await getJson(`/api/arena/runs/${encodeURIComponent(id)}`));
     } else {
       shown = null;
       $("report").hidden = true;
@@ -248,17 +258,15 @@ async function refresh() {
     if (wantedRun() && shown?.run !== wantedRun()) $("report").hidden = true;
     showMessage(String(err.message ?? err));
   }
-  // A run that is still playing: look again in a while.
-  if (shown && shown.status === "running" && !document.hidden) {
-    timer = setTimeout(refresh, REFRESH_MS);
-  }
+  // Look again in a while: new runs, new games (a hidden page waits until it is shown).
+  if (!document.hidden) timer = setTimeout(refresh, REFRESH_MS);
 }
 
 window.addEventListener("hashchange", () => {
   refresh().then(() => $("report").scrollIntoView?.({ block: "start" }));
 });
 document.addEventListener("visibilitychange", () => {
-  if (!document.hidden && shown?.status === "running") refresh();
+  if (!document.hidden) refresh();
 });
 
 refresh();
