@@ -238,3 +238,33 @@ def test_a_collection_that_would_outlast_the_time_limit_is_not_started() -> None
     free._gc_seconds_per_entry = 3600.0
     free._tick()
     assert free.gc_runs == 1
+
+
+def test_the_cyclic_collector_is_off_while_proving_and_restored_after() -> None:
+    """Full collections walk every table entry (pauses that grew past a time limit's
+    margin); the solver makes no cycles, so it runs with the collector off."""
+    import gc
+
+    from banmen.search.dfpn import no_cyclic_gc
+
+    seen: list[bool] = []
+    rng = random.Random(5)
+    children = random_graph(rng, 300, 300, 3)
+    solver: DfPn[int] = DfPn(progress=lambda info: seen.append(gc.isenabled()))
+    solver._next_report = 0.0  # report at the first look at the clock
+    assert gc.isenabled()
+    solver.prove(Graph(children, 0))
+    assert seen and not any(seen) and gc.isenabled()
+    # nested blocks: the last one out restores it; a collector already off stays off
+    with no_cyclic_gc():
+        with no_cyclic_gc():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with no_cyclic_gc():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

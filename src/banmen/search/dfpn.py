@@ -33,10 +33,13 @@ What the implementation takes care of (each point has a test):
 
 from __future__ import annotations
 
+import gc
 import itertools
 import sys
+import threading
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
@@ -108,6 +111,35 @@ class ProofResult:
     status: Literal["proved", "disproved", "unknown"]
     length: int | None = None
     reason: str | None = None
+
+
+_gc_lock = threading.Lock()
+_gc_holders = 0  # blocks inside no_cyclic_gc() now
+_gc_was_enabled = True  # the collector's state when the first of them began
+
+
+@contextmanager
+def no_cyclic_gc() -> Iterator[None]:
+    """Python's cyclic garbage collector off for the block (and back on after, if it was).
+
+    The table holds a list per position — a million containers in a long solve — and every
+    full collection walks all of them: pauses of 20-60 ms at 50 k entries, seconds at a
+    million, long enough to break a time limit. The solver makes no reference cycles
+    (entries are lists of ints), so nothing waits on the collector. Blocks may nest and
+    run in several threads: the last one out restores the collector."""
+    global _gc_holders, _gc_was_enabled
+    with _gc_lock:
+        if _gc_holders == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_holders += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_holders -= 1
+            if _gc_holders == 0 and _gc_was_enabled:
+                gc.enable()
 
 
 class _Limits:
@@ -277,8 +309,9 @@ class DfPn(Generic[Move]):
         if old_limit < 100_000:
             sys.setrecursionlimit(100_000)
         try:
-            self._tick()
-            pn, dn, length, _, _ = self._mid(pos, or_node, INF, INF, r, {}, 0, True)
+            with no_cyclic_gc():
+                self._tick()
+                pn, dn, length, _, _ = self._mid(pos, or_node, INF, INF, r, {}, 0, True)
         except Unknown as u:
             return ProofResult("unknown", reason=u.reason)
         finally:

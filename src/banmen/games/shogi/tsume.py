@@ -27,7 +27,7 @@ import cshogi
 
 from banmen.games.shogi.position import ShogiPosition
 from banmen.games.shogi.sfen import normalize_sfen, parse_sfen
-from banmen.search.dfpn import INF, DfPn, Unknown
+from banmen.search.dfpn import INF, DfPn, Unknown, no_cyclic_gc
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["TsumeResult", "solve", "Progress"]
@@ -78,6 +78,18 @@ def solve(
     from another thread or process; ``hash_mb`` bounds the transposition table.
     """
     board = parse_sfen(sfen)
+    with no_cyclic_gc():  # its pauses grow with the table (see no_cyclic_gc)
+        return _solve(board, sfen, limit, stop, progress, hash_mb)
+
+
+def _solve(
+    board: Any,
+    sfen: str,
+    limit: Limit | None,
+    stop: StopFlag | None,
+    progress: Progress | None,
+    hash_mb: int,
+) -> TsumeResult:
     sfen = normalize_sfen(sfen)
     solver: DfPn[int] = DfPn(limit=limit, stop=stop, progress=progress, hash_mb=hash_mb)
     pos = ShogiPosition(board)
