@@ -64,3 +64,26 @@ def test_a_small_run_reports_every_case_it_was_given() -> None:
 def test_the_suite_is_registered_with_every_case() -> None:
     assert "time-limits" in SUITES
     assert {"mcts-go-19x19", "dfpn-tsume", "gtp-genmove", "usi-go-mate", "nboard-go"} <= set(CASES)
+
+
+def test_the_bench_table_shows_each_case() -> None:
+    from rich.console import Console
+
+    from banmen.cli.bench import _summary
+
+    row = summarise(0.5, [0.51, 0.62])
+    record = {
+        "results": {
+            "time-limits": {
+                "cases": {
+                    "mcts-go-9x9": {"what": "", "limits": [row]},
+                    "nboard-go": {"what": "", "limits": [{"limit_seconds": 0.5, "error": "E"}]},
+                }
+            }
+        }
+    }
+    console = Console(record=True, width=300)
+    console.print(_summary(record))
+    text = console.export_text()
+    assert "time-limits mcts-go-9x9" in text and "max +120 ms (1 of 2 past +50 ms)" in text
+    assert "0.5 s: E" in text

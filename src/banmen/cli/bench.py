@@ -30,6 +30,17 @@ def _tsume_figures(solver: str, group: str, g: dict[str, Any]) -> str:
     )
 
 
+def _overrun(row: dict[str, Any]) -> str:
+    """One limit's line of the time-limits suite."""
+    if "error" in row:
+        return f"{row['limit_seconds']:g} s: {row['error']}"
+    return (
+        f"{row['limit_seconds']:g} s: over by median {row['overrun_ms_median']:+.0f} ms, "
+        f"max {row['overrun_ms_max']:+.0f} ms ({row['over_allowed']} of {row['runs']} past "
+        f"+{row['allowed_ms']:.0f} ms)"
+    )
+
+
 def _summary(record: dict[str, Any]) -> Table:
     from rich.table import Table
 
@@ -123,6 +134,10 @@ def _summary(record: dict[str, Any]) -> Table:
                 for name, row in [*r["commands"].items(), *r["floors"].items()]
             ),
         )
+    if "time-limits" in res:
+        r = res["time-limits"]
+        for name, case in r["cases"].items():
+            t.add_row(f"time-limits {name}", "; ".join(_overrun(row) for row in case["limits"]))
     if "web-lag" in res:
         r = res["web-lag"]
         t.add_row(
