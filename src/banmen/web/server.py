@@ -507,13 +507,24 @@ def create_app(
 
 
 class OneLineProtocolErrors(logging.Filter):
-    """On uvicorn's error log: an exception from h11 (the HTTP parser) — e.g. the app's
-    response to a request with a malformed chunked body, which uvicorn has already
-    answered with a 400 — becomes one line instead of a traceback. Other errors keep
-    theirs."""
+    """On uvicorn's error log: one line for a malformed HTTP request (a bad chunked body,
+    say) instead of a line and a traceback.
+
+    uvicorn answers such a request with a 400 and logs "Invalid HTTP request received.";
+    the app, still running, then fails to send its own response on the closed connection
+    (h11's ``LocalProtocolError`` in state ``MUST_CLOSE``/``CLOSED``), which uvicorn logged
+    with a traceback. That second record is a consequence, not news: it is dropped. Any
+    other h11 error becomes one line; other errors keep their tracebacks."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg == "Invalid HTTP request received.":
+            record.msg = "bad request: not valid HTTP (answered 400)"
+            return True
         exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, h11.LocalProtocolError) and re.search(
+            r"state=(MUST_CLOSE|CLOSED)", str(exc)
+        ):
+            return False
         if isinstance(exc, h11.ProtocolError):
             record.msg = "bad request: the connection failed before the response (%s: %s)"
             record.args = (type(exc).__name__, one_line(exc))
