@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -40,13 +41,12 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The web app as a subprocess (``serve()`` on a free port, a temporary database, one
-    engine worker), ready to play; yields its base URL."""
+@contextmanager
+def served(tmp: Path) -> Iterator[tuple[int, Path]]:
+    """The web app as a subprocess, as ``banmen serve`` runs it (``serve()`` on a free port,
+    a database in ``tmp``, one engine worker), ready; yields its port and its log file."""
     from banmen.web.launch import free_port, stop, wait_ready
 
-    tmp = tmp_path_factory.mktemp("browser")
     port = free_port()
     code = (
         "from banmen.web.server import serve; "
@@ -56,10 +56,17 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with log.open("wb") as out:
         proc = subprocess.Popen([sys.executable, "-c", code], stdout=out, stderr=subprocess.STDOUT)
     try:
-        wait_ready(f"http://127.0.0.1:{port}", proc, log, timeout=60)
-        yield f"http://127.0.0.1:{port}"
+        wait_ready(f"http://127.0.0.1:{port}", proc, log, timeout=120)
+        yield port, log
     finally:
         stop(proc)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The web app as a subprocess (:func:`served`), ready to play; yields its base URL."""
+    with served(tmp_path_factory.mktemp("browser")) as (port, _):
+        yield f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture(scope="module")

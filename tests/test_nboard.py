@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from session_out import Out
 from typer.testing import CliRunner
 
 from banmen.cli import app
@@ -31,32 +32,6 @@ BANMEN_NBOARD = [sys.executable, "-m", "banmen", "nboard"]
 WAIT = 60.0  # only matters when something is broken
 
 runner = CliRunner()
-
-
-class Out(io.StringIO):
-    """The session's output, with a way to wait for a line another thread writes."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.changed = threading.Condition()
-
-    def write(self, s: str) -> int:
-        with self.changed:
-            n = super().write(s)
-            self.changed.notify_all()
-            return n
-
-    def lines(self) -> list[str]:
-        with self.changed:
-            return self.getvalue().splitlines()
-
-    def wait_for(self, line: str) -> None:
-        deadline = time.monotonic() + WAIT
-        with self.changed:
-            while line not in self.getvalue().splitlines():
-                left = deadline - time.monotonic()
-                assert left > 0, f"no {line!r} in {self.getvalue()[-400:]!r}"
-                self.changed.wait(left)
 
 
 def read_until(proc: LineProcess, line: str) -> list[str]:

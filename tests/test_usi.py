@@ -18,6 +18,7 @@ from typing import Any
 
 import cshogi
 import pytest
+from session_out import Out
 
 from banmen.games.shogi import STARTPOS, parse_sfen
 from banmen.games.shogi.tsume import TsumeResult
@@ -31,44 +32,6 @@ NOMATE = "4k4/9/9/9/9/9/9/9/9 b - 1"  # the attacker has nothing to check with
 #: a lone king in the middle against rook, gold and silver in hand: not solved in seconds
 HARD = "9/9/9/9/4k4/9/9/9/9 b RGS 1"
 BANMEN_USI = [sys.executable, "-m", "banmen", "usi"]
-
-
-class Out(io.StringIO):
-    """The session's output, with a way to wait for a line another thread writes."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.changed = threading.Condition()
-        self.read_upto = 0
-
-    def write(self, s: str) -> int:
-        with self.changed:
-            n = super().write(s)
-            self.changed.notify_all()
-            return n
-
-    def lines(self) -> list[str]:
-        with self.changed:
-            return self.getvalue().splitlines()
-
-    def new_lines(self) -> list[str]:
-        """The lines written since the last call."""
-        lines = self.lines()
-        new, self.read_upto = lines[self.read_upto :], len(lines)
-        return new
-
-    def wait_for(self, prefix: str, timeout: float = 30.0) -> str:
-        """The first line starting with ``prefix`` (waiting for it to be written)."""
-        deadline = time.monotonic() + timeout
-        with self.changed:
-            while True:
-                for line in self.getvalue().splitlines():
-                    if line.startswith(prefix):
-                        return line
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise AssertionError(f"no {prefix!r} line in {self.getvalue()!r}")
-                self.changed.wait(left)
 
 
 def new_session(solver: Callable[..., Any] | None = None) -> tuple[USISession, Out]:

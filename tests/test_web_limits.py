@@ -30,6 +30,7 @@ from typing import Any
 
 import httpx
 import pytest
+from conftest import served
 from starlette.websockets import WebSocketDisconnect
 from typer.testing import CliRunner
 from web_clients import AddressFromHeader, address
@@ -647,22 +648,8 @@ def test_tsume_solves_are_capped(tmp_path: Path) -> None:
 def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, Path]]:
     """``serve()`` on 127.0.0.1 and a free port, as ``banmen serve`` runs it; yields the
     port and the server's log file."""
-    from banmen.web.launch import free_port, stop, wait_ready
-
-    tmp = tmp_path_factory.mktemp("real")
-    port = free_port()
-    code = (
-        "from banmen.web.server import serve; "
-        f"serve(port={port}, db={str(tmp / 'games.sqlite3')!r}, workers=1)"
-    )
-    log = tmp / "server.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-c", code], stdout=out, stderr=subprocess.STDOUT)
-    try:
-        wait_ready(f"http://127.0.0.1:{port}", proc, log, timeout=120)
-        yield port, log
-    finally:
-        stop(proc)
+    with served(tmp_path_factory.mktemp("real")) as running:
+        yield running
 
 
 def _raw(port: int, request: str) -> bytes:
