@@ -67,6 +67,11 @@ def test_deadline_sets_the_flag_and_is_cancelled_on_exit() -> None:
     assert not d._thread.is_alive() and not flag.is_set()
     with Deadline(flag, None) as d:
         assert d._thread is None
+    flag = StopFlag()
+    with Deadline(flag, 0.01, reason=STOP_REQUESTED) as d:  # a protocol's cap: a request
+        assert d._thread is not None
+        d._thread.join(60)
+    assert flag.reason == STOP_REQUESTED
 
 
 @pytest.mark.parametrize("seconds", [1e20, 2.0**63, float("inf")])

@@ -46,11 +46,11 @@ def gtp(
     from banmen.engine import make_engine
     from banmen.games.go import Board
     from banmen.games.go.rules import komi_value, parse_rules
+    from banmen.protocols._cap import check_cap
     from banmen.protocols.gtp import main
 
     try:
-        if not 0.05 <= max_move_time <= 86400:  # (nan fails too)
-            raise ValueError(f"--max-move-time must be 0.05 to 86400 seconds, got {max_move_time}")
+        check_cap(max_move_time, "--max-move-time")
         preset = parse_rules(rules)
         k = None if komi is None else komi_value(komi)
         Board(size, preset, k)  # checks the size

@@ -97,8 +97,11 @@ def nboard(
 ) -> None:
     """Speak the NBoard protocol (version 2) on stdin/stdout, for Othello GUIs."""
     from banmen.cli import fail
+    from banmen.protocols._cap import check_cap
     from banmen.protocols.nboard import main
 
-    if not 0.05 <= max_move_time <= 86400:  # (nan fails too)
-        raise fail(f"--max-move-time must be 0.05 to 86400 seconds, got {max_move_time}")
+    try:
+        check_cap(max_move_time, "--max-move-time")
+    except ValueError as e:
+        raise fail(str(e)) from None
     main(max_move_time=max_move_time)

@@ -119,7 +119,7 @@ from banmen.games.go.board import (
 )
 from banmen.games.go.errors import GoError, HandicapError, IllegalMoveError
 from banmen.games.go.rules import Rules, komi_value, parse_rules
-from banmen.protocols._cap import Cap, check_cap
+from banmen.protocols._cap import capped, check_cap
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["GTPSession", "GTPFailure", "preprocess", "main", "NAME"]
@@ -432,7 +432,7 @@ class GTPSession:
         stop = StopFlag()
         t0 = time.monotonic()
         # the cap holds even for an engine with no time bound of its own (or a deaf one)
-        with Cap(stop, self.max_move_time):
+        with capped(stop, self.max_move_time):
             result = self.engine.think(view, limit, None, stop)
         self._spend(color, time.monotonic() - t0)
         text = result.move

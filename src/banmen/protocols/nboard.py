@@ -53,7 +53,7 @@ from typing import IO, Any
 
 from banmen.games.othello.board import PASS, Board, OthelloError
 from banmen.games.othello.ggf import parse as parse_ggf
-from banmen.protocols._cap import Cap, check_cap
+from banmen.protocols._cap import capped, check_cap
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["NBoardSession", "main", "MAX_MOVE_TIME", "DEPTH_MAX"]
@@ -228,7 +228,7 @@ class NBoardSession:
         try:
             self.send(f"status {NAME} is thinking")
             t0 = time.perf_counter()
-            with Cap(stop, self.max_move_time):
+            with capped(stop, self.max_move_time):
                 r = self._think(stop, self.board, self._limit())
             seconds = time.perf_counter() - t0
         finally:
@@ -256,7 +256,7 @@ class NBoardSession:
         scored: list[tuple[float, str, int]] = []
         try:
             self.send(f"status {NAME} is thinking")
-            with Cap(stop, self.max_move_time):
+            with capped(stop, self.max_move_time):
                 for mv in self.board.legal_moves:
                     if mv == PASS:
                         scored.append((0.0, "PA", 0))

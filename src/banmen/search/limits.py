@@ -110,7 +110,8 @@ class StopFlag:
 
 
 class Deadline:
-    """Context manager that sets ``flag`` to :data:`STOP_TIME` after ``seconds``.
+    """Context manager that sets ``flag`` to ``reason`` (:data:`STOP_TIME` unless told
+    otherwise) after ``seconds``.
 
     Used around a compiled (GIL-releasing) search, it stops the search within the time
     the search needs to reach its next poll of the flag — well under a millisecond.
@@ -124,11 +125,12 @@ class Deadline:
     #: the longest single wait of the timer thread, in seconds
     STEP = 3600.0
 
-    def __init__(self, flag: StopFlag, seconds: float | None) -> None:
+    def __init__(self, flag: StopFlag, seconds: float | None, reason: int = STOP_TIME) -> None:
         if seconds is not None and not seconds == seconds:  # NaN: no promise can be kept
             raise ValueError("a deadline needs a number of seconds, got nan")
         self.flag = flag
         self.seconds = seconds
+        self.reason = reason
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
         self._end = 0.0
@@ -145,12 +147,12 @@ class Deadline:
             while True:
                 left = self._end - time.monotonic()
                 if left <= 0:
-                    self.flag.set(STOP_TIME)
+                    self.flag.set(self.reason)
                     return
                 if self._cancel.wait(min(left, self.STEP)):
                     return
         except BaseException as e:  # fail safe: a timer that cannot keep time stops the search
-            self.flag.set(STOP_TIME)
+            self.flag.set(self.reason)
             logging.getLogger("banmen").error(
                 "the search's deadline timer failed (%s: %s); the search was stopped",
                 type(e).__name__,

@@ -20,7 +20,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Limits", "RateLimit", "ordinal", "busy_line"]
+from starlette.requests import HTTPConnection
+
+__all__ = ["Limits", "RateLimit", "ordinal", "busy_line", "client_address"]
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,11 @@ class Limits:
 
     def to_dict(self) -> dict[str, int | float]:
         return dataclasses.asdict(self)
+
+
+def client_address(conn: HTTPConnection) -> str:
+    """The peer address the per-address limits count ``conn`` under ("" if unknown)."""
+    return conn.client.host if conn.client is not None else ""
 
 
 def ordinal(n: int) -> str:

@@ -71,25 +71,25 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import h11
-import platformdirs
 import uvicorn
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
+from banmen.arena.store import default_db_path  # one file for saved games and arena runs
 from banmen.web.arena import ArenaViews, arena_api_routes
 from banmen.web.catalog import CATALOG, GameEntry
 from banmen.web.games import make_games
 from banmen.web.lag import LagMonitor
 from banmen.web.levels import MOVE_TIME_CAP
-from banmen.web.limits import Limits
+from banmen.web.limits import Limits, client_address
 from banmen.web.protocol import MAX_MESSAGE_BYTES
 from banmen.web.replies import one_line
 from banmen.web.session import Client, Hub, Services
@@ -129,14 +129,6 @@ _PAGE_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-cache",
 }
-
-
-def default_db_path() -> Path:
-    """``$BANMEN_DB`` if set, else ``banmen.sqlite3`` in the user's data folder."""
-    env = os.environ.get("BANMEN_DB")
-    if env:
-        return Path(env).expanduser()
-    return Path(platformdirs.user_data_dir("banmen")) / "banmen.sqlite3"
 
 
 def default_workers() -> int:
@@ -270,11 +262,11 @@ class SocketGuard:
         if scope["type"] != "websocket":
             await self.app(scope, receive, send)
             return
-        if not _same_origin(Headers(scope=scope)):
+        conn = HTTPConnection(scope)
+        if not _same_origin(conn.headers):
             await WebSocket(scope, receive, send).close(code=1008)
             return
-        client = scope.get("client")
-        address = str(client[0]) if client else ""
+        address = client_address(conn)
         conns = self.connections
         why = conns.refusal(address)
         if why is not None:
@@ -293,7 +285,7 @@ class SocketGuard:
 async def _game_socket(websocket: WebSocket, game: str) -> None:
     await websocket.accept()
     hub: Hub = websocket.app.state.hub
-    client = Client(websocket.send_text, game, _address(websocket))
+    client = Client(websocket.send_text, game, client_address(websocket))
     try:
         while True:
             message = await websocket.receive()
@@ -304,10 +296,6 @@ async def _game_socket(websocket: WebSocket, game: str) -> None:
     finally:
         hub.leave(client)
         await client.close()
-
-
-def _address(websocket: WebSocket) -> str:
-    return websocket.client.host if websocket.client is not None else ""
 
 
 async def _expire_games(store: GameStore, hub: Hub, limits: Limits) -> int:

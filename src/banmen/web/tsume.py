@@ -69,7 +69,7 @@ from starlette.websockets import WebSocket
 
 from banmen.games.shogi.sfen import ShogiError, normalize_sfen, parse_sfen
 from banmen.search.limits import Limit, StopFlag
-from banmen.web.limits import busy_line
+from banmen.web.limits import busy_line, client_address
 from banmen.web.protocol import MAX_MESSAGE_BYTES
 from banmen.web.replies import NO_STORE_JSON, one_line
 from banmen.web.session import Client
@@ -897,8 +897,7 @@ def tsume_routes(
         # (the app's SocketGuard has checked the origin and the connection limits)
         await websocket.accept()
         service.warm()
-        address = websocket.client.host if websocket.client is not None else ""
-        client = Client(websocket.send_text, "tsume", address)
+        client = Client(websocket.send_text, "tsume", client_address(websocket))
         session = TsumeSession(service, client)
         session.hello()
         try:
