@@ -28,7 +28,9 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
-from typing import IO, Any
+from typing import Any
+
+from banmen.protocols._lines import LineProcess
 
 __all__ = ["allowed_overrun", "busy_loops", "bench_time_limits", "summarise"]
 
@@ -200,61 +202,44 @@ def _worker(limit: float, runs: int) -> dict[str, Any]:
     return summarise(limit, walls)
 
 
-class _Pipe:
-    """A protocol engine as a child process, one command a line."""
+#: seconds a front end may stay silent before its case is reported as an error
+_SILENCE = 600.0
 
-    def __init__(self, args: list[str]) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "banmen", *args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            bufsize=1,
-        )
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.stdin: IO[str] = self.proc.stdin
-        self.stdout: IO[str] = self.proc.stdout
 
-    def send(self, line: str) -> None:
-        self.stdin.write(line + "\n")
-        self.stdin.flush()
+def _engine(*args: str) -> LineProcess:
+    """``banmen ARGS`` as a child process, spoken to in lines."""
+    return LineProcess([sys.executable, "-m", "banmen", *args])
 
-    def until(self, done: Callable[[str], bool]) -> str:
-        while True:
-            line = self.stdout.readline()
-            if not line:
-                raise RuntimeError(f"the engine exited (code {self.proc.poll()})")
-            if done(line.strip()):
-                return line.strip()
 
-    def close(self, quit_command: str = "quit") -> None:
-        try:
-            self.send(quit_command)
-            self.proc.wait(30)
-        except (OSError, subprocess.TimeoutExpired):
-            self.proc.kill()
-            self.proc.wait()
+def _until(engine: LineProcess, done: Callable[[str], bool]) -> str:
+    """Read lines until one satisfies ``done``; that line (stripped)."""
+    deadline = time.monotonic() + _SILENCE
+    while True:
+        line = engine.next_line(deadline)
+        if line is None:
+            raise RuntimeError(f"the engine exited (code {engine.proc.poll()})")
+        if done(line.strip()):
+            return line.strip()
 
 
 def _gtp(limit: float, runs: int) -> dict[str, Any]:
     from banmen.games.go.board import BLACK, vertex_name
 
-    engine = _Pipe(["gtp", "--engine", f"mcts:time={limit}", "--size", "9"])
+    engine = _engine("gtp", "--engine", f"mcts:time={limit}", "--size", "9")
     walls = []
     try:
         engine.send("name")
-        engine.until(lambda s: s.startswith("="))  # the engine is up (and warm)
+        _until(engine, lambda s: s.startswith("="))  # the engine is up (and warm)
         for b in _go_positions(9, runs, seed=7):
             engine.send("clear_board")
-            engine.until(lambda s: s.startswith("="))
+            _until(engine, lambda s: s.startswith("="))
             for i, m in enumerate(b.move_stack):
                 color = "b" if b.colors[i] == BLACK else "w"
                 engine.send(f"play {color} {vertex_name(m, 9)}")
-                engine.until(lambda s: s.startswith(("=", "?")))
+                _until(engine, lambda s: s.startswith(("=", "?")))
             t0 = time.perf_counter()
             engine.send(f"genmove {'b' if b.turn == BLACK else 'w'}")
-            engine.until(lambda s: s.startswith(("=", "?")))
+            _until(engine, lambda s: s.startswith(("=", "?")))
             walls.append(time.perf_counter() - t0)
     finally:
         engine.close()
@@ -262,18 +247,18 @@ def _gtp(limit: float, runs: int) -> dict[str, Any]:
 
 
 def _usi(limit: float, runs: int) -> dict[str, Any]:
-    engine = _Pipe(["usi"])
+    engine = _engine("usi")
     walls = []
     try:
         engine.send("usi")
-        engine.until(lambda s: s == "usiok")
+        _until(engine, lambda s: s == "usiok")
         engine.send("isready")
-        engine.until(lambda s: s == "readyok")
+        _until(engine, lambda s: s == "readyok")
         for _ in range(runs):
             engine.send(f"position sfen {LONG_TSUME}")
             t0 = time.perf_counter()
             engine.send(f"go mate {round(limit * 1000)}")
-            engine.until(lambda s: s.startswith("checkmate"))
+            _until(engine, lambda s: s.startswith("checkmate"))
             walls.append(time.perf_counter() - t0)
     finally:
         engine.close()
@@ -283,18 +268,18 @@ def _usi(limit: float, runs: int) -> dict[str, Any]:
 def _nboard(limit: float, runs: int) -> dict[str, Any]:
     from banmen.games.othello.ggf import write as game_ggf
 
-    engine = _Pipe(["nboard", "--max-move-time", str(limit)])
+    engine = _engine("nboard", "--max-move-time", str(limit))
     walls = []
     try:
         engine.send("nboard 2")
         engine.send("set depth 60")
         engine.send("ping 1")
-        engine.until(lambda s: s == "pong 1")
+        _until(engine, lambda s: s == "pong 1")
         for b in _othello_positions(40, runs, seed=3):
             engine.send(f"set game {game_ggf(b)}")
             t0 = time.perf_counter()
             engine.send("go")
-            engine.until(lambda s: s.startswith("==="))
+            _until(engine, lambda s: s.startswith("==="))
             walls.append(time.perf_counter() - t0)
     finally:
         engine.close()
