@@ -14,7 +14,13 @@ import subprocess
 import threading
 import time
 
-__all__ = ["LineProcess"]
+__all__ = ["LineProcess", "one_line"]
+
+
+def one_line(text: object) -> str:
+    """``text`` with its whitespace (line ends included) collapsed: fit for one protocol
+    line (an engine's ``info string``, ``status``, …)."""
+    return " ".join(str(text).split())
 
 
 class LineProcess:

@@ -54,6 +54,7 @@ from typing import IO, Any
 from banmen.games.othello.board import PASS, Board, OthelloError
 from banmen.games.othello.ggf import parse as parse_ggf
 from banmen.protocols._cap import capped, check_cap
+from banmen.protocols._lines import one_line
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["NBoardSession", "main", "MAX_MOVE_TIME", "DEPTH_MAX"]
@@ -63,10 +64,6 @@ NAME = "banmen"
 MAX_MOVE_TIME = 60.0
 #: ``set depth`` beyond this (the most empty squares a game has) counts as this
 DEPTH_MAX = 60
-
-
-def _one_line(text: object) -> str:
-    return " ".join(str(text).split())
 
 
 class NBoardSession:
@@ -106,7 +103,7 @@ class NBoardSession:
                 pass
 
     def error(self, message: str) -> None:
-        self.send(f"status error: {_one_line(message)}")
+        self.send(f"status error: {one_line(message)}")
 
     # ---- input
 

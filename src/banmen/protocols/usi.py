@@ -67,6 +67,7 @@ from typing import IO, Any
 from banmen import __version__
 from banmen.games.shogi.notation import parse_usi_move
 from banmen.games.shogi.sfen import STARTPOS, ShogiError, parse_sfen
+from banmen.protocols._lines import one_line
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["USISession", "main", "NAME", "AUTHOR"]
@@ -88,10 +89,6 @@ EOF_WAIT = 60.0
 #: seconds a stopped search is given to answer before it is given up (its answer is then
 #: ``checkmate timeout``, sent for it; a solver polls its stop flag far more often)
 STOP_GRACE = 10.0
-
-
-def _one_line(text: object) -> str:
-    return " ".join(str(text).split())
 
 
 def _describe(e: BaseException) -> str:
@@ -166,7 +163,7 @@ class USISession:
             self._write(line)
 
     def error(self, message: str) -> None:
-        self.send(f"info string error: {_one_line(message)}")
+        self.send(f"info string error: {one_line(message)}")
 
     def _send_for(self, search: _Search, line: str) -> None:
         """A line of ``search``'s, unless it was given up (another answered for it)."""
@@ -180,7 +177,7 @@ class USISession:
         with self._lock:
             if self._search is search:
                 if note:
-                    self._write(f"info string error: {_one_line(note)}")
+                    self._write(f"info string error: {one_line(note)}")
                 self._write(answer)
                 self._search = None
         search.done.set()
@@ -196,7 +193,7 @@ class USISession:
         command = self.commands.get(cmd)
         if command is None:
             self.error(
-                f"unknown command {_one_line(line)[:60]!r}: expected usi, isready, setoption, "
+                f"unknown command {one_line(line)[:60]!r}: expected usi, isready, setoption, "
                 "usinewgame, position, go mate, stop or quit"
             )
             return True
@@ -414,10 +411,10 @@ class USISession:
             else:
                 self._send_for(search, f"info string unknown: {r.reason or 'stopped'}")
         except ShogiError as e:
-            self._send_for(search, f"info string error: {_one_line(e)}")
+            self._send_for(search, f"info string error: {one_line(e)}")
         except Exception as e:  # the GUI still gets its answer
             self._send_for(
-                search, f"info string error: the solver failed: {_one_line(_describe(e))}"
+                search, f"info string error: the solver failed: {one_line(_describe(e))}"
             )
         finally:
             self._answer(search, answer)
