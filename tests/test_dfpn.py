@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from banmen.search.dfpn import INF, DfPn, Unknown
+from banmen.search.dfpn_reference import INF, DfPn, Unknown
 from banmen.search.limits import Limit, StopFlag
 
 
@@ -245,7 +245,7 @@ def test_the_cyclic_collector_is_off_while_proving_and_restored_after() -> None:
     margin); the solver makes no cycles, so it runs with the collector off."""
     import gc
 
-    from banmen.search.dfpn import no_cyclic_gc
+    from banmen.search.dfpn_reference import no_cyclic_gc
 
     seen: list[bool] = []
     rng = random.Random(5)

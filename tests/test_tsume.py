@@ -11,7 +11,7 @@ import pytest
 from banmen.games.shogi import ShogiError
 from banmen.games.shogi.position import ShogiPosition
 from banmen.games.shogi.tsume import solve
-from banmen.search.dfpn import DfPn
+from banmen.search.dfpn_reference import DfPn
 from banmen.search.limits import Limit, StopFlag
 
 DATA = Path(__file__).parent / "data" / "tsume_short.tsv"

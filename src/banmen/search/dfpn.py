@@ -1,109 +1,150 @@
-"""Depth-first proof-number search (df-pn), written once over a :class:`Position` protocol.
+"""Depth-first proof-number search (df-pn), written once and compiled for every game.
 
-The attacker (OR node) must prove a win — in tsume-shogi a mate, playing only checks — and
-the defender (AND node) tries every legal reply. ``prove`` answers with a proof (and the length
-of the line it found), a disproof, or "unknown" when a limit stopped it; a limit is never
-reported as a result.
+A game hands the search a bundle of compiled kernels (:class:`Kernels`) over a position held
+in one mutable ``int64`` array (moves are played and taken back in place); numba specialises
+the search for each bundle, as :mod:`banmen.search.alphabeta` does for alpha-beta. The
+attacker (OR node) must prove a win — in tsume-shogi a mate, playing only checks — and the
+defender (AND node) tries every reply. ``prove`` answers with a proof (and the length of the
+line it found), a disproof, or "unknown" when a limit stopped it; a limit is never reported
+as a result. The pure-Python solver it replaced, :mod:`banmen.search.dfpn_reference`, stays
+as the tests' oracle; both answer the same questions the same way.
 
-What the implementation takes care of (each point has a test):
+The kernel contract (all ``@kernel``; ``ctx`` is a read-only int64 array of constants):
 
-* **Repetition and graph-history interaction.** A position repeated on the current path is a
-  failure for the attacker (perpetual check is not mate). Such a disproof depends on the path,
-  so it is never stored as a disproof in the transposition table: it is handed up with the depth
-  of the ancestor that was repeated, and only the node at that depth (whose own subtree holds
-  the whole cycle) may store it. Proofs never depend on the path, so they are stored.
-* **Counting once in DAGs.** An AND node's proof number is the sum over its replies — but drops
-  of different pieces on the same square (interpositions) lead to nearly the same subtrees,
-  so they count as one group (the group's largest number). The OR side groups its drops the
-  same way for the disproof number.
-* **Lengths.** Proof entries carry the length of the line proved (OR: 1 + shortest proved
-  child; AND: 1 + longest counted reply, 0 at mate). With a finite depth bound ``r`` the
-  search proves "a win within ``r`` plies" and its disproofs carry the bound they hold for, so
-  ``shortest()`` can lower the bound until the win is disproved and the length is exact.
-* **Replies that do not count.** A position may mark a defender's reply as possibly futile
-  (``futile_test``); with a finite bound the reply is tested (by separate proofs: the
-  position the game returns is a win at once, or within the node's bound while another
-  reply holds out beyond it) and, if futile, it is proved at once and not counted in
-  lengths. Tsume-shogi uses this for futile interpositions (無駄合). An AND node whose every
-  reply is futile counts as a win at that ply.
-* **Limits.** Time, nodes, a stop flag, and a memory bound on the table with garbage
-  collection of the entries that cost least to recompute; an exhausted limit raises
-  :class:`Unknown` internally and ``prove`` returns status ``unknown`` with the reason.
+``or_moves(ctx, st, buf) -> n`` / ``and_moves(ctx, st, buf) -> n``
+    The attacker's candidate moves (tsume-shogi: the legal checks) / the defender's legal
+    replies, written to ``buf``. A game with passes generates a pass move; ``n == 0`` means
+    the side to move has nothing to play, and ``outcome`` decides.
+``play(ctx, st, m)`` / ``undo(ctx, st)``
+    Make and take back a move in place (the position keeps its own undo stack).
+``key(ctx, st) -> int``
+    A hash of the position *without the attacker's hand* (board and side to move).
+``hand(ctx, st) -> int``
+    The attacker's pieces in hand, one count per byte (bytes 0-6; 0 for games without hands).
+``outcome(ctx, st) -> int``
+    Called when the side to move has no move: 1 if that is a win for the attacker.
+``quick_win(ctx, st) -> int``
+    An attacker move that wins at once (a mate in one), or -1.
+``group(ctx, st, m) -> int``
+    Moves with the same group (>= 0, < 1024) lead to near-identical subtrees (drops on one
+    square): they are counted once in the proof and disproof sums. -1: no group.
+``futile_replies(ctx, st, buf) -> n``
+    Right after a defender move that has a group: the attacker's answers that would make it
+    futile (tsume-shogi: taking the interposed piece with the checking slider, with check).
+``hand_delta(ctx, st, m) -> (spent, gained)``
+    The hand bytes move ``m`` of the side to move spends (a drop) and gains (a capture).
+``and_need(ctx, st) -> int``
+    At a defender node: the attacker's pieces a proof here must keep even if the defender
+    has no use for them now (tsume-shogi: interpositions the defender could make with pieces
+    it would hold if the attacker held fewer). 0 for games without hands.
+
+What the search takes care of (each point has a test, most against the reference solver):
+
+* **Hand dominance with proof and disproof pieces (優越関係).** The table is keyed by the
+  position without the attacker's hand; an entry carries a hand. A proof stored with the
+  *proof pieces* — the least hand the proof needs, computed back from the children — proves
+  every position with the same board and at least that hand; a disproof stored with the
+  *disproof pieces* — the most hand it holds for — disproves every position with at most
+  that hand. (More pieces for the attacker are fewer for the defender: never a worse mate.)
+* **Repetition and graph-history interaction** as in the reference solver: a position
+  repeated on the path is a failure for the attacker, handed up with the depth of the
+  repeated ancestor and stored only by the node whose subtree holds the whole cycle.
+* **Counting once in DAGs**: replies with the same group count once (their largest number).
+* **Lengths, bounds and futile replies**: proofs carry the length of the line proved,
+  disproofs the bound they hold for, and replies with a group are tested for futility
+  (tsume-shogi's 無駄合) when that decides the node, exactly as the reference solver does.
+* **Memory**: the table is a preallocated array of 8-entry buckets (one entry = 64 bytes);
+  a full bucket evicts its cheapest entry, and when the table is 7/8 full a sweep drops the
+  entries that cost least to recompute (proofs and disproofs count four times their work).
+* **Limits**: every 256 nodes the search reads the stop flags and the node budget; a
+  :class:`Deadline` timer sets a flag for a time limit. The search runs in its own thread
+  (with a stack deep enough for thousand-ply lines) while the caller's thread reports
+  progress every 100 ms and joins it: it stops within a millisecond or two of the flag.
 """
 
 from __future__ import annotations
 
-import gc
-import itertools
-import sys
 import threading
 import time
-from collections.abc import Callable, Hashable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
+from numba import njit
 
-from banmen.search.limits import STOP_TIME, Limit, StopFlag
+from banmen._jit import bound
+from banmen.search.limits import STOP_TIME, Deadline, Limit, StopFlag
 
-__all__ = ["Position", "DfPn", "ProofResult", "INF"]
-
-Move = TypeVar("Move")
+__all__ = ["Kernels", "DfPn", "ProofResult", "INF", "HAND_ALL"]
 
 #: "infinite" proof/disproof number and "unbounded" depth
 INF = 1 << 40
 #: the length field of an entry with no proof (longer than any bound)
 _NO_PROOF = 1 << 50
-_PN, _DN, _LEN, _DDEPTH, _WORK = range(5)
-#: rough bytes one table entry costs (dict slot, key int, 5-slot list and its ints)
-ENTRY_BYTES = 200
-#: nodes between two looks at the clock and the stop flag: at a few thousand nodes a second
-#: on a busy machine, 64 keeps a time limit within a few hundredths of a second
-_CHECK_EVERY = 64
+#: the disproof-depth field of an entry with no disproof
+_NO_DISPROOF = -(1 << 50)
+#: a hand with "any number" of every piece (0x40 per byte: above any real count, and sums of
+#: two such bytes stay below 0x80, which the byte-parallel comparisons need)
+HAND_ALL = 0x0040404040404040
+_HIGH = 0x0080808080808080
+_ONES = 0x0001010101010101
+
+# table entry fields; a bucket is 8 consecutive entries
+_KEY, _HAND, _PN, _DN, _LEN, _DDEPTH, _WORK, _USED = range(8)
+_FIELDS = 8
+_BUCKET = 8
+
+# ctl slots
+_NODES = 0
+_NODE_LIMIT = 1
+_ABORT = 2  # 0 running, 1 stop flag, 2 node limit, 3 memory (stack or depth)
+_ROOT_PN = 3
+_ROOT_DN = 4
+_SP = 5
+_TT_MASK = 6
+_TT_USED = 7
+_TT_GC_AT = 8
+_GC_RUNS = 9
+_MAX_DEPTH = 10
+_FUT_MASK = 11
+_PATH_MASK = 12
+_MAX_MOVES = 13
+_DEEPEST = 14
+_HIST = 32  # 64 counters for the sweep's histogram
+_CTL_SIZE = 96
+
+_ABORT_REASONS = {1: "stopped", 2: "node_limit", 3: "memory"}
+
+# per-child workspace rows (ws[row, sp + i] for child i of the frame starting at sp)
+_GRP, _CK, _CH, _CF, _CR, _REP, _FL, _LDD, _LDR, _LDH, _PNR, _DNR, _LENR, _DDR, _RPR, _XHR = range(
+    16
+)
+_WS_ROWS = 16
+_F_TESTED = 1
+_F_FUTILE = 2
+_F_LOCAL = 4  # a path-dependent disproof is remembered for this child
+
+_GOLDEN = -7046029254386353131  # 0x9E3779B97F4A7C15 as int64
 
 
-class Position(Protocol[Move]):
-    """What df-pn needs from a game. ``play``/``undo`` change the position in place."""
+class Kernels(NamedTuple):
+    """The compiled functions through which df-pn sees a game (see the module doc)."""
 
-    def key(self) -> int:
-        """A hash of the position (including side to move and anything in hand)."""
-
-    def attacker_moves(self) -> Sequence[Move]:
-        """The attacker's candidate moves (tsume-shogi: the legal checks)."""
-
-    def defender_moves(self) -> Sequence[Move]:
-        """All the defender's legal replies."""
-
-    def play(self, move: Move) -> None: ...
-
-    def undo(self) -> None: ...
-
-    # Optional accelerations and rules. A game that lacks them returns None / 0.
-
-    def quick_win(self) -> Move | None:
-        """An attacker move that wins at once (a mate in one), if the game can see one cheaply."""
-
-    def group(self, move: Move) -> Hashable | None:
-        """Moves with the same non-None group lead to near-identical subtrees (drops on one
-        square): they are counted once in the proof/disproof sums."""
-
-    def futile_test(self, move: Move) -> Sequence[Position[Move]]:
-        """For a defender reply that may be futile, positions (new objects, the defender to
-        move: the reply answered the intended way) any one of which, if it is won no later
-        than the defender's other replies hold out, proves the reply futile (see
-        :meth:`DfPn.is_futile`); empty if the reply always counts."""
-
-    def material(self) -> int:
-        """Attacker's pieces in hand (to prefer lines that leave fewer of them)."""
-
-
-class Unknown(Exception):
-    """A limit stopped the search (``reason``: timeout, node_limit, memory, stopped)."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    or_moves: Any
+    and_moves: Any
+    play: Any
+    undo: Any
+    key: Any
+    hand: Any
+    outcome: Any
+    quick_win: Any
+    group: Any
+    futile_replies: Any
+    hand_delta: Any
+    and_need: Any
+    max_moves: int  #: the most moves any position can have (a buffer's size)
 
 
 @dataclass
@@ -113,478 +154,969 @@ class ProofResult:
     reason: str | None = None
 
 
-_gc_lock = threading.Lock()
-_gc_holders = 0  # blocks inside no_cyclic_gc() now
-_gc_was_enabled = True  # the collector's state when the first of them began
+# --------------------------------------------------------------------------- hands
+# Hands are seven byte-sized counts (< 0x80) in one int64; comparisons are byte-parallel.
 
 
-@contextmanager
-def no_cyclic_gc() -> Iterator[None]:
-    """Python's cyclic garbage collector off for the block (and back on after, if it was).
-
-    The table holds a list per position — a million containers in a long solve — and every
-    full collection walks all of them: pauses of 20-60 ms at 50 k entries, seconds at a
-    million, long enough to break a time limit. The solver makes no reference cycles
-    (entries are lists of ints), so nothing waits on the collector. Blocks may nest and
-    run in several threads: the last one out restores the collector."""
-    global _gc_holders, _gc_was_enabled
-    with _gc_lock:
-        if _gc_holders == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_holders += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_holders -= 1
-            if _gc_holders == 0 and _gc_was_enabled:
-                gc.enable()
+@njit(cache=True, inline="always")
+def _ge_mask(a: int, b: int) -> int:
+    """0xFF in each byte where a's count >= b's, else 0."""
+    m = ((a | _HIGH) - b) & _HIGH
+    return (m >> 7) * 255
 
 
-class _Limits:
-    __slots__ = ("deadline", "max_nodes", "stop")
-
-    def __init__(self, limit: Limit | None, stop: StopFlag | None, start: float) -> None:
-        self.deadline = start + limit.time if limit and limit.time else None
-        self.max_nodes = limit.nodes if limit and limit.nodes else None
-        self.stop = stop
+@njit(cache=True, inline="always")
+def hand_ge(a: int, b: int) -> bool:
+    """Whether hand ``a`` holds at least as many of every piece as ``b``."""
+    return (((a | _HIGH) - b) & _HIGH) == _HIGH
 
 
-class DfPn(Generic[Move]):
-    """One solver: a transposition table, counters and limits shared by its proofs.
+@njit(cache=True, inline="always")
+def _hmax(a: int, b: int) -> int:
+    m = _ge_mask(a, b)
+    return (a & m) | (b & ~m)
 
-    >>> # see tests/test_dfpn.py for a toy game; banmen.games.shogi.tsume for shogi
+
+@njit(cache=True, inline="always")
+def _hmin(a: int, b: int) -> int:
+    m = _ge_mask(a, b)
+    return (b & m) | (a & ~m)
+
+
+@njit(cache=True, inline="always")
+def _hsub(a: int, b: int) -> int:
+    """a - b per byte, floored at 0."""
+    return _hmax(a, b) - b
+
+
+@njit(cache=True, inline="always")
+def _zero_bytes(h: int) -> int:
+    """0xFF in each of bytes 0-6 where ``h``'s count is 0."""
+    nonzero = ((h | _HIGH) - _ONES) & _HIGH
+    return ((_HIGH & ~nonzero) >> 7) * 255
+
+
+@njit(cache=True, inline="always")
+def _nonzero_bytes(h: int) -> int:
+    """0xFF in each of bytes 0-6 where ``h``'s count is not 0."""
+    return ((((h | _HIGH) - _ONES) & _HIGH) >> 7) * 255
+
+
+@njit(cache=True, inline="always")
+def _full_key(k: int, h: int) -> int:
+    return k ^ (h * _GOLDEN)
+
+
+@njit(cache=True, inline="always")
+def _mix(k: int) -> int:
+    x = np.uint64(k) * np.uint64(_GOLDEN)
+    return np.int64(x >> np.uint64(20))
+
+
+# --------------------------------------------------------------------------- the table
+
+
+@njit(cache=True, inline="always")
+def _weight(tt: npt.NDArray[np.int64], i: int) -> int:
+    w = tt[i, _WORK]
+    if tt[i, _LEN] < _NO_PROOF or tt[i, _DDEPTH] > _NO_DISPROOF:
+        w *= 4
+    return w
+
+
+@njit(cache=True, _nrt=False)
+def _lookup(
+    tt: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64], k: int, h: int, r: int
+) -> tuple[int, int, int, int, int, int]:
+    """(pn, dn, length, disproof depth, hand, found) for position (k, h) seen with ``r``
+    plies left: a proof within ``r`` from any entry whose hand ``h`` dominates, a disproof
+    within ``r`` from any entry whose hand dominates ``h``, else the open numbers of the
+    entry with exactly ``h`` (``found == 0``: none)."""
+    b = (_mix(k) & ctl[_TT_MASK]) * _BUCKET
+    best_len = _NO_PROOF
+    ph = 0
+    dd = _NO_DISPROOF
+    dh = 0
+    pn = 1
+    dn = 1
+    found = 0
+    for i in range(b, b + _BUCKET):
+        if tt[i, _USED] == 0 or tt[i, _KEY] != k:
+            continue
+        eh = tt[i, _HAND]
+        ln = tt[i, _LEN]
+        if ln <= r and ln < best_len and hand_ge(h, eh):
+            best_len = ln
+            ph = eh
+        d = tt[i, _DDEPTH]
+        if d >= r and d > dd and hand_ge(eh, h):
+            dd = d
+            dh = eh
+        if eh == h:
+            pn = tt[i, _PN]
+            dn = tt[i, _DN]
+            found = 1
+    if best_len < _NO_PROOF:
+        return 0, INF, best_len, 0, ph, 1
+    if dd > _NO_DISPROOF:
+        return INF, 0, 0, dd, dh, 1
+    return pn, dn, 0, 0, h, found
+
+
+@njit(cache=True, _nrt=False)
+def _slot(tt: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64], k: int, h: int) -> int:
+    """The entry of (k, h), made if missing (evicting the bucket's cheapest entry if full)."""
+    b = (_mix(k) & ctl[_TT_MASK]) * _BUCKET
+    free = -1
+    weakest = -1
+    wv = 1 << 62
+    for i in range(b, b + _BUCKET):
+        if tt[i, _USED] == 0:
+            if free < 0:
+                free = i
+            continue
+        if tt[i, _KEY] == k and tt[i, _HAND] == h:
+            return i
+        w = _weight(tt, i)
+        if w < wv:
+            wv = w
+            weakest = i
+    if free < 0:
+        free = weakest
+    else:
+        ctl[_TT_USED] += 1
+    tt[free, _KEY] = k
+    tt[free, _HAND] = h
+    tt[free, _PN] = 1
+    tt[free, _DN] = 1
+    tt[free, _LEN] = _NO_PROOF
+    tt[free, _DDEPTH] = _NO_DISPROOF
+    tt[free, _WORK] = 0
+    tt[free, _USED] = 1
+    return free
+
+
+@njit(cache=True, inline="always")
+def _store_proof(tt: Any, ctl: Any, k: int, h: int, length: int, work: int) -> None:
+    i = _slot(tt, ctl, k, h)
+    if length < tt[i, _LEN]:
+        tt[i, _LEN] = length
+    tt[i, _WORK] += work
+
+
+@njit(cache=True, inline="always")
+def _store_disproof(tt: Any, ctl: Any, k: int, h: int, ddepth: int, work: int) -> None:
+    i = _slot(tt, ctl, k, h)
+    if ddepth > tt[i, _DDEPTH]:
+        tt[i, _DDEPTH] = ddepth
+    tt[i, _WORK] += work
+
+
+@njit(cache=True, inline="always")
+def _store_open(tt: Any, ctl: Any, k: int, h: int, pn: int, dn: int, work: int) -> None:
+    i = _slot(tt, ctl, k, h)
+    tt[i, _PN] = pn
+    tt[i, _DN] = dn
+    tt[i, _WORK] += work
+
+
+@njit(cache=True, _nrt=False)
+def _sweep(tt: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64]) -> None:
+    """Drop about half of the entries: those that cost least to recompute.
+
+    A histogram of log2(weight) picks the threshold, so the sweep allocates nothing and
+    takes two passes over the table (a few milliseconds at a million entries)."""
+    for j in range(64):
+        ctl[_HIST + j] = 0
+    n = tt.shape[0]
+    used = 0
+    for i in range(n):
+        if tt[i, _USED] != 0:
+            w = _weight(tt, i)
+            b = 0
+            while w > 1 and b < 63:
+                w >>= 1
+                b += 1
+            ctl[_HIST + b] += 1
+            used += 1
+    target = used // 2
+    acc = 0
+    cut = 0
+    for j in range(64):
+        acc += ctl[_HIST + j]
+        cut = j
+        if acc >= target:
+            break
+    kept = 0
+    for i in range(n):
+        if tt[i, _USED] != 0:
+            w = _weight(tt, i)
+            b = 0
+            while w > 1 and b < 63:
+                w >>= 1
+                b += 1
+            if b <= cut:
+                tt[i, _USED] = 0
+            else:
+                kept += 1
+    ctl[_TT_USED] = kept
+    ctl[_GC_RUNS] += 1
+
+
+# --------------------------------------------------------------------------- path and futility
+
+
+@njit(cache=True, inline="always")
+def _path_get(path: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64], f: int, base: int) -> int:
+    """The depth of ``f`` on the current path (only depths >= ``base`` count), or -1.
+
+    Open addressing with linear probing; entries are removed in the reverse order of their
+    insertion (the path is a stack), which never breaks a probe chain."""
+    mask = ctl[_PATH_MASK]
+    i = _mix(f) & mask
+    best = -1
+    while path[1, i] >= 0:
+        if path[0, i] == f and path[1, i] >= base and path[1, i] > best:
+            best = path[1, i]
+        i = (i + 1) & mask
+    return best
+
+
+@njit(cache=True, inline="always")
+def _path_put(path: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64], f: int, d: int) -> int:
+    mask = ctl[_PATH_MASK]
+    i = _mix(f) & mask
+    while path[1, i] >= 0:
+        i = (i + 1) & mask
+    path[0, i] = f
+    path[1, i] = d
+    return i
+
+
+@njit(cache=True, inline="always")
+def _fut_get(fut: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64], f: int, r: int) -> int:
+    """A futility verdict cached for (position after the reply, bound): 1, 0, or -1."""
+    i = (_mix(f ^ (r * 0x2545F4914F6CDD1D)) & ctl[_FUT_MASK]) * 2
+    if fut[i, 0] == f and fut[i, 1] == r:
+        return fut[i, 2]
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _fut_put(fut: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64], f: int, r: int, v: int) -> None:
+    i = (_mix(f ^ (r * 0x2545F4914F6CDD1D)) & ctl[_FUT_MASK]) * 2
+    fut[i, 0] = f
+    fut[i, 1] = r
+    fut[i, 2] = v
+    if v == 1:
+        # the second slot of the pair remembers "found futile within some bound" per position,
+        # which the line reader asks about
+        j = (_mix(f) & ctl[_FUT_MASK]) * 2 + 1
+        fut[j, 0] = f
+        fut[j, 1] = -1
+        fut[j, 2] = 1
+
+
+@njit(cache=True, _nrt=False)
+def _was_futile(fut: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64], f: int) -> bool:
+    j = (_mix(f) & ctl[_FUT_MASK]) * 2 + 1
+    return fut[j, 0] == f and fut[j, 1] == -1 and fut[j, 2] == 1
+
+
+# --------------------------------------------------------------------------- the search
+
+
+@njit(cache=True, inline="always")
+def _gsum(
+    ws: npt.NDArray[np.int64], row: int, sp: int, n: int, gscr: npt.NDArray[np.int64]
+) -> int:
+    """Sum of ws[row] over the frame's children, each group counted once (its largest
+    number), capped below INF unless one of them is INF."""
+    total = 0
+    top = 0
+    for i in range(sp, sp + n):
+        v = ws[row, i]
+        if v > top:
+            top = v
+        g = ws[_GRP, i]
+        if g < 0:
+            total += v
+        elif gscr[g] < 0 or v > gscr[g]:
+            gscr[g] = v
+    for i in range(sp, sp + n):
+        g = ws[_GRP, i]
+        if g >= 0 and gscr[g] >= 0:
+            total += gscr[g]
+            gscr[g] = -1
+    if total >= INF:
+        # INF means solved: a large sum of open numbers saturates just below it
+        total = INF if top >= INF else INF - 1
+    return total
+
+
+@njit(cache=True, _nrt=False)
+def _seed(
+    or_moves: Any, and_moves: Any, play: Any, undo: Any, outcome: Any, quick_win: Any,
+    group: Any, hand_delta: Any, and_need: Any,
+    ctx: Any, st: Any, tt: Any, ctl: Any, mv: Any, gscr: Any,
+    k: int, h: int, child_is_or: bool,
+) -> tuple[int, int, int, int, int]:
+    """Initial numbers of a new child (df-pn+ style, one cheap look ahead), stored in the
+    table: (pn, dn, length, ddepth, hand)."""  # fmt: skip
+    if child_is_or:
+        w = quick_win(ctx, st)
+        if w >= 0:
+            spent, gained = hand_delta(ctx, st, w)
+            play(ctx, st, w)
+            need = and_need(ctx, st)
+            undo(ctx, st)
+            ph = _hsub(need + spent, gained)
+            _store_proof(tt, ctl, k, ph, 1, 1)
+            return 0, INF, 1, 0, ph
+        n = or_moves(ctx, st, mv)
+        if n == 0:
+            if outcome(ctx, st) == 1:
+                _store_proof(tt, ctl, k, 0, 0, 1)
+                return 0, INF, 0, 0, 0
+            dh = HAND_ALL & ~_zero_bytes(h)
+            _store_disproof(tt, ctl, k, dh, INF, 1)
+            return INF, 0, 0, INF, dh
+        _store_open(tt, ctl, k, h, 1, n, 1)
+        return 1, n, 0, 0, h
+    n = and_moves(ctx, st, mv)
+    if n == 0:
+        if outcome(ctx, st) == 1:
+            ph = and_need(ctx, st)
+            _store_proof(tt, ctl, k, ph, 0, 1)
+            return 0, INF, 0, 0, ph
+        _store_disproof(tt, ctl, k, HAND_ALL, INF, 1)
+        return INF, 0, 0, INF, HAND_ALL
+    # replies on one square count once, as in the sums
+    total = 0
+    for i in range(n):
+        g = group(ctx, st, mv[i])
+        if g < 0:
+            total += 1
+        elif gscr[g] < 0:
+            gscr[g] = 1
+            total += 1
+    for i in range(n):
+        g = group(ctx, st, mv[i])
+        if g >= 0:
+            gscr[g] = -1
+    _store_open(tt, ctl, k, h, total, 1, 1)
+    return total, 1, 0, 0, h
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _mid(
+    or_moves: Any, and_moves: Any, play: Any, undo: Any, key: Any, hand: Any, outcome: Any,
+    quick_win: Any, group: Any, futile_replies: Any, hand_delta: Any, and_need: Any,
+    ctx: Any, st: Any, tt: Any, ws: Any, mvs: Any, path: Any, fut: Any, ctl: Any,
+    stop: Any, tflag: Any, gscr: Any,
+    is_or: bool, th_pn: int, th_dn: int, r: int, depth: int, base: int, at_root: bool,
+) -> tuple[int, int, int, int, int, int]:
+    """One df-pn node: (pn, dn, length, disproof depth, repetition depth, hand).
+
+    ``hand`` is the proof pieces of a proof or the disproof pieces of a disproof;
+    ``repetition depth`` the shallowest path depth a disproof relied on being repeated (INF
+    if none). ``base``: repetitions of positions above this depth do not count (a nested
+    proof asks about a position on its own). On an abort every frame returns (1, 1, ...)
+    at once and stores nothing."""  # fmt: skip
+    ctl[_NODES] += 1
+    if (ctl[_NODES] & 255) == 0:
+        if stop[0] != 0 or tflag[0] != 0:
+            ctl[_ABORT] = 1
+        elif ctl[_NODES] >= ctl[_NODE_LIMIT]:
+            ctl[_ABORT] = 2
+        elif ctl[_TT_USED] > ctl[_TT_GC_AT]:
+            _sweep(tt, ctl)
+    if ctl[_ABORT] != 0:
+        return 1, 1, 0, 0, INF, 0
+    if depth >= ctl[_MAX_DEPTH] or ctl[_SP] + 2 * ctl[_MAX_MOVES] > mvs.shape[0]:
+        ctl[_ABORT] = 3
+        return 1, 1, 0, 0, INF, 0
+    if depth > ctl[_DEEPEST]:
+        ctl[_DEEPEST] = depth
+    k = key(ctx, st)
+    h = hand(ctx, st)
+    work0 = ctl[_NODES]
+    sp = ctl[_SP]
+    mv = mvs[sp:]
+
+    if is_or:
+        if r < 1:
+            return INF, 0, 0, r, INF, HAND_ALL
+        n = or_moves(ctx, st, mv)
+        if n == 0:
+            if outcome(ctx, st) == 1:
+                _store_proof(tt, ctl, k, 0, 0, 1)
+                return 0, INF, 0, 0, INF, 0
+            dh = HAND_ALL & ~_zero_bytes(h)
+            _store_disproof(tt, ctl, k, dh, INF, 1)
+            return INF, 0, 0, INF, INF, dh
+        w = quick_win(ctx, st)
+        if w >= 0:
+            spent, gained = hand_delta(ctx, st, w)
+            play(ctx, st, w)
+            need = and_need(ctx, st)
+            undo(ctx, st)
+            ph = _hsub(need + spent, gained)
+            _store_proof(tt, ctl, k, ph, 1, 1)
+            return 0, INF, 1, 0, INF, ph
+    else:
+        n = and_moves(ctx, st, mv)
+        if n == 0:
+            if outcome(ctx, st) == 1:
+                ph = and_need(ctx, st)
+                _store_proof(tt, ctl, k, ph, 0, 1)
+                return 0, INF, 0, 0, INF, ph
+            _store_disproof(tt, ctl, k, HAND_ALL, INF, 1)
+            return INF, 0, 0, INF, INF, HAND_ALL
+
+    # expand: the children's keys, hands, groups, repetitions and first numbers
+    ctl[_SP] = sp + n
+    scratch = mvs[sp + n :]
+    finite = r < INF
+    cr = r - 1 if finite else INF
+    for i in range(n):
+        j = sp + i
+        m = mv[i]
+        g = group(ctx, st, m)
+        ws[_GRP, j] = g
+        play(ctx, st, m)
+        ck = key(ctx, st)
+        ch = hand(ctx, st)
+        cf = _full_key(ck, ch)
+        ws[_CK, j] = ck
+        ws[_CH, j] = ch
+        ws[_CF, j] = cf
+        ws[_CR, j] = cr
+        ws[_FL, j] = _F_TESTED if (is_or or not finite or g < 0) else 0
+        d = _path_get(path, ctl, cf, base)
+        ws[_REP, j] = d if d >= 0 else INF
+        if d < 0:
+            cpn, cdn, cln, cdd, cxh, found = _lookup(tt, ctl, ck, ch, cr)
+            if found == 0:
+                cpn, cdn, cln, cdd, cxh = _seed(
+                    or_moves, and_moves, play, undo, outcome, quick_win, group, hand_delta,
+                    and_need, ctx, st, tt, ctl, scratch, gscr, ck, ch, not is_or,
+                )  # fmt: skip
+            ws[_PNR, j] = cpn
+            ws[_DNR, j] = cdn
+            ws[_LENR, j] = cln
+            ws[_DDR, j] = cdd
+            ws[_XHR, j] = cxh
+        undo(ctx, st)
+    f = _full_key(k, h)
+    pslot = _path_put(path, ctl, f, depth)
+
+    pn = 1
+    dn = 1
+    while True:
+        # gather the children's numbers
+        for j in range(sp, sp + n):
+            ws[_RPR, j] = INF
+            fl = ws[_FL, j]
+            if ws[_REP, j] < INF:
+                # a repeated position: the attacker fails on this path (with this hand)
+                ws[_PNR, j] = INF
+                ws[_DNR, j] = 0
+                ws[_DDR, j] = INF
+                ws[_RPR, j] = ws[_REP, j]
+                ws[_XHR, j] = ws[_CH, j]
+            elif fl & _F_FUTILE:
+                ws[_PNR, j] = 0
+                ws[_DNR, j] = INF
+                ws[_LENR, j] = 0
+            elif fl & _F_LOCAL:
+                ws[_PNR, j] = INF
+                ws[_DNR, j] = 0
+                ws[_DDR, j] = ws[_LDD, j]
+                ws[_RPR, j] = ws[_LDR, j]
+                ws[_XHR, j] = ws[_LDH, j]
+            elif not is_or and ws[_CR, j] < 1:
+                # an attacker with no plies left cannot win
+                ws[_PNR, j] = INF
+                ws[_DNR, j] = 0
+                ws[_DDR, j] = ws[_CR, j]
+                ws[_XHR, j] = HAND_ALL
+            else:
+                cpn, cdn, cln, cdd, cxh, found = _lookup(tt, ctl, ws[_CK, j], ws[_CH, j], ws[_CR, j])
+                if found != 0:
+                    ws[_PNR, j] = cpn
+                    ws[_DNR, j] = cdn
+                    ws[_LENR, j] = cln
+                    ws[_DDR, j] = cdd
+                    ws[_XHR, j] = cxh
+        if not is_or and finite:
+            # a reply that counts and is disproved settles the node: test nothing
+            settled = False
+            first = -1
+            for j in range(sp, sp + n):
+                if ws[_DNR, j] == 0:
+                    if ws[_FL, j] & _F_TESTED:
+                        settled = True
+                        break
+                    if first < 0:
+                        first = j
+            if not settled and first >= 0:
+                ws[_FL, first] |= _F_TESTED
+                v = _is_futile(
+                    or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group,
+                    futile_replies, hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut,
+                    ctl, stop, tflag, gscr, mv[first - sp], ws[_CF, first], r, depth,
+                )  # fmt: skip
+                if ctl[_ABORT] != 0:
+                    break
+                if v:
+                    ws[_FL, first] |= _F_FUTILE
+                continue
+        if is_or:
+            pn = INF + 1
+            for j in range(sp, sp + n):
+                if ws[_PNR, j] < pn:
+                    pn = ws[_PNR, j]
+            dn = _gsum(ws, _DNR, sp, n, gscr)
+        else:
+            dn = INF + 1
+            for j in range(sp, sp + n):
+                if ws[_DNR, j] < dn:
+                    dn = ws[_DNR, j]
+            pn = _gsum(ws, _PNR, sp, n, gscr)
+        if at_root and depth == 0:
+            ctl[_ROOT_PN] = pn
+            ctl[_ROOT_DN] = dn
+        if pn == 0 or dn == 0 or pn >= th_pn or dn >= th_dn:
+            break
+        # the most proving child and the runner-up
+        sel = _PNR if is_or else _DNR
+        best = -1
+        best_v = INF + 1
+        second_v = INF + 1
+        for j in range(sp, sp + n):
+            v = ws[sel, j]
+            if v < best_v:
+                second_v = best_v
+                best_v = v
+                best = j
+            elif v < second_v:
+                second_v = v
+        limit_second = second_v + 1 if second_v >= INF else second_v + (second_v >> 2) + 1
+        if is_or:
+            c_th_pn = min(th_pn, limit_second)
+            c_th_dn = min(INF, th_dn - dn + ws[_DNR, best])
+        else:
+            c_th_dn = min(th_dn, limit_second)
+            c_th_pn = min(INF, th_pn - pn + ws[_PNR, best])
+        play(ctx, st, mv[best - sp])
+        cpn, cdn, cln, cdd, crep, cxh = _mid(
+            or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group,
+            futile_replies, hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl,
+            stop, tflag, gscr, not is_or, c_th_pn, c_th_dn, ws[_CR, best], depth + 1, base,
+            at_root,
+        )  # fmt: skip
+        undo(ctx, st)
+        if ctl[_ABORT] != 0:
+            break
+        # the child's own answer, in case the table has already let its entry go
+        ws[_PNR, best] = cpn
+        ws[_DNR, best] = cdn
+        ws[_LENR, best] = cln
+        ws[_DDR, best] = cdd
+        ws[_XHR, best] = cxh
+        if cdn == 0 and crep <= depth:
+            # disproved only because of this path: remember it here, not in the table
+            ws[_FL, best] |= _F_LOCAL
+            ws[_LDD, best] = cdd
+            ws[_LDR, best] = crep
+            ws[_LDH, best] = cxh
+    path[1, pslot] = -1
+    ctl[_SP] = sp
+    if ctl[_ABORT] != 0:
+        return 1, 1, 0, 0, INF, 0
+
+    work = ctl[_NODES] - work0 + 1
+    if pn == 0:
+        if is_or:
+            bl = _NO_PROOF
+            bj = -1
+            for j in range(sp, sp + n):
+                if ws[_PNR, j] == 0 and ws[_LENR, j] < bl:
+                    bl = ws[_LENR, j]
+                    bj = j
+            length = 1 + bl
+            spent, gained = hand_delta(ctx, st, mv[bj - sp])
+            ph = _hsub(ws[_XHR, bj] + spent, gained)
+        else:
+            longest = -1
+            ph = and_need(ctx, st)
+            for j in range(sp, sp + n):
+                if ws[_FL, j] & _F_FUTILE:
+                    ph = h  # proved by a separate argument: keep the whole hand
+                elif ws[_LENR, j] > longest:
+                    longest = ws[_LENR, j]
+                if not ws[_FL, j] & _F_FUTILE:
+                    ph = _hmax(ph, ws[_XHR, j])
+            length = 1 + longest if longest >= 0 else 0
+        _store_proof(tt, ctl, k, ph, length, work)
+        return 0, INF, length, 0, INF, ph
+    if dn == 0:
+        if is_or:
+            ddepth = INF
+            rdep = INF
+            dh = HAND_ALL
+            for j in range(sp, sp + n):
+                if ws[_DDR, j] < ddepth:
+                    ddepth = ws[_DDR, j]
+                if ws[_RPR, j] < rdep:
+                    rdep = ws[_RPR, j]
+                spent, gained = hand_delta(ctx, st, mv[j - sp])
+                dh = _hmin(dh, _hsub(ws[_XHR, j] + spent, gained))
+            ddepth = min(1 + ddepth, INF)
+            # more pieces of a kind the attacker has none of would give it new drops
+            dh &= ~_zero_bytes(h)
+        else:
+            # prefer a disproof that does not rest on the path, then the deepest bound
+            bj = -1
+            for j in range(sp, sp + n):
+                if ws[_DNR, j] != 0:
+                    continue
+                if bj < 0:
+                    bj = j
+                    continue
+                a_path = ws[_RPR, j] < INF
+                b_path = ws[_RPR, bj] < INF
+                if (b_path and not a_path) or (
+                    a_path == b_path and ws[_DDR, j] > ws[_DDR, bj]
+                ):
+                    bj = j
+            ddepth = min(1 + ws[_DDR, bj], INF)
+            rdep = ws[_RPR, bj]
+            dh = ws[_XHR, bj]
+            spent, gained = hand_delta(ctx, st, mv[bj - sp])
+            if spent != 0:
+                # the reply was a drop: with more of that piece the attacker would leave
+                # the defender without it
+                m = _nonzero_bytes(spent)
+                dh = (dh & ~m) | (h & m)
+        if rdep >= depth:
+            # the cycle lies inside this node's subtree: the disproof is path-free
+            _store_disproof(tt, ctl, k, dh, ddepth, work)
+            rdep = INF
+        return INF, 0, 0, ddepth, rdep, dh
+    _store_open(tt, ctl, k, h, pn, dn, work)
+    return pn, dn, 0, 0, INF, 0
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _is_futile(
+    or_moves: Any, and_moves: Any, play: Any, undo: Any, key: Any, hand: Any, outcome: Any,
+    quick_win: Any, group: Any, futile_replies: Any, hand_delta: Any, and_need: Any,
+    ctx: Any, st: Any, tt: Any, ws: Any, mvs: Any, path: Any, fut: Any, ctl: Any,
+    stop: Any, tflag: Any, gscr: Any, m: int, cf: int, r: int, depth: int,
+) -> bool:
+    """Whether the defender's reply ``m`` (an AND node searched within ``r`` plies, the
+    reply disproved there when counted) is futile: one of the game's answers to it leaves a
+    position already won, or won within ``r`` while one of the replies that always count
+    holds out beyond ``r - 2`` — the reply gains nothing but its own two plies. The
+    verdict is cached by (position after the reply, bound)."""  # fmt: skip
+    v = _fut_get(fut, ctl, cf, r)
+    if v >= 0:
+        return v == 1
+    verdict = False
+    need_hold = False
+    sp = ctl[_SP]
+    play(ctx, st, m)
+    nf = futile_replies(ctx, st, mvs[sp:])
+    ctl[_SP] = sp + nf
+    for i in range(nf):
+        play(ctx, st, mvs[sp + i])
+        a = _mid(
+            or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group,
+            futile_replies, hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl,
+            stop, tflag, gscr, False, INF, INF, 0, depth + 2, depth + 2, False,
+        )[0]  # fmt: skip
+        if a != 0 and r >= 2 and ctl[_ABORT] == 0:
+            b = _mid(
+                or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group,
+                futile_replies, hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl,
+                stop, tflag, gscr, False, INF, INF, r, depth + 2, depth + 2, False,
+            )[0]  # fmt: skip
+            if b == 0:
+                need_hold = True
+        undo(ctx, st)
+        if ctl[_ABORT] != 0:
+            break
+        if a == 0:
+            verdict = True
+            break
+    undo(ctx, st)
+    ctl[_SP] = sp
+    if ctl[_ABORT] != 0:
+        return False
+    if not verdict and need_hold:
+        # does one of the replies that always count hold out beyond r - 3?
+        n = and_moves(ctx, st, mvs[sp:])
+        ctl[_SP] = sp + n
+        for i in range(n):
+            c = mvs[sp + i]
+            if group(ctx, st, c) >= 0:
+                continue
+            if r - 3 < 1:
+                verdict = True
+                break
+            play(ctx, st, c)
+            res = _mid(
+                or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group,
+                futile_replies, hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl,
+                stop, tflag, gscr, True, INF, INF, r - 3, depth + 1, depth + 1, False,
+            )  # fmt: skip
+            undo(ctx, st)
+            if ctl[_ABORT] != 0:
+                break
+            if res[1] == 0:
+                verdict = True
+                break
+        ctl[_SP] = sp
+        if ctl[_ABORT] != 0:
+            return False
+    _fut_put(fut, ctl, cf, r, 1 if verdict else 0)
+    return verdict
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _prove(
+    or_moves: Any, and_moves: Any, play: Any, undo: Any, key: Any, hand: Any, outcome: Any,
+    quick_win: Any, group: Any, futile_replies: Any, hand_delta: Any, and_need: Any,
+    ctx: Any, st: Any, tt: Any, ws: Any, mvs: Any, path: Any, fut: Any, ctl: Any,
+    stop: Any, tflag: Any, gscr: Any, is_or: bool, r: int, out: Any,
+) -> None:
+    """The root call: the result goes to ``out`` (pn, dn, length)."""  # fmt: skip
+    res = _mid(
+        or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group, futile_replies,
+        hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl, stop, tflag, gscr,
+        is_or, INF, INF, r, 0, 0, True,
+    )  # fmt: skip
+    out[0] = res[0]
+    out[1] = res[1]
+    out[2] = res[2]
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _futile_at(
+    or_moves: Any, and_moves: Any, play: Any, undo: Any, key: Any, hand: Any, outcome: Any,
+    quick_win: Any, group: Any, futile_replies: Any, hand_delta: Any, and_need: Any,
+    ctx: Any, st: Any, tt: Any, ws: Any, mvs: Any, path: Any, fut: Any, ctl: Any,
+    stop: Any, tflag: Any, gscr: Any, m: int, r: int, out: Any,
+) -> None:
+    """``_is_futile`` for the reply ``m`` of the position ``st`` (the line reader's call)."""  # fmt: skip
+    play(ctx, st, m)
+    cf = _full_key(key(ctx, st), hand(ctx, st))
+    undo(ctx, st)
+    out[0] = 1 if _is_futile(
+        or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group, futile_replies,
+        hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl, stop, tflag, gscr, m, cf,
+        r, 0,
+    ) else 0  # fmt: skip
+
+
+# --------------------------------------------------------------------------- the driver
+
+#: stack for the search thread: a frame per ply of the line under search
+_STACK_BYTES = 512 * 1024 * 1024
+_DEPTH_CAP = 20_000
+_ENTRY_BYTES = _FIELDS * 8
+
+
+class DfPn:
+    """One solver for one game: a transposition table, counters and limits shared by its
+    proofs (``limit`` bounds all of them together, from the solver's creation).
+
+    >>> # see banmen.games.shogi.tsume (mates) and banmen.games.othello.wld (win/loss/draw)
     """
 
     def __init__(
         self,
+        kernels: Kernels,
+        ctx: npt.NDArray[np.int64],
         *,
         limit: Limit | None = None,
         stop: StopFlag | None = None,
         progress: Callable[[dict[str, Any]], None] | None = None,
         hash_mb: int = 256,
-        epsilon: float = 0.25,
+        workspace: int = 1 << 20,
     ) -> None:
-        self.tt: dict[int, list[int]] = {}
-        self.nodes = 0
-        self.start = time.monotonic()
-        self.limits = _Limits(limit, stop, self.start)
+        self.kernels = kernels
+        self.ctx = ctx
+        self.limit = limit
+        self.stop = stop
         self.progress = progress
-        self.max_entries = max(1024, hash_mb * 1024 * 1024 // ENTRY_BYTES)
-        self.epsilon = epsilon
         self.phase = "proof"
-        self.root_pn = 1
-        self.root_dn = 1
-        self.gc_runs = 0
-        self._last_gc = 0
-        self._gc_seconds_per_entry = 1e-6
-        self._next_check = _CHECK_EVERY
-        self._next_report = self.start + 0.1
-        #: futility verdicts by (key of the position after the reply, bound)
-        self._futile: dict[tuple[int, int], bool] = {}
-        #: keys of positions after a reply found futile (within some bound)
-        self.futile_keys: set[int] = set()
+        self.start = time.monotonic()
+        buckets = 1
+        while (buckets * 2) * _BUCKET * _ENTRY_BYTES <= max(1, hash_mb) * 1024 * 1024:
+            buckets *= 2
+        self.tt = np.zeros((buckets * _BUCKET, _FIELDS), dtype=np.int64)
+        self.ws = np.zeros((_WS_ROWS, workspace), dtype=np.int64)
+        self.mvs = np.zeros(workspace, dtype=np.int64)
+        self.path = np.zeros((2, 1 << 16), dtype=np.int64)
+        self.path[1, :] = -1
+        self.fut = np.full((2 << 16, 3), -2, dtype=np.int64)
+        self.gscr = np.full(1024, -1, dtype=np.int64)
+        self.ctl = np.zeros(_CTL_SIZE, dtype=np.int64)
+        self.ctl[_TT_MASK] = buckets - 1
+        self.ctl[_TT_GC_AT] = buckets * _BUCKET * 7 // 8
+        self.ctl[_MAX_DEPTH] = min(_DEPTH_CAP, (1 << 16) // 2)
+        self.ctl[_FUT_MASK] = (1 << 16) - 1
+        self.ctl[_PATH_MASK] = (1 << 16) - 1
+        self.ctl[_MAX_MOVES] = kernels.max_moves
+        self.ctl[_NODE_LIMIT] = limit.nodes if limit and limit.nodes else 1 << 62
+        self._tflag = StopFlag()
+        self._nostop = np.zeros(1, dtype=np.int64)
+        self._out = np.zeros(3, dtype=np.int64)
+        self._fns: dict[str, Callable[..., Any]] = {}
 
-    # ----------------------------------------------------------------- bookkeeping
+    # ------------------------------------------------------------------ bookkeeping
+    @property
+    def nodes(self) -> int:
+        return int(self.ctl[_NODES])
+
+    @property
+    def gc_runs(self) -> int:
+        return int(self.ctl[_GC_RUNS])
+
+    @property
+    def entries(self) -> int:
+        return int(self.ctl[_TT_USED])
+
     def elapsed(self) -> float:
         return time.monotonic() - self.start
 
-    def _tick(self) -> None:
-        """Every `_CHECK_EVERY` nodes: limits, the memory bound, progress."""
-        self._next_check = self.nodes + _CHECK_EVERY
-        lim = self.limits
-        if lim.stop is not None and lim.stop.is_set():
-            raise Unknown("timeout" if lim.stop.reason == STOP_TIME else "stopped")
-        if lim.max_nodes is not None and self.nodes >= lim.max_nodes:
-            raise Unknown("node_limit")
-        now = time.monotonic()
-        if lim.deadline is not None and now >= lim.deadline:
-            raise Unknown("timeout")
-        if len(self.tt) > self.max_entries:
-            # a collection cannot be interrupted: start one only if it ends in time
-            if lim.deadline is not None and now + self._gc_estimate() > lim.deadline:
-                raise Unknown("timeout")
-            self.collect_garbage()
-        if self.progress is not None and now >= self._next_report:
-            self._next_report = now + 0.1
-            self.progress(self.info())
-
     def info(self) -> dict[str, Any]:
         seconds = self.elapsed()
+        pn, dn = int(self.ctl[_ROOT_PN]), int(self.ctl[_ROOT_DN])
         return {
             "nodes": self.nodes,
             "seconds": round(seconds, 3),
             "nps": int(self.nodes / seconds) if seconds > 0 else 0,
-            "pn": self.root_pn if self.root_pn < INF else "inf",
-            "dn": self.root_dn if self.root_dn < INF else "inf",
+            "pn": pn if pn < INF else "inf",
+            "dn": dn if dn < INF else "inf",
             "phase": self.phase,
-            "entries": len(self.tt),
+            "entries": self.entries,
         }
 
-    def _gc_estimate(self) -> float:
-        """Seconds a collection of the table is expected to take: the last one's rate, or
-        a cautious 2 µs an entry before the first (about twice that of a busy machine)."""
-        return 2 * len(self.tt) * self._gc_seconds_per_entry
+    def _args(self, st: npt.NDArray[np.int64]) -> tuple[Any, ...]:
+        k = self.kernels
+        stop = self.stop.array if self.stop is not None else self._nostop
+        return (
+            k.or_moves, k.and_moves, k.play, k.undo, k.key, k.hand, k.outcome, k.quick_win,
+            k.group, k.futile_replies, k.hand_delta, k.and_need, self.ctx, st, self.tt,
+            self.ws, self.mvs, self.path, self.fut, self.ctl, stop, self._tflag.array,
+            self.gscr,
+        )  # fmt: skip
 
-    def collect_garbage(self) -> None:
-        """Drop the cheaper half of the table (by the work spent below each entry; proofs
-        and disproofs count four times their work, so they outlive open entries).
+    def _fn(self, name: str, dispatcher: Any, args: tuple[Any, ...]) -> Callable[..., Any]:
+        fn = self._fns.get(name)
+        if fn is None:
+            fn = self._fns[name] = bound(dispatcher, *args)
+        return fn
 
-        If the table fills again within 1/64 of its size in nodes, the problem does
-        not fit: the search gives up with ``unknown(memory)`` rather than thrash.
-        """
-        if self.gc_runs and self.nodes - self._last_gc < self.max_entries // 64:
-            raise Unknown("memory")
-        self.gc_runs += 1
-        self._last_gc = self.nodes
-        tt = self.tt
+    def _run(self, call: Callable[[], None]) -> str | None:
+        """Run a compiled call under the limits, in a thread with a deep stack, reporting
+        progress from this thread; the reason it was stopped, or None."""
+        if self.stop is not None and self.stop.is_set():
+            return "timeout" if self.stop.reason == STOP_TIME else "stopped"
+        remaining = None
+        if self.limit is not None and self.limit.time:
+            remaining = self.limit.time - self.elapsed()
+            if remaining <= 0:
+                return "timeout"
+        if self.ctl[_NODES] >= self.ctl[_NODE_LIMIT]:
+            return "node_limit"
+        self.ctl[_ABORT] = 0
+        failure: list[BaseException] = []
 
-        def weight(e: list[int]) -> int:
-            return e[_WORK] * (4 if (e[_LEN] < _NO_PROOF or e[_DDEPTH] >= 0) else 1)
+        def target() -> None:
+            try:
+                call()
+            except BaseException as e:  # pragma: no cover - a bug, reported to the caller
+                failure.append(e)
 
-        t0 = time.monotonic()
-        n = len(tt)
-        half = n // 2
-        if half:
-            # A linear-time selection and a rebuilt dict, not a sort and deletions: at a
-            # million entries those took seconds, long enough to break a time limit.
-            weights = np.fromiter((weight(e) for e in tt.values()), dtype=np.int64, count=n)
-            keep = np.ones(n, dtype=np.bool_)
-            keep[np.argpartition(weights, half - 1)[:half]] = False
-            self.tt = dict(itertools.compress(tt.items(), keep.tolist()))
-        self._gc_seconds_per_entry = (time.monotonic() - t0) / max(1, n)
+        with Deadline(self._tflag, remaining):
+            old = threading.stack_size()
+            try:
+                threading.stack_size(_STACK_BYTES)
+                t = threading.Thread(target=target, name="dfpn", daemon=True)
+                t.start()
+            finally:
+                threading.stack_size(old)
+            next_report = time.monotonic() + 0.1
+            while True:
+                t.join(max(0.0, next_report - time.monotonic()))
+                if not t.is_alive():
+                    break
+                if self.progress is not None:
+                    self.progress(self.info())
+                next_report = time.monotonic() + 0.1
+        if failure:
+            raise failure[0]
+        abort = int(self.ctl[_ABORT])
+        if abort == 0:
+            return None
+        if abort == 1:
+            if self._tflag.is_set():
+                return "timeout"
+            if self.stop is not None and self.stop.reason == STOP_TIME:
+                return "timeout"
+            return "stopped"
+        return _ABORT_REASONS[abort]
 
-    # ----------------------------------------------------------------- table access
-    def lookup(self, key: int, r: int) -> tuple[int, int, int, int]:
-        """(pn, dn, length, disproof depth) of ``key`` as seen with ``r`` plies left.
-
-        An entry keeps the shortest win proved (``length``, ``INF`` if none), the largest
-        bound within which a win was disproved (``ddepth``, ``INF`` for "no win at all",
-        -1 if none) and the open numbers of the last unfinished search, so one entry can
-        answer searches with different bounds.
-        """
-        e = self.tt.get(key)
-        if e is None:
-            return 1, 1, 0, 0
-        if e[_LEN] <= r:
-            return 0, INF, e[_LEN], 0
-        if e[_DDEPTH] >= r:
-            return INF, 0, 0, e[_DDEPTH]
-        return e[_PN], e[_DN], 0, 0
-
-    def _entry(self, key: int) -> list[int]:
-        e = self.tt.get(key)
-        if e is None:
-            e = [1, 1, _NO_PROOF, -1, 0]
-            self.tt[key] = e
-        return e
-
-    def store_proof(self, key: int, length: int, work: int) -> None:
-        e = self._entry(key)
-        if length < e[_LEN]:
-            e[_LEN] = length
-        e[_WORK] += work
-
-    def store_disproof(self, key: int, ddepth: int, work: int) -> None:
-        e = self._entry(key)
-        if ddepth > e[_DDEPTH]:
-            e[_DDEPTH] = ddepth
-        e[_WORK] += work
-
-    def store_open(self, key: int, pn: int, dn: int, work: int) -> None:
-        e = self._entry(key)
-        e[_PN] = pn
-        e[_DN] = dn
-        e[_WORK] += work
-
-    # ----------------------------------------------------------------- proving
-    def prove(self, pos: Position[Move], r: int = INF, *, or_node: bool = True) -> ProofResult:
-        """Prove or disprove an attacker win from ``pos`` within ``r`` plies (``INF``: at any
+    # ------------------------------------------------------------------ proving
+    def prove(self, st: npt.NDArray[np.int64], r: int = INF, *, or_node: bool = True) -> ProofResult:
+        """Prove or disprove an attacker win from ``st`` within ``r`` plies (``INF``: at any
         length), sharing this solver's table and limits. ``or_node=False``: the defender is
-        to move in ``pos``."""
-        # one Python frame per ply: problems of over a thousand plies need a deep stack
-        # (raised for the search only; the rest of the process keeps its own limit)
-        old_limit = sys.getrecursionlimit()
-        if old_limit < 100_000:
-            sys.setrecursionlimit(100_000)
-        try:
-            with no_cyclic_gc():
-                self._tick()
-                pn, dn, length, _, _ = self._mid(pos, or_node, INF, INF, r, {}, 0, True)
-        except Unknown as u:
-            return ProofResult("unknown", reason=u.reason)
-        finally:
-            if old_limit < 100_000:
-                sys.setrecursionlimit(old_limit)
+        to move. ``st`` is left as it was."""
+        args = (*self._args(st), or_node, r, self._out)
+        fn = self._fn("prove", _prove, args)
+        reason = self._run(lambda: fn(*args))
+        if reason is not None:
+            return ProofResult("unknown", reason=reason)
+        pn, dn, length = (int(x) for x in self._out)
         if pn == 0:
             return ProofResult("proved", length=length)
         if dn == 0:
             return ProofResult("disproved")
         raise AssertionError("df-pn returned with both numbers open at infinite thresholds")
 
-    def is_futile(self, pos: Position[Move], move: Move, child_key: int, r: int) -> bool:
-        """Whether the defender's reply ``move`` in ``pos`` (an AND node searched within
-        ``r`` plies, the reply disproved there when counted) is futile.
+    def is_futile(self, st: npt.NDArray[np.int64], move: int, r: int) -> bool | None:
+        """Whether the defender's reply ``move`` in ``st`` is futile within bound ``r``
+        (None: a limit stopped the test)."""
+        args = (*self._args(st), move, r, self._out)
+        fn = self._fn("futile", _futile_at, args)
+        reason = self._run(lambda: fn(*args))
+        if reason is not None:
+            return None
+        return bool(self._out[0])
 
-        The reply is futile when one of the game's test positions (the reply answered in
-        the intended way, the defender to move) is no harder than the defender's other
-        resistance: already a win, or a win within ``r`` while one of the replies that
-        always count (those outside any group) holds out beyond ``r - 2`` — so the reply
-        gains nothing but its own two plies.
-        """
-        verdict = self._futile.get((child_key, r))
-        if verdict is None:
-            verdict = False
-            for test in pos.futile_test(move):
-                if self._prove_nested(test, 0):
-                    verdict = True
-                elif r >= 2 and self._prove_nested(test, r):
-                    verdict = self._holds_out(pos, r - 3)
-                if verdict:
-                    break
-            self._futile[(child_key, r)] = verdict
-            if verdict:
-                self.futile_keys.add(child_key)
-        return verdict
+    def lookup(self, k: int, h: int, r: int) -> tuple[int, int, int, int]:
+        """(pn, dn, length, disproof depth) of the position with key ``k`` and attacker hand
+        ``h`` as seen with ``r`` plies left."""
+        fn = self._fns.get("lookup")
+        if fn is None:
+            fn = self._fns["lookup"] = bound(_lookup, self.tt, self.ctl, 0, 0, 0)
+        pn, dn, length, dd, _, _ = fn(self.tt, self.ctl, k, h, r)
+        return int(pn), int(dn), int(length), int(dd)
 
-    def _prove_nested(self, pos: Position[Move], r: int) -> bool:
-        """Whether ``pos`` (the defender to move) is a win within ``r`` plies (``0``: no
-        reply, or only futile ones — the test recurses through chains of interpositions)."""
-        pn, _, _, _, _ = self._mid(pos, False, INF, INF, r, {}, 0, False)
-        return pn == 0
+    def was_futile(self, k: int, h: int) -> bool:
+        """Whether the position (key, hand) was found to follow a futile reply."""
+        return bool(_was_futile(self.fut, self.ctl, _full_key_py(k, h)))
 
-    def _holds_out(self, pos: Position[Move], r: int) -> bool:
-        """Whether one of the defender's replies in ``pos`` that always count (outside any
-        group) leaves no win within ``r``."""
-        replies = [m for m in pos.defender_moves() if pos.group(m) is None]
-        if r < 1:
-            return bool(replies)
-        for m in replies:
-            pos.play(m)
-            try:
-                pn, dn, _, _, _ = self._mid(pos, True, INF, INF, r, {}, 0, False)
-            finally:
-                pos.undo()
-            if dn == 0:
-                return True
-        return False
+    def clear(self) -> None:
+        self.tt[:] = 0
+        self.ctl[_TT_USED] = 0
+        self.fut[:] = -2
 
-    def _mid(
-        self,
-        pos: Position[Move],
-        is_or: bool,
-        th_pn: int,
-        th_dn: int,
-        r: int,
-        path: dict[int, int],
-        depth: int,
-        at_root: bool,
-    ) -> tuple[int, int, int, int, int]:
-        """One df-pn node: returns (pn, dn, length, disproof depth, repetition depth).
 
-        ``repetition depth`` is the shallowest path depth a disproof relied on being repeated
-        (``INF`` if none); ``length``/``disproof depth`` are meaningful for proofs/disproofs.
-        """
-        self.nodes += 1
-        if self.nodes >= self._next_check:
-            self._tick()
-        key = pos.key()
-        work0 = self.nodes
-
-        if is_or:
-            if r < 1:
-                return INF, 0, 0, r, INF
-            moves = pos.attacker_moves()
-            if not moves:
-                self.store_disproof(key, INF, 1)
-                return INF, 0, 0, INF, INF
-            win = pos.quick_win()
-            if win is not None:
-                self.store_proof(key, 1, 1)
-                return 0, INF, 1, 0, INF
-        else:
-            moves = pos.defender_moves()
-            if not moves:
-                self.store_proof(key, 0, 1)
-                return 0, INF, 0, 0, INF
-
-        # Expand: the children's keys, groups and (for finite r) futility
-        n = len(moves)
-        keys = [0] * n
-        groups: list[Hashable | None] = [None] * n
-        child_r = [r - 1 if r < INF else INF] * n
-        rep = [INF] * n  # path depth of a repeated child, INF if none
-        futile_proved = [False] * n
-        finite = r < INF
-        for i, m in enumerate(moves):
-            groups[i] = pos.group(m)
-            pos.play(m)
-            k = pos.key()
-            keys[i] = k
-            d = path.get(k)
-            if d is not None:
-                rep[i] = d
-            elif k not in self.tt:
-                self._seed(pos, k, not is_or)
-            pos.undo()
-        # A reply that may be futile is tested only when it matters: when, counted as an
-        # ordinary reply, it is disproved within the bound (see the loop below).
-        tested = [is_or or not finite or groups[i] is None for i in range(n)]
-
-        path[key] = depth
-        local_disproof: dict[int, tuple[int, int]] = {}  # child index -> (ddepth, rep depth)
-        try:
-            while True:
-                # gather the children's numbers
-                pns = [0] * n
-                dns = [0] * n
-                lens = [0] * n
-                ddeps = [0] * n
-                reps = [INF] * n
-                for i in range(n):
-                    if rep[i] < INF:
-                        # repeated position: the attacker fails on this path
-                        pns[i], dns[i], ddeps[i], reps[i] = INF, 0, INF, rep[i]
-                        continue
-                    if futile_proved[i]:
-                        pns[i], dns[i] = 0, INF
-                        continue
-                    ld = local_disproof.get(i)
-                    if ld is not None:
-                        pns[i], dns[i], ddeps[i], reps[i] = INF, 0, ld[0], ld[1]
-                        continue
-                    if not is_or and child_r[i] < 1:
-                        # an attacker with no plies left cannot win
-                        pns[i], dns[i], ddeps[i] = INF, 0, child_r[i]
-                        continue
-                    pns[i], dns[i], lens[i], ddeps[i] = self.lookup(keys[i], child_r[i])
-                if not is_or and finite:
-                    # a reply that counts and is disproved settles the node: test nothing
-                    if not any(dns[i] == 0 and tested[i] for i in range(n)):
-                        i = next((i for i in range(n) if dns[i] == 0 and not tested[i]), -1)
-                        if i >= 0:
-                            tested[i] = True
-                            if self.is_futile(pos, moves[i], keys[i], r):
-                                futile_proved[i] = True
-                            continue
-                if is_or:
-                    pn, dn = self._or_numbers(pns, dns, groups)
-                else:
-                    dn, pn = self._or_numbers(dns, pns, groups)
-                if at_root and depth == 0:
-                    self.root_pn, self.root_dn = pn, dn
-                if pn == 0 or dn == 0 or pn >= th_pn or dn >= th_dn:
-                    break
-                # select the most proving child and the runner-up
-                best = -1
-                best_v = INF + 1
-                second_v = INF + 1
-                sel = pns if is_or else dns
-                for i in range(n):
-                    v = sel[i]
-                    if v < best_v:
-                        second_v = best_v
-                        best_v = v
-                        best = i
-                    elif v < second_v:
-                        second_v = v
-                limit_second = (
-                    second_v + 1 if second_v >= INF else int(second_v * (1.0 + self.epsilon)) + 1
-                )
-                if is_or:
-                    c_th_pn = min(th_pn, limit_second)
-                    c_th_dn = min(INF, th_dn - dn + dns[best])
-                else:
-                    c_th_dn = min(th_dn, limit_second)
-                    c_th_pn = min(INF, th_pn - pn + pns[best])
-                m = moves[best]
-                pos.play(m)
-                try:
-                    cpn, cdn, _clen, cdd, crep = self._mid(
-                        pos, not is_or, c_th_pn, c_th_dn, child_r[best], path, depth + 1, at_root
-                    )
-                finally:
-                    pos.undo()
-                if cdn == 0 and crep <= depth:
-                    # disproved only because of this path: remember it here, not in the table
-                    local_disproof[best] = (cdd, crep)
-        finally:
-            del path[key]
-
-        work = self.nodes - work0 + 1
-        if pn == 0:
-            if is_or:
-                length = 1 + min(lens[i] for i in range(n) if pns[i] == 0)
-            else:
-                c = [lens[i] for i in range(n) if not futile_proved[i]]
-                length = 1 + max(c) if c else 0
-            self.store_proof(key, length, work)
-            return 0, INF, length, 0, INF
-        if dn == 0:
-            if is_or:
-                ddepth = 1 + min(ddeps)
-                rdep = min(reps)
-            else:
-                cands = [i for i in range(n) if dns[i] == 0]
-                # prefer a disproof that does not rest on the path, then the deepest bound
-                i = min(cands, key=lambda j: (reps[j] < INF, -ddeps[j]))
-                ddepth = 1 + ddeps[i]
-                rdep = reps[i]
-            ddepth = min(ddepth, INF)
-            if rdep >= depth:
-                # the cycle lies inside this node's subtree: the disproof is path-free
-                self.store_disproof(key, ddepth, work)
-                rdep = INF
-            return INF, 0, 0, ddepth, rdep
-        self.store_open(key, pn, dn, work)
-        return pn, dn, 0, 0, INF
-
-    def _seed(self, pos: Position[Move], key: int, child_is_or: bool) -> None:
-        """Initial numbers for a new child (df-pn+ style, one cheap look ahead)."""
-        if child_is_or:
-            if pos.quick_win() is not None:
-                self.tt[key] = [1, 1, 1, -1, 1]
-                return
-            n = len(pos.attacker_moves())
-            if n == 0:
-                self.tt[key] = [1, 1, _NO_PROOF, INF, 1]
-            else:
-                self.tt[key] = [1, n, _NO_PROOF, -1, 1]
-        else:
-            replies = pos.defender_moves()
-            if not replies:
-                self.tt[key] = [1, 1, 0, -1, 1]
-            else:
-                # drops on one square count once, as in the sums: a check that many
-                # interpositions answer is no harder to prove than one with a single
-                # reply per square
-                groups = [pos.group(m) for m in replies]
-                singles = groups.count(None)
-                n = singles + len(set(groups)) - (1 if singles else 0)
-                self.tt[key] = [n, 1, _NO_PROOF, -1, 1]
-
-    @staticmethod
-    def _or_numbers(
-        pns: list[int], dns: list[int], groups: list[Hashable | None]
-    ) -> tuple[int, int]:
-        """(min of ``pns``, grouped sum of ``dns``), capped at ``INF``."""
-        pn = min(pns)
-        total = 0
-        seen: dict[Hashable, int] = {}
-        for i, d in enumerate(dns):
-            g = groups[i]
-            if g is None:
-                total += d
-            else:
-                prev = seen.get(g)
-                if prev is None:
-                    seen[g] = d
-                elif d > prev:
-                    seen[g] = d
-        total += sum(seen.values())
-        if total >= INF:
-            # INF means "disproved" (or proved, on the other side): a large sum of open
-            # numbers saturates just below it, or the search would stop as if solved
-            total = INF if max(dns) >= INF else INF - 1
-        return pn, total
+def _full_key_py(k: int, h: int) -> int:
+    return int(_full_key(np.int64(k), np.int64(h)))

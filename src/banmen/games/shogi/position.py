@@ -1,4 +1,4 @@
-"""The shogi position df-pn proves mates on: :class:`banmen.search.dfpn.Position` over cshogi.
+"""The shogi position df-pn proves mates on: :class:`banmen.search.dfpn_reference.Position` over cshogi.
 
 cshogi (a C++ move generator) does the work per node: the attacker's legal checks, the
 defender's legal replies, a Zobrist key, and a mate-in-one test. What is shogi-specific in

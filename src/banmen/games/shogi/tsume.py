@@ -2,7 +2,7 @@
 
 The solve runs in three phases (``progress`` reports which):
 
-1. ``proof`` — df-pn (:mod:`banmen.search.dfpn`) over :class:`ShogiPosition` looks for any
+1. ``proof`` — df-pn (:mod:`banmen.search.dfpn_reference`) over :class:`ShogiPosition` looks for any
    mate at all, counting every ply. It ends in a proof, a proof that there is no mate
    (``no_mate``), or a limit (``unknown``).
 2. ``shortest`` — the same search with a bound on the *counted* length: is there a mate
@@ -27,7 +27,7 @@ import cshogi
 
 from banmen.games.shogi.position import ShogiPosition
 from banmen.games.shogi.sfen import normalize_sfen, parse_sfen
-from banmen.search.dfpn import INF, DfPn, Unknown, no_cyclic_gc
+from banmen.search.dfpn_reference import INF, DfPn, Unknown, no_cyclic_gc
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["TsumeResult", "solve", "Progress"]

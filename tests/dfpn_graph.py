@@ -1,0 +1,100 @@
+"""A df-pn kernel bundle walking a fixed AND/OR graph (shared by the compiled df-pn tests).
+
+``ctx``: [flags, n_nodes, offsets (n_nodes + 1), children...]; OR nodes are even, AND odd.
+``st``: [depth, node at depth 0, node at depth 1, ...]. A move is the child's node number.
+flags bit 0: moves to nodes >= 100 share a group by their tens (like drops on one square).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from banmen._jit import kernel
+from banmen.search.dfpn import Kernels
+
+
+def graph_ctx(children: dict[int, list[int]], grouped: bool = False) -> np.ndarray:
+    n = max(max(children), max((c for cs in children.values() for c in cs), default=0)) + 1
+    offsets = [0]
+    flat: list[int] = []
+    for node in range(n):
+        flat.extend(children.get(node, []))
+        offsets.append(len(flat))
+    return np.array([1 if grouped else 0, n, *offsets, *flat], dtype=np.int64)
+
+
+def graph_state(root: int) -> np.ndarray:
+    st = np.zeros(4096, dtype=np.int64)
+    st[0] = 0
+    st[1] = root
+    return st
+
+
+@kernel(_nrt=False)
+def _moves(ctx, st, buf):  # type: ignore[no-untyped-def]
+    node = st[1 + st[0]]
+    n = ctx[1]
+    a = ctx[2 + node]
+    b = ctx[3 + node]
+    for i in range(b - a):
+        buf[i] = ctx[2 + n + 1 + a + i]
+    return b - a
+
+
+@kernel(_nrt=False)
+def _play(ctx, st, m):  # type: ignore[no-untyped-def]
+    st[0] += 1
+    st[1 + st[0]] = m
+
+
+@kernel(_nrt=False)
+def _undo(ctx, st):  # type: ignore[no-untyped-def]
+    st[0] -= 1
+
+
+@kernel(_nrt=False)
+def _key(ctx, st):  # type: ignore[no-untyped-def]
+    return st[1 + st[0]] * 1000003 + 17
+
+
+@kernel(_nrt=False)
+def _hand(ctx, st):  # type: ignore[no-untyped-def]
+    return 0
+
+
+@kernel(_nrt=False)
+def _outcome(ctx, st):  # type: ignore[no-untyped-def]
+    return 1 if st[1 + st[0]] % 2 == 1 else 0
+
+
+@kernel(_nrt=False)
+def _quick_win(ctx, st):  # type: ignore[no-untyped-def]
+    return -1
+
+
+@kernel(_nrt=False)
+def _group(ctx, st, m):  # type: ignore[no-untyped-def]
+    if ctx[0] & 1 and m >= 100:
+        return m // 10
+    return -1
+
+
+@kernel(_nrt=False)
+def _futile_replies(ctx, st, buf):  # type: ignore[no-untyped-def]
+    return 0
+
+
+@kernel(_nrt=False)
+def _hand_delta(ctx, st, m):  # type: ignore[no-untyped-def]
+    return 0, 0
+
+
+@kernel(_nrt=False)
+def _and_need(ctx, st):  # type: ignore[no-untyped-def]
+    return 0
+
+
+GRAPH = Kernels(
+    _moves, _moves, _play, _undo, _key, _hand, _outcome, _quick_win, _group,
+    _futile_replies, _hand_delta, _and_need, max_moves=64,
+)  # fmt: skip
