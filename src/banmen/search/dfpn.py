@@ -824,6 +824,12 @@ def _is_futile(
     v = _fut_get(fut, ctl, cf, r)
     if v >= 0:
         return v == 1
+    # arguments of the recursive calls are never literals: numba would compile an overload
+    # per literal value, and loading such a set from the cache crashes (DESIGN.md, numba 2)
+    no = depth < -1
+    yes = depth >= -1
+    zero = depth - depth
+    big = zero + INF
     verdict = False
     need_hold = False
     sp = ctl[_SP]
@@ -835,13 +841,13 @@ def _is_futile(
         a = _mid(
             or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group,
             futile_replies, hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl,
-            stop, tflag, gscr, False, INF, INF, 0, depth + 2, depth + 2, False,
+            stop, tflag, gscr, no, big, big, zero, depth + 2, depth + 2, no,
         )[0]  # fmt: skip
         if a != 0 and r >= 2 and ctl[_ABORT] == 0:
             b = _mid(
                 or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group,
                 futile_replies, hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl,
-                stop, tflag, gscr, False, INF, INF, r, depth + 2, depth + 2, False,
+                stop, tflag, gscr, no, big, big, r, depth + 2, depth + 2, no,
             )[0]  # fmt: skip
             if b == 0:
                 need_hold = True
@@ -870,7 +876,7 @@ def _is_futile(
             res = _mid(
                 or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group,
                 futile_replies, hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl,
-                stop, tflag, gscr, True, INF, INF, r - 3, depth + 1, depth + 1, False,
+                stop, tflag, gscr, yes, big, big, r - 3, depth + 1, depth + 1, no,
             )  # fmt: skip
             undo(ctx, st)
             if ctl[_ABORT] != 0:
@@ -893,10 +899,11 @@ def _prove(
     stop: Any, tflag: Any, gscr: Any, is_or: bool, r: int, out: Any,
 ) -> None:
     """The root call: the result goes to ``out`` (pn, dn, length)."""  # fmt: skip
+    zero = r - r
     res = _mid(
         or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group, futile_replies,
         hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl, stop, tflag, gscr,
-        is_or, INF, INF, r, 0, 0, True,
+        is_or, zero + INF, zero + INF, r, zero, zero, r >= -1,
     )  # fmt: skip
     out[0] = res[0]
     out[1] = res[1]
@@ -917,7 +924,7 @@ def _futile_at(
     out[0] = 1 if _is_futile(
         or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group, futile_replies,
         hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl, stop, tflag, gscr, m, cf,
-        r, 0,
+        r, r - r,
     ) else 0  # fmt: skip
 
 
