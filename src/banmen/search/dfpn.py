@@ -77,7 +77,7 @@ from numba import njit
 from banmen._jit import bound
 from banmen.search.limits import STOP_TIME, Deadline, Limit, StopFlag
 
-__all__ = ["Kernels", "DfPn", "ProofResult", "INF", "HAND_ALL"]
+__all__ = ["Kernels", "DfPn", "ProofResult", "INF", "HAND_ALL", "full_key", "hand_ge"]
 
 #: "infinite" proof/disproof number and "unbounded" depth
 INF = 1 << 40
@@ -953,6 +953,7 @@ class DfPn:
         progress: Callable[[dict[str, Any]], None] | None = None,
         hash_mb: int = 256,
         workspace: int = 1 << 20,
+        tt_buckets: int | None = None,
     ) -> None:
         self.kernels = kernels
         self.ctx = ctx
@@ -964,6 +965,8 @@ class DfPn:
         buckets = 1
         while (buckets * 2) * _BUCKET * _ENTRY_BYTES <= max(1, hash_mb) * 1024 * 1024:
             buckets *= 2
+        if tt_buckets is not None:  # (tests: a table of a few buckets)
+            buckets = 1 << max(0, tt_buckets.bit_length() - 1)
         self.tt = np.zeros((buckets * _BUCKET, _FIELDS), dtype=np.int64)
         self.ws = np.zeros((_WS_ROWS, workspace), dtype=np.int64)
         self.mvs = np.zeros(workspace, dtype=np.int64)
@@ -983,6 +986,8 @@ class DfPn:
         self._nostop = np.zeros(1, dtype=np.int64)
         self._out = np.zeros(3, dtype=np.int64)
         self._fns: dict[str, Callable[..., Any]] = {}
+        #: why the last compiled call stopped early (None: it finished)
+        self.last_reason: str | None = None
 
     # ------------------------------------------------------------------ bookkeeping
     @property
@@ -1086,7 +1091,7 @@ class DfPn:
         to move. ``st`` is left as it was."""
         args = (*self._args(st), or_node, r, self._out)
         fn = self._fn("prove", _prove, args)
-        reason = self._run(lambda: fn(*args))
+        reason = self.last_reason = self._run(lambda: fn(*args))
         if reason is not None:
             return ProofResult("unknown", reason=reason)
         pn, dn, length = (int(x) for x in self._out)
@@ -1101,7 +1106,7 @@ class DfPn:
         (None: a limit stopped the test)."""
         args = (*self._args(st), move, r, self._out)
         fn = self._fn("futile", _futile_at, args)
-        reason = self._run(lambda: fn(*args))
+        reason = self.last_reason = self._run(lambda: fn(*args))
         if reason is not None:
             return None
         return bool(self._out[0])
@@ -1117,7 +1122,7 @@ class DfPn:
 
     def was_futile(self, k: int, h: int) -> bool:
         """Whether the position (key, hand) was found to follow a futile reply."""
-        return bool(_was_futile(self.fut, self.ctl, _full_key_py(k, h)))
+        return bool(_was_futile(self.fut, self.ctl, full_key(k, h)))
 
     def clear(self) -> None:
         self.tt[:] = 0
@@ -1125,5 +1130,6 @@ class DfPn:
         self.fut[:] = -2
 
 
-def _full_key_py(k: int, h: int) -> int:
+def full_key(k: int, h: int) -> int:
+    """The key of a position with everything in it: ``key`` and the attacker's hand."""
     return int(_full_key(np.int64(k), np.int64(h)))

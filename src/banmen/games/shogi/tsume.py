@@ -2,8 +2,8 @@
 
 The solve runs in three phases (``progress`` reports which):
 
-1. ``proof`` — df-pn (:mod:`banmen.search.dfpn_reference`) over :class:`ShogiPosition` looks for any
-   mate at all, counting every ply. It ends in a proof, a proof that there is no mate
+1. ``proof`` — the compiled df-pn (:mod:`banmen.search.dfpn`) over banmen's shogi kernels
+   (:mod:`banmen.games.shogi.kernel`) looks for any mate at all, counting every ply. It ends in a proof, a proof that there is no mate
    (``no_mate``), or a limit (``unknown``).
 2. ``shortest`` — the same search with a bound on the *counted* length: is there a mate
    within ``L - 2`` plies, then within the new length ``- 2``, … until the bound is disproved.
@@ -15,24 +15,29 @@ The solve runs in three phases (``progress`` reports which):
 
 If a limit stops phase 2 or 3, the result is still ``mate`` with the line found so far and
 ``shortest=False``: a mate was proved, its length was not proved shortest.
+
+The counting (phases 2 and 3) is written once over a small backend: ``engine="compiled"`` (the
+default) runs it on the compiled df-pn; ``engine="reference"`` on the pure-Python solver
+(:mod:`banmen.search.dfpn_reference` over cshogi), which the tests keep as the oracle.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import cshogi
 
-from banmen.games.shogi.position import ShogiPosition
 from banmen.games.shogi.sfen import normalize_sfen, parse_sfen
-from banmen.search.dfpn_reference import INF, DfPn, Unknown, no_cyclic_gc
+from banmen.search.dfpn_reference import INF, ProofResult, Unknown, no_cyclic_gc
 from banmen.search.limits import Limit, StopFlag
 
-__all__ = ["TsumeResult", "solve", "Progress"]
+__all__ = ["TsumeResult", "solve", "Progress", "Engine"]
 
 Status = Literal["mate", "no_mate", "unknown"]
+#: which df-pn runs the solve: the compiled one (what users run) or the Python reference
+Engine = Literal["compiled", "reference"]
 #: ``progress(info)`` is called about every 0.1 s with ``nodes``, ``seconds``, ``nps``,
 #: ``pn``, ``dn`` (the root's proof and disproof numbers) and ``phase`` (``"proof"`` while
 #: looking for any mate, ``"shortest"`` while shortening it, ``"pv"`` while reading the line)
@@ -48,6 +53,7 @@ class TsumeResult:
     ``reason`` is ``timeout``, ``node_limit``, ``memory`` or ``stopped``).
     ``shortest`` tells whether ``length`` was proved to be the shortest mate under the
     counting rules (a mate found but not shortened in time keeps ``shortest=False``).
+    ``first_seconds``: when the first mate (of any length) was proved.
     """
 
     sfen: str
@@ -58,6 +64,7 @@ class TsumeResult:
     reason: str | None = None
     nodes: int = 0
     seconds: float = 0.0
+    first_seconds: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -70,6 +77,7 @@ def solve(
     stop: StopFlag | None = None,
     progress: Progress | None = None,
     hash_mb: int = 256,
+    engine: Engine = "compiled",
 ) -> TsumeResult:
     """Solve the mate problem ``sfen`` (the attacker is the side to move).
 
@@ -78,44 +86,165 @@ def solve(
     from another thread or process; ``hash_mb`` bounds the transposition table.
     """
     board = parse_sfen(sfen)
-    with no_cyclic_gc():  # its pauses grow with the table (see no_cyclic_gc)
-        return _solve(board, sfen, limit, stop, progress, hash_mb)
-
-
-def _solve(
-    board: Any,
-    sfen: str,
-    limit: Limit | None,
-    stop: StopFlag | None,
-    progress: Progress | None,
-    hash_mb: int,
-) -> TsumeResult:
     sfen = normalize_sfen(sfen)
-    solver: DfPn[int] = DfPn(limit=limit, stop=stop, progress=progress, hash_mb=hash_mb)
-    pos = ShogiPosition(board)
+    if engine == "reference":
+        with no_cyclic_gc():  # its pauses grow with the table (see no_cyclic_gc)
+            return _solve(_ReferenceBackend(board, limit, stop, progress, hash_mb), sfen)
+    from banmen.games.shogi.compiled import CompiledBackend
+
+    return _solve(CompiledBackend(board, limit, stop, progress, hash_mb), sfen)
+
+
+class Backend(Protocol):
+    """A df-pn solver and the position it works on, as the counting needs them.
+
+    Position: ``key`` (of everything: board, hands, side to move), ``attacker_moves``,
+    ``defender_moves``, ``play``, ``undo``, ``quick_win``, ``group``, ``material``.
+    Solver (on the current position): ``prove``, ``lookup``, ``is_futile`` (raises
+    :class:`Unknown` when a limit stops it), ``was_futile`` (the position follows a reply
+    found futile)."""
+
+    phase: str
+
+    @property
+    def nodes(self) -> int: ...
+
+    def elapsed(self) -> float: ...
+
+    def prove(self, r: int = INF, *, or_node: bool = True) -> ProofResult: ...
+
+    def lookup(self, r: int) -> tuple[int, int, int, int]: ...
+
+    def is_futile(self, move: int, r: int) -> bool:
+        """Raises :class:`Unknown` when a limit stops the test."""
+
+    def was_futile(self) -> bool: ...
+
+    def key(self) -> int: ...
+
+    def attacker_moves(self) -> list[int]: ...
+
+    def defender_moves(self) -> list[int]: ...
+
+    def play(self, move: int) -> None: ...
+
+    def undo(self) -> None: ...
+
+    def quick_win(self) -> int | None: ...
+
+    def group(self, move: int) -> int | None: ...
+
+    def material(self) -> int: ...
+
+    def usi(self, move: int) -> str: ...
+
+
+class _ReferenceBackend:
+    """The pure-Python df-pn over cshogi (:mod:`banmen.search.dfpn_reference`)."""
+
+    def __init__(
+        self,
+        board: Any,
+        limit: Limit | None,
+        stop: StopFlag | None,
+        progress: Progress | None,
+        hash_mb: int,
+    ) -> None:
+        from banmen.games.shogi.position import ShogiPosition
+        from banmen.search.dfpn_reference import DfPn
+
+        self.solver: DfPn[int] = DfPn(limit=limit, stop=stop, progress=progress, hash_mb=hash_mb)
+        self.pos = ShogiPosition(board)
+
+    @property
+    def phase(self) -> str:
+        return self.solver.phase
+
+    @phase.setter
+    def phase(self, value: str) -> None:
+        self.solver.phase = value
+
+    @property
+    def nodes(self) -> int:
+        return self.solver.nodes
+
+    def elapsed(self) -> float:
+        return self.solver.elapsed()
+
+    def prove(self, r: int = INF, *, or_node: bool = True) -> ProofResult:
+        return self.solver.prove(self.pos, r, or_node=or_node)
+
+    def lookup(self, r: int) -> tuple[int, int, int, int]:
+        return self.solver.lookup(self.pos.key(), r)
+
+    def is_futile(self, move: int, r: int) -> bool:
+        self.pos.play(move)
+        k = self.pos.key()
+        self.pos.undo()
+        return self.solver.is_futile(self.pos, move, k, r)
+
+    def was_futile(self) -> bool:
+        return self.pos.key() in self.solver.futile_keys
+
+    def key(self) -> int:
+        return self.pos.key()
+
+    def attacker_moves(self) -> list[int]:
+        return self.pos.attacker_moves()
+
+    def defender_moves(self) -> list[int]:
+        return self.pos.defender_moves()
+
+    def play(self, move: int) -> None:
+        self.pos.play(move)
+
+    def undo(self) -> None:
+        self.pos.undo()
+
+    def quick_win(self) -> int | None:
+        return self.pos.quick_win()
+
+    def group(self, move: int) -> int | None:
+        return self.pos.group(move)
+
+    def material(self) -> int:
+        return self.pos.material()
+
+    def usi(self, move: int) -> str:
+        return str(cshogi.move_to_usi(move))
+
+
+def _solve(b: Backend, sfen: str) -> TsumeResult:
+    first_seconds: float | None = None
 
     def done(status: Status, **kw: Any) -> TsumeResult:
         return TsumeResult(
-            sfen=sfen, status=status, nodes=solver.nodes, seconds=round(solver.elapsed(), 3), **kw
+            sfen=sfen,
+            status=status,
+            nodes=b.nodes,
+            seconds=round(b.elapsed(), 3),
+            first_seconds=first_seconds,
+            **kw,
         )
 
-    first = solver.prove(pos)
+    first = b.prove()
     if first.status == "unknown":
         return done("unknown", reason=first.reason)
     if first.status == "disproved":
         return done("no_mate")
     assert first.length is not None
-    line = _Lines(solver, pos)
+    first_seconds = round(b.elapsed(), 3)
+    line = _Lines(b)
     fallback = line.walk()
     best = len(fallback)
 
     # phase 2: shorten under the counting rules
-    solver.phase = "shortest"
+    b.phase = "shortest"
     shortest = False
     bound = first.length
     reason: str | None = None
     while True:
-        res = solver.prove(pos, bound)
+        res = b.prove(bound)
         if res.status == "unknown":
             reason = res.reason
             break
@@ -130,22 +259,18 @@ def _solve(
         bound = best - 2
     if not shortest:
         pv = fallback if best == len(fallback) else line.walk(bound=best)
-        return done("mate", pv=[cshogi.move_to_usi(m) for m in pv], length=len(pv), reason=reason)
+        return done("mate", pv=[b.usi(m) for m in pv], length=len(pv), reason=reason)
 
     # phase 3: the main line
-    solver.phase = "pv"
+    b.phase = "pv"
     try:
         pv, _ = line.exact_or(best)
     except _NoTime as e:
         pv = line.walk(bound=best)
         return done(
-            "mate",
-            pv=[cshogi.move_to_usi(m) for m in pv],
-            length=best,
-            shortest=True,
-            reason=e.reason,
+            "mate", pv=[b.usi(m) for m in pv], length=best, shortest=True, reason=e.reason
         )
-    return done("mate", pv=[cshogi.move_to_usi(m) for m in pv], length=best, shortest=True)
+    return done("mate", pv=[b.usi(m) for m in pv], length=best, shortest=True)
 
 
 class _NoTime(Exception):
@@ -157,70 +282,68 @@ class _NoTime(Exception):
 class _Lines:
     """Reading lines out of the solver's table (and proving what the table lacks)."""
 
-    def __init__(self, solver: DfPn[int], pos: ShogiPosition) -> None:
-        self.solver = solver
-        self.pos = pos
+    def __init__(self, b: Backend) -> None:
+        self.b = b
         self._exact: dict[int, int] = {}
 
     def walk(self, bound: int = INF) -> list[int]:
         """A mating line from the table alone: the attacker's shortest proved check, the
         defender's longest proved reply. Used when there is no time for exact lengths."""
-        pos, solver = self.pos, self.solver
+        b = self.b
         line: list[int] = []
         seen: set[int] = set()
         r = bound
         try:
             while True:
-                seen.add(pos.key())
+                seen.add(b.key())
                 if len(line) % 2 == 0:
-                    win = pos.quick_win()
+                    win = b.quick_win()
                     if win is not None:
-                        pos.play(win)
+                        b.play(win)
                         line.append(win)
                         return list(line)
                     best, best_len = None, INF
-                    for m in pos.attacker_moves():
-                        pos.play(m)
-                        k = pos.key()
-                        pn, _, length, _ = solver.lookup(k, r - 1)
-                        pos.undo()
+                    for m in b.attacker_moves():
+                        b.play(m)
+                        k = b.key()
+                        pn, _, length, _ = b.lookup(r - 1)
+                        b.undo()
                         if pn == 0 and length < best_len and k not in seen:
                             best, best_len = m, length
                     if best is None:
                         raise AssertionError("the table lost part of the proof")
                     r = best_len
                 else:
-                    moves = pos.defender_moves()
+                    moves = b.defender_moves()
                     if not moves:
                         return list(line)
                     best, best_len = None, -1
                     for m in moves:
-                        pos.play(m)
-                        k = pos.key()
-                        futile = k in solver.futile_keys
-                        pn, _, length, _ = solver.lookup(k, INF if futile else r - 1)
-                        pos.undo()
+                        b.play(m)
+                        futile = b.was_futile()
+                        pn, _, length, _ = b.lookup(INF if futile else r - 1)
+                        b.undo()
                         if not futile and pn == 0 and length > best_len:
                             best, best_len = m, length
                     if best is None:
                         return list(line)  # every reply is a futile interposition
                     r = best_len
-                pos.play(best)
+                b.play(best)
                 line.append(best)
         finally:
             for _ in line:
-                pos.undo()
+                b.undo()
 
     def shortest_or(self, upper: int) -> int:
         """The exact counted length of the shortest mate from the current (attacker) node,
         known to be at most ``upper``."""
-        key = self.pos.key()
+        key = self.b.key()
         known = self._exact.get(key)
         if known is not None:
             return known
         best = upper
         while best >= 3:
-            res = self.solver.prove(self.pos, best - 2)
+            res = self.b.prove(best - 2)
             if res.status == "unknown":
                 raise _NoTime(res.reason)
             if res.status == "disproved":
@@ -233,18 +356,18 @@ class _Lines:
     def exact_or(self, length: int) -> tuple[list[int], int]:
         """The main line from an attacker node whose shortest mate is ``length`` plies:
         (moves, attacker's pieces in hand at the end)."""
-        pos, solver = self.pos, self.solver
+        b = self.b
         options: list[int] = []
-        for m in pos.attacker_moves():
-            pos.play(m)
-            pn, dn, _, _ = solver.lookup(pos.key(), length - 1)
+        for m in b.attacker_moves():
+            b.play(m)
+            pn, dn, _, _ = b.lookup(length - 1)
             if pn != 0 and dn != 0:
-                res = solver.prove(pos, length - 1, or_node=False)
+                res = b.prove(length - 1, or_node=False)
                 if res.status == "unknown":
-                    pos.undo()
+                    b.undo()
                     raise _NoTime(res.reason)
                 pn = 0 if res.status == "proved" else 1
-            pos.undo()
+            b.undo()
             if pn == 0:
                 options.append(m)
         if not options:
@@ -253,26 +376,24 @@ class _Lines:
 
     def exact_and(self, bound: int) -> tuple[list[int], int]:
         """The main line from a defender node proved mate within ``bound``."""
-        pos, solver = self.pos, self.solver
-        moves = pos.defender_moves()
+        b = self.b
+        moves = b.defender_moves()
         if not moves:
-            return [], pos.material()
+            return [], b.material()
         lengths: list[tuple[int, int]] = []
         for m in moves:
-            pos.play(m)
-            k = pos.key()
-            pos.undo()
+            if b.group(m) is not None:
+                try:
+                    if b.is_futile(m, bound):
+                        continue
+                except Unknown as u:
+                    raise _NoTime(u.reason) from None
+            b.play(m)
             try:
-                if pos.group(m) is not None and solver.is_futile(pos, m, k, bound):
-                    continue
-            except Unknown as u:
-                raise _NoTime(u.reason) from None
-            pos.play(m)
-            try:
-                pn, _, stored, _ = solver.lookup(k, bound - 1)
+                pn, _, stored, _ = b.lookup(bound - 1)
                 if pn != 0:
                     # the table let this entry go: prove it again
-                    res = solver.prove(pos, bound - 1)
+                    res = b.prove(bound - 1)
                     if res.status == "unknown":
                         raise _NoTime(res.reason)
                     if res.status != "proved" or res.length is None:
@@ -280,9 +401,9 @@ class _Lines:
                     stored = res.length
                 lengths.append((m, self.shortest_or(stored)))
             finally:
-                pos.undo()
+                b.undo()
         if not lengths:
-            return [], pos.material()  # only futile interpositions: mate here
+            return [], b.material()  # only futile interpositions: mate here
         longest = max(length for _, length in lengths)
         return self._fewest_left(
             [m for m, length in lengths if length == longest], lambda: self.exact_or(longest)
@@ -293,14 +414,14 @@ class _Lines:
     ) -> tuple[list[int], int]:
         """Of the lines that play one of ``moves`` and go on with ``follow()``, the one that
         leaves the attacker fewest pieces in hand (the first in move order among equals)."""
-        pos = self.pos
+        b = self.b
         best: tuple[list[int], int] | None = None
         for m in moves:
-            pos.play(m)
+            b.play(m)
             try:
                 tail, hand = follow()
             finally:
-                pos.undo()
+                b.undo()
             if best is None or hand < best[1]:
                 best = ([m, *tail], hand)
             if best[1] == 0:

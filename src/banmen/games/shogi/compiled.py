@@ -1,0 +1,117 @@
+"""The tsume solver's backend on the compiled df-pn over banmen's own shogi kernels.
+
+:mod:`banmen.games.shogi.kernel` holds the rules as numba kernels (checks, evasions, keys
+without the hand, mate in one, futile interpositions); :mod:`banmen.search.dfpn` proves
+over them. This module binds the two for :func:`banmen.games.shogi.tsume.solve`, which
+reads the composer's main line through the small :class:`~banmen.games.shogi.tsume.Backend`
+interface.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cshogi
+import numpy as np
+
+from banmen.games.shogi import kernel as K
+from banmen.search.dfpn import INF, DfPn, Kernels, ProofResult, full_key
+from banmen.search.dfpn_reference import Unknown
+from banmen.search.limits import Limit, StopFlag
+
+__all__ = ["KERNELS", "CompiledBackend"]
+
+#: the attacker plays checks, the defender every legal reply
+KERNELS = Kernels(
+    K.gen_checks, K.gen_legal, K.play, K.undo, K.key, K.hand, K.outcome, K.quick_win,
+    K.group, K.futile_replies, K.hand_delta, K.and_need, max_moves=K.MAX_MOVES,
+)  # fmt: skip
+
+
+class CompiledBackend:
+    """A problem's position (one kernel state array) and the compiled solver working on it."""
+
+    def __init__(
+        self,
+        board: cshogi.Board,
+        limit: Limit | None,
+        stop: StopFlag | None,
+        progress: Any,
+        hash_mb: int,
+    ) -> None:
+        self.ctx = K.CTX
+        self.st = K.from_board(board)
+        self.solver = DfPn(
+            KERNELS, self.ctx, limit=limit, stop=stop, progress=progress, hash_mb=hash_mb
+        )
+        self._buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
+
+    @property
+    def phase(self) -> str:
+        return self.solver.phase
+
+    @phase.setter
+    def phase(self, value: str) -> None:
+        self.solver.phase = value
+
+    @property
+    def nodes(self) -> int:
+        return self.solver.nodes
+
+    def elapsed(self) -> float:
+        return self.solver.elapsed()
+
+    def prove(self, r: int = INF, *, or_node: bool = True) -> ProofResult:
+        return self.solver.prove(self.st, r, or_node=or_node)
+
+    def lookup(self, r: int) -> tuple[int, int, int, int]:
+        return self.solver.lookup(self._key(), self._hand(), r)
+
+    def is_futile(self, move: int, r: int) -> bool:
+        verdict = self.solver.is_futile(self.st, move, r)
+        if verdict is None:
+            raise Unknown(self.solver.last_reason or "stopped")
+        return verdict
+
+    def was_futile(self) -> bool:
+        return self.solver.was_futile(self._key(), self._hand())
+
+    def _key(self) -> int:
+        return int(K.key(self.ctx, self.st))
+
+    def _hand(self) -> int:
+        return int(K.hand(self.ctx, self.st))
+
+    def key(self) -> int:
+        # the board and the attacker's hand fix the defender's hand too (the pieces that
+        # are neither on the board nor the attacker's)
+        return full_key(self._key(), self._hand())
+
+    def attacker_moves(self) -> list[int]:
+        n = K.gen_checks(self.ctx, self.st, self._buf)
+        return [int(m) for m in self._buf[:n]]
+
+    def defender_moves(self) -> list[int]:
+        n = K.gen_legal(self.ctx, self.st, self._buf)
+        return [int(m) for m in self._buf[:n]]
+
+    def play(self, move: int) -> None:
+        K.play(self.ctx, self.st, move)
+
+    def undo(self) -> None:
+        K.undo(self.ctx, self.st)
+
+    def quick_win(self) -> int | None:
+        m = int(K.quick_win(self.ctx, self.st))
+        return m if m >= 0 else None
+
+    def group(self, move: int) -> int | None:
+        g = int(K.group(self.ctx, self.st, move))
+        return g if g >= 0 else None
+
+    def material(self) -> int:
+        h = self._hand()
+        return sum((h >> (8 * i)) & 0xFF for i in range(7))
+
+    def usi(self, move: int) -> str:
+        return str(cshogi.move_to_usi(move))
