@@ -135,13 +135,13 @@ def test_a_stop_request_from_another_thread_stops_the_search() -> None:
 def test_a_tiny_table_collects_garbage_and_stays_right() -> None:
     rng = random.Random(3)
     sweeps = 0
-    for _ in range(20):
-        children = random_graph(rng, 60, 60, 3)
+    for _ in range(4):
+        children = random_graph(rng, 600, 600, 3)
         truth = oracle(children)
         big = solver(children)
         tiny = solver(children, tt_buckets=2)  # 16 entries
         assert tiny.tt.shape[0] == 16
-        for root in sorted(n for n in children if n % 2 == 0)[:10]:
+        for root in sorted(n for n in children if n % 2 == 0):
             a = big.prove(graph_state(root))
             b = tiny.prove(graph_state(root))
             want = "proved" if root in truth else "disproved"
