@@ -431,7 +431,8 @@ def test_real_kh_on_tiny_problems() -> None:
         mate1 = kh.solve(MATE1["sfen"], 10.0)
         assert mate1["status"] == "mate" and mate1["pv"] == ["9c9b+"] and mate1["length"] == 1
         assert mate1["shortest"] and mate1["shortest_seconds"] == mate1["seconds"] < 10
-        assert 0 < mate1["first_seconds"] <= mate1["seconds"]
+        assert 0 <= mate1["first_seconds"] <= mate1["seconds"] <= mate1["wall_seconds"]
+        assert mate1["setup_seconds"] is not None and mate1["setup_seconds"] >= 0
         assert mate1["nodes"] is not None and mate1["reason"] is None
         assert kh.name is not None and kh.name.startswith("KomoringHeights")
         mate3 = kh.solve(MATE3["sfen"], 10.0)
@@ -442,4 +443,4 @@ def test_real_kh_on_tiny_problems() -> None:
         # a limit far too short for it: its best line so far, not proved shortest
         hard = kh.solve(HARD13["sfen"], 0.3)
         assert hard["status"] in ("unknown", "mate") and not hard["shortest"]
-        assert hard["reason"] == "timeout" and 0.3 <= hard["seconds"] < 10
+        assert hard["reason"] == "timeout" and 0.3 <= hard["wall_seconds"] < 10

@@ -20,12 +20,19 @@ of them on problem 1, then all on problem 2, ...), with the same wall-clock limi
 Times: ``seconds`` is each solver's time for the whole problem; ``first_seconds`` the time at
 which a first mate (of any length) was proved; ``shortest_seconds`` the time at which the
 answer's length was proved shortest (``None`` when it was not). KomoringHeights' times are
-wall-clock times from sending ``go mate``: its first mate is the line ``info ... string #
-1st result: mate in N``, and since it answers ``checkmate <pv>`` both when its shortening
-finished and when its time ran out, an answer that came before the limit is the one proved
-shortest (an answer at the limit is its best line so far). The time ratio to KomoringHeights
-of a solver is the geometric mean of ``solver_time / kh_time`` over the problems both proved
-(a first mate; a shortest one), times under :data:`TIME_FLOOR` counting as that floor.
+taken when its lines arrive, less its set-up (``setup_seconds``: it clears its table at every
+``go``, before its own clock starts — 5-25 ms for 256 MB — estimated as the least lag between
+an ``info`` line's ``time`` and its arrival; ``wall_seconds`` keeps the time to its answer
+from sending ``go mate``). Its first mate is the line ``info ... string # 1st result: mate in
+N``; it answers ``checkmate <pv>`` both when its shortening finished and when its time ran
+out, so an answer that came before the limit is the one proved shortest (an answer at the
+limit is its best line so far). It prints no line at the end of its shortening, so its node
+count is that of its last ``info`` line (``nodes_seconds`` into the search, about once a
+second).
+
+The time ratio to KomoringHeights of a solver is the geometric mean of ``solver_time /
+kh_time`` over the problems both proved (a first mate; a shortest one), times under
+:data:`TIME_FLOOR` counting as that floor. Above 1: slower than KomoringHeights.
 
 Each answer is classified against the published ``mate_length``: ``solved`` (a mate found),
 ``length_ok`` (the length equals the published one), ``false_no_mate`` (``no_mate`` on a row
@@ -530,6 +537,7 @@ class KomoringHeights:
         info: dict[str, Any] = {}
         first: float | None = None
         first_ms: int | None = None
+        setup: float | None = None
         stopped = False
         try:
             proc = self._start()
@@ -555,24 +563,36 @@ class KomoringHeights:
                 if line.startswith("checkmate"):
                     break
                 if line.startswith("info"):
+                    now = time.perf_counter() - t0
                     fields = parse_kh_info(line)
                     if first is None and "mate_in" in fields:
-                        first, first_ms = time.perf_counter() - t0, fields.get("time")
-                    if "nodes" in fields and "time" in fields:
-                        info = fields
+                        first, first_ms = now, fields.get("time")
+                    if "time" in fields:
+                        # its clock starts after it has cleared its table (every ``go``:
+                        # 5-25 ms for 256 MB): the least lag of a line is that set-up
+                        lag = max(0.0, now - fields["time"] / 1000)
+                        setup = lag if setup is None else min(setup, lag)
+                        if "nodes" in fields:
+                            info = fields
         except (OSError, EOFError) as e:  # TimeoutError is an OSError: a hang
             self._kill()
             return _error(e, time.perf_counter() - t0)
-        seconds = time.perf_counter() - t0
+        wall = time.perf_counter() - t0
         status, pv = parse_kh_checkmate(line)
         if status == "error":
-            return {**_error(RuntimeError(), seconds), "reason": f"KomoringHeights: {line}"}
+            return {**_error(RuntimeError(), wall), "reason": f"KomoringHeights: {line}"}
         # It answers ``checkmate <pv>`` both when its shortening finished and when its time
-        # ran out (its best line so far): only an answer before the limit is proved shortest.
-        shortest = status == "mate" and seconds < limit and not stopped
-        if status == "mate" and first is None:  # no report line: it was proved by now
+        # ran out (its best line so far): only an answer before the limit is proved shortest
+        # (on the wall clock, which is never behind its own: a near miss counts as not).
+        shortest = status == "mate" and wall < limit and not stopped
+        # Its times on its own clock, as banmen's and cshogi's are their search's: the
+        # wall clock since ``go`` less the set-up before its clock started.
+        seconds = wall - (setup or 0.0)
+        if first is not None:
+            first -= setup or 0.0
+        elif status == "mate":  # no report line: it was proved by now
             first = seconds
-        reason = "stopped" if stopped else "timeout" if seconds >= limit else None
+        reason = "stopped" if stopped else "timeout" if wall >= limit else None
         return {
             "status": status,
             "length": len(pv) if status == "mate" else None,
@@ -584,6 +604,8 @@ class KomoringHeights:
             "nodes_seconds": info["time"] / 1000 if info else None,
             "kh_nps": info.get("nps"),
             "seconds": seconds,
+            "wall_seconds": wall,
+            "setup_seconds": setup,
             "first_seconds": first,
             "kh_first_ms": first_ms,
             "shortest_seconds": seconds if shortest else None,
