@@ -32,7 +32,8 @@ second).
 
 The time ratio to KomoringHeights of a solver is the geometric mean of ``solver_time /
 kh_time`` over the problems both proved (a first mate; a shortest one), times under
-:data:`TIME_FLOOR` counting as that floor. Above 1: slower than KomoringHeights.
+:data:`TIME_FLOOR` counting as that floor (in the geometric means of times too). Above 1:
+slower than KomoringHeights.
 
 Each answer is classified against the published ``mate_length``: ``solved`` (a mate found),
 ``length_ok`` (the length equals the published one), ``false_no_mate`` (``no_mate`` on a row
@@ -459,8 +460,9 @@ _USI_MOVE = re.compile(r"[1-9][a-i][1-9][a-i]\+?|[PLNSGBR]\*[1-9][a-i]")
 class KomoringHeights:
     """KomoringHeights as a USI child process, kept for the whole run.
 
-    A problem: ``usinewgame`` and ``isready`` (its table is cleared outside the timed part),
-    ``position sfen``, ``go mate <ms>``; then its ``info`` lines until ``checkmate``. If no
+    A problem: ``usinewgame`` and ``isready`` (whatever it does on a new game is over before
+    the clock starts), ``position sfen``, ``go mate <ms>``; then its ``info`` lines until
+    ``checkmate`` (it clears its table at every ``go``: see ``setup_seconds``). If no
     answer comes within ``grace`` seconds past the limit it is sent ``stop``; if none comes
     ``grace`` seconds after that it is killed and the problem recorded as an ``error`` (so is
     a process that exits); the next problem starts a new one.

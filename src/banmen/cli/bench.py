@@ -16,7 +16,16 @@ _SOLVER_NAMES = {"banmen": "banmen", "cshogi": "cshogi DfPn", "kh": "KomoringHei
 
 
 def _secs(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f} s" if value < 1 else f"{value:.1f} s"
+    if value is None:
+        return "-"
+    # the short problems take well under a millisecond for the compiled solvers
+    return (
+        f"{value * 1e3:.2g} ms"
+        if value < 0.01
+        else f"{value:.2f} s"
+        if value < 10
+        else (f"{value:.0f} s")
+    )
 
 
 def _tsume_figures(solver: str, group: str, g: dict[str, Any]) -> str:
