@@ -11,6 +11,23 @@ if TYPE_CHECKING:
     from rich.table import Table
 
 
+#: How the tsume solvers are named in the summary.
+_SOLVER_NAMES = {"banmen": "banmen", "cshogi": "cshogi DfPn", "kh": "KomoringHeights"}
+
+
+def _secs(value: float | None) -> str:
+    if value is None:
+        return "-"
+    # the short problems take well under a millisecond for the compiled solvers
+    return (
+        f"{value * 1e3:.2g} ms"
+        if value < 0.01
+        else f"{value:.2f} s"
+        if value < 10
+        else (f"{value:.0f} s")
+    )
+
+
 def _tsume_figures(solver: str, group: str, g: dict[str, Any]) -> str:
     """One solver's figures for one group of the tsume suites."""
     if group == "nomate":
@@ -23,11 +40,51 @@ def _tsume_figures(solver: str, group: str, g: dict[str, Any]) -> str:
             f"{g['false_no_mate']} false no_mate"
         )
     nps = g["nodes_per_second"]
-    return (
-        f"{solver} {verdict}; median {g['seconds_median']:.2f} s, p90 {g['seconds_p90']:.2f} s, "
-        f"max {g['seconds_max']:.1f} s, total {g['seconds_total']:.0f} s"
-        + (f", {nps / 1e3:,.0f} k nodes/s" if nps else "")
+    text = (
+        f"{verdict}; all: median {_secs(g['seconds_median'])}, p90 {_secs(g['seconds_p90'])}, "
+        f"max {_secs(g['seconds_max'])}, total {g['seconds_total']:.0f} s"
+        + (f"; {nps / 1e3:,.0f} k nodes/s" if nps else "")
     )
+    for key, label in (("first_mate_seconds", "first mate"), ("shortest_seconds", "shortest")):
+        t = g.get(key)  # absent from results written before KomoringHeights came in
+        if t and t["problems"]:
+            text += (
+                f"; {label} ({t['problems']}): median {_secs(t['median'])}, "
+                f"geomean {_secs(t['geomean'])}"
+            )
+    return text
+
+
+def _ratio_figures(g: dict[str, Any]) -> str | None:
+    """A solver's time ratios to KomoringHeights (geometric means), if it was in the run."""
+    ratios = g.get("time_ratio_to_kh")
+    if not ratios:
+        return None
+    parts = []
+    for key, label in (("first_mate", "first mate"), ("shortest", "proved shortest")):
+        r = ratios[key]
+        if r["geomean"] is None:
+            parts.append(f"{label} -")
+        else:
+            parts.append(f"{label} x{r['geomean']:.3g} over {r['problems']}")
+    return "time / KomoringHeights' (geomean): " + ", ".join(parts)
+
+
+def _tsume_rows(t: Table, name: str, r: dict[str, Any]) -> None:
+    """The rows of a tsume suite: per group, a heading and one row per solver."""
+    kh = r.get("kh") or {}
+    if kh.get("left_out"):
+        t.add_row(name, f"KomoringHeights left out: {kh['left_out']}")
+    for group, by_solver in r["groups"].items():
+        n = by_solver["banmen"]["problems"]
+        t.add_row(f"{name} {group}", f"{n} problems, {r['time_limit']:g} s each")
+        for solver, g in by_solver.items():
+            figures = _tsume_figures(solver, group, g)
+            ratio = _ratio_figures(g)
+            t.add_row(
+                f"  {_SOLVER_NAMES.get(solver, solver)}",
+                figures + (f"; {ratio}" if ratio else ""),
+            )
 
 
 def _overrun(row: dict[str, Any]) -> str:
@@ -116,14 +173,7 @@ def _summary(record: dict[str, Any]) -> Table:
         )
     for name in ("tsume", "tsume-quick"):
         if name in res:
-            r = res[name]
-            for group, by_solver in r["groups"].items():
-                n = by_solver["banmen"]["problems"]
-                t.add_row(
-                    f"{name} {group}",
-                    f"{n} problems, {r['time_limit']:g} s each: "
-                    + "; ".join(_tsume_figures(s, group, g) for s, g in by_solver.items()),
-                )
+            _tsume_rows(t, name, res[name])
     if "cli-startup" in res:
         r = res["cli-startup"]
         t.add_row(
@@ -162,12 +212,24 @@ def bench(
     output: Annotated[Path, typer.Option(help="Directory for the JSON results.")] = Path(
         "bench/results"
     ),
+    kh: Annotated[
+        Path | None,
+        typer.Option(
+            help="KomoringHeights binary for the tsume suites (else BANMEN_KH, else the "
+            "anchors' build directory if it is there; without one it is left out)."
+        ),
+    ] = None,
 ) -> None:
     """Measure speed and write the figures as JSON (see docs/BENCHMARKS.md)."""
+    import os
+
     from banmen.bench import run_suites
     from banmen.cli import fail
     from banmen.cli._console import make_console
 
+    if kh is not None:
+        # the suites read it from the environment, like BANMEN_TSUME_LIMIT
+        os.environ["BANMEN_KH"] = str(kh)
     console = make_console()
     try:
         record, path = run_suites(list(suites or []), quick, output, console.print)
