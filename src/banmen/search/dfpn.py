@@ -64,18 +64,20 @@ What the search takes care of (each point has a test, most against the reference
 
 from __future__ import annotations
 
+import mmap
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from banmen._jit import bound
 from banmen.search.limits import STOP_TIME, Deadline, Limit, StopFlag
+
+T = TypeVar("T")
 
 __all__ = ["Kernels", "DfPn", "ProofResult", "INF", "HAND_ALL", "full_key", "hand_ge"]
 
@@ -515,6 +517,7 @@ def _mid(
     ctx: Any, st: Any, tt: Any, ws: Any, mvs: Any, path: Any, fut: Any, ctl: Any,
     stop: Any, tflag: Any, gscr: Any,
     is_or: bool, th_pn: int, th_dn: int, r: int, depth: int, base: int, at_root: bool,
+    mode: int, fm: int, fcf: int,
 ) -> tuple[int, int, int, int, int, int]:
     """One df-pn node: (pn, dn, length, disproof depth, repetition depth, hand).
 
@@ -522,7 +525,85 @@ def _mid(
     ``repetition depth`` the shallowest path depth a disproof relied on being repeated (INF
     if none). ``base``: repetitions of positions above this depth do not count (a nested
     proof asks about a position on its own). On an abort every frame returns (1, 1, ...)
-    at once and stores nothing."""  # fmt: skip
+    at once and stores nothing.
+
+    ``mode == 1`` asks instead whether the defender's reply ``fm`` (to this AND node,
+    searched within ``r`` plies; ``fcf`` the full key after it) is futile: one of the game's
+    answers to it leaves a position already won, or won within ``r`` while one of the
+    replies that always count holds out beyond ``r - 2`` — the reply gains nothing but its
+    own two plies. The verdict (first field, 1 or 0) is cached by (position after the
+    reply, bound). It is a mode of this function, not a function of its own, because
+    mutually recursive functions crashed numba's cache on load; self-recursion is fine.
+    Arguments of the recursive calls are never literals: numba would compile an overload
+    per literal value, and loading such a set from the cache crashes (DESIGN.md, numba 2)."""  # fmt: skip
+    no = depth < -1
+    yes = depth >= -1
+    zero = depth - depth
+    big = zero + INF
+    if mode == 1:
+        v = _fut_get(fut, ctl, fcf, r)
+        if v >= 0:
+            return v, 0, 0, 0, 0, 0
+        verdict = False
+        need_hold = False
+        sp = ctl[_SP]
+        play(ctx, st, fm)
+        nf = futile_replies(ctx, st, mvs[sp:])
+        ctl[_SP] = sp + nf
+        for i in range(nf):
+            play(ctx, st, mvs[sp + i])
+            a = _mid(
+                or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group,
+                futile_replies, hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl,
+                stop, tflag, gscr, no, big, big, zero, depth + 2, depth + 2, no, zero, zero, zero,
+            )[0]  # fmt: skip
+            if a != 0 and r >= 2 and ctl[_ABORT] == 0:
+                b = _mid(
+                    or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group,
+                    futile_replies, hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl,
+                    stop, tflag, gscr, no, big, big, r, depth + 2, depth + 2, no, zero, zero, zero,
+                )[0]  # fmt: skip
+                if b == 0:
+                    need_hold = True
+            undo(ctx, st)
+            if ctl[_ABORT] != 0:
+                break
+            if a == 0:
+                verdict = True
+                break
+        undo(ctx, st)
+        ctl[_SP] = sp
+        if ctl[_ABORT] != 0:
+            return 0, 0, 0, 0, 0, 0
+        if not verdict and need_hold:
+            # does one of the replies that always count hold out beyond r - 3?
+            n = and_moves(ctx, st, mvs[sp:])
+            ctl[_SP] = sp + n
+            for i in range(n):
+                c = mvs[sp + i]
+                if group(ctx, st, c) >= 0:
+                    continue
+                if r - 3 < 1:
+                    verdict = True
+                    break
+                play(ctx, st, c)
+                res = _mid(
+                    or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group,
+                    futile_replies, hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl,
+                    stop, tflag, gscr, yes, big, big, r - 3, depth + 1, depth + 1, no, zero, zero, zero,
+                )  # fmt: skip
+                undo(ctx, st)
+                if ctl[_ABORT] != 0:
+                    break
+                if res[1] == 0:
+                    verdict = True
+                    break
+            ctl[_SP] = sp
+            if ctl[_ABORT] != 0:
+                return 0, 0, 0, 0, 0, 0
+        _fut_put(fut, ctl, fcf, r, 1 if verdict else 0)
+        return 1 if verdict else 0, 0, 0, 0, 0, 0
+
     ctl[_NODES] += 1
     if (ctl[_NODES] & 255) == 0:
         if stop[0] != 0 or tflag[0] != 0:
@@ -662,11 +743,12 @@ def _mid(
                         first = j
             if not settled and first >= 0:
                 ws[_FL, first] |= _F_TESTED
-                v = _is_futile(
+                v = _mid(
                     or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group,
                     futile_replies, hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut,
-                    ctl, stop, tflag, gscr, mv[first - sp], ws[_CF, first], r, depth,
-                )  # fmt: skip
+                    ctl, stop, tflag, gscr, no, big, big, r, depth, base, no, zero + 1,
+                    mv[first - sp], ws[_CF, first],
+                )[0]  # fmt: skip
                 if ctl[_ABORT] != 0:
                     break
                 if v:
@@ -714,7 +796,7 @@ def _mid(
             or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group,
             futile_replies, hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl,
             stop, tflag, gscr, not is_or, c_th_pn, c_th_dn, ws[_CR, best], depth + 1, base,
-            at_root,
+            at_root, zero, zero, zero,
         )  # fmt: skip
         undo(ctx, st)
         if ctl[_ABORT] != 0:
@@ -810,88 +892,6 @@ def _mid(
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _is_futile(
-    or_moves: Any, and_moves: Any, play: Any, undo: Any, key: Any, hand: Any, outcome: Any,
-    quick_win: Any, group: Any, futile_replies: Any, hand_delta: Any, and_need: Any,
-    ctx: Any, st: Any, tt: Any, ws: Any, mvs: Any, path: Any, fut: Any, ctl: Any,
-    stop: Any, tflag: Any, gscr: Any, m: int, cf: int, r: int, depth: int,
-) -> bool:
-    """Whether the defender's reply ``m`` (an AND node searched within ``r`` plies, the
-    reply disproved there when counted) is futile: one of the game's answers to it leaves a
-    position already won, or won within ``r`` while one of the replies that always count
-    holds out beyond ``r - 2`` — the reply gains nothing but its own two plies. The
-    verdict is cached by (position after the reply, bound)."""  # fmt: skip
-    v = _fut_get(fut, ctl, cf, r)
-    if v >= 0:
-        return v == 1
-    # arguments of the recursive calls are never literals: numba would compile an overload
-    # per literal value, and loading such a set from the cache crashes (DESIGN.md, numba 2)
-    no = depth < -1
-    yes = depth >= -1
-    zero = depth - depth
-    big = zero + INF
-    verdict = False
-    need_hold = False
-    sp = ctl[_SP]
-    play(ctx, st, m)
-    nf = futile_replies(ctx, st, mvs[sp:])
-    ctl[_SP] = sp + nf
-    for i in range(nf):
-        play(ctx, st, mvs[sp + i])
-        a = _mid(
-            or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group,
-            futile_replies, hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl,
-            stop, tflag, gscr, no, big, big, zero, depth + 2, depth + 2, no,
-        )[0]  # fmt: skip
-        if a != 0 and r >= 2 and ctl[_ABORT] == 0:
-            b = _mid(
-                or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group,
-                futile_replies, hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl,
-                stop, tflag, gscr, no, big, big, r, depth + 2, depth + 2, no,
-            )[0]  # fmt: skip
-            if b == 0:
-                need_hold = True
-        undo(ctx, st)
-        if ctl[_ABORT] != 0:
-            break
-        if a == 0:
-            verdict = True
-            break
-    undo(ctx, st)
-    ctl[_SP] = sp
-    if ctl[_ABORT] != 0:
-        return False
-    if not verdict and need_hold:
-        # does one of the replies that always count hold out beyond r - 3?
-        n = and_moves(ctx, st, mvs[sp:])
-        ctl[_SP] = sp + n
-        for i in range(n):
-            c = mvs[sp + i]
-            if group(ctx, st, c) >= 0:
-                continue
-            if r - 3 < 1:
-                verdict = True
-                break
-            play(ctx, st, c)
-            res = _mid(
-                or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group,
-                futile_replies, hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl,
-                stop, tflag, gscr, yes, big, big, r - 3, depth + 1, depth + 1, no,
-            )  # fmt: skip
-            undo(ctx, st)
-            if ctl[_ABORT] != 0:
-                break
-            if res[1] == 0:
-                verdict = True
-                break
-        ctl[_SP] = sp
-        if ctl[_ABORT] != 0:
-            return False
-    _fut_put(fut, ctl, cf, r, 1 if verdict else 0)
-    return verdict
-
-
-@njit(cache=True, nogil=True, _nrt=False)
 def _prove(
     or_moves: Any, and_moves: Any, play: Any, undo: Any, key: Any, hand: Any, outcome: Any,
     quick_win: Any, group: Any, futile_replies: Any, hand_delta: Any, and_need: Any,
@@ -903,7 +903,7 @@ def _prove(
     res = _mid(
         or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group, futile_replies,
         hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl, stop, tflag, gscr,
-        is_or, zero + INF, zero + INF, r, zero, zero, r >= -1,
+        is_or, zero + INF, zero + INF, r, zero, zero, r >= -1, zero, zero, zero,
     )  # fmt: skip
     out[0] = res[0]
     out[1] = res[1]
@@ -917,15 +917,17 @@ def _futile_at(
     ctx: Any, st: Any, tt: Any, ws: Any, mvs: Any, path: Any, fut: Any, ctl: Any,
     stop: Any, tflag: Any, gscr: Any, m: int, r: int, out: Any,
 ) -> None:
-    """``_is_futile`` for the reply ``m`` of the position ``st`` (the line reader's call)."""  # fmt: skip
+    """The futility test (``_mid``'s mode 1) for the reply ``m`` of the position ``st``
+    (the line reader's call)."""  # fmt: skip
     play(ctx, st, m)
     cf = _full_key(key(ctx, st), hand(ctx, st))
     undo(ctx, st)
-    out[0] = 1 if _is_futile(
+    zero = r - r
+    out[0] = _mid(
         or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group, futile_replies,
-        hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl, stop, tflag, gscr, m, cf,
-        r, r - r,
-    ) else 0  # fmt: skip
+        hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl, stop, tflag, gscr,
+        r < -1, zero + INF, zero + INF, r, zero, zero, r < -1, zero + 1, m, cf,
+    )[0]  # fmt: skip
 
 
 # --------------------------------------------------------------------------- the driver
@@ -967,9 +969,9 @@ class DfPn:
             buckets *= 2
         if tt_buckets is not None:  # (tests: a table of a few buckets)
             buckets = 1 << max(0, tt_buckets.bit_length() - 1)
-        self.tt = np.zeros((buckets * _BUCKET, _FIELDS), dtype=np.int64)
-        self.ws = np.zeros((_WS_ROWS, workspace), dtype=np.int64)
-        self.mvs = np.zeros(workspace, dtype=np.int64)
+        self.tt = _zeros(buckets * _BUCKET, _FIELDS)
+        self.ws = _zeros(_WS_ROWS, workspace)
+        self.mvs = _zeros(workspace, 1).reshape(-1)
         self.path = np.zeros((2, 1 << 16), dtype=np.int64)
         self.path[1, :] = -1
         self.fut = np.full((2 << 16, 3), -2, dtype=np.int64)
@@ -986,6 +988,7 @@ class DfPn:
         self._nostop = np.zeros(1, dtype=np.int64)
         self._out = np.zeros(3, dtype=np.int64)
         self._fns: dict[str, Callable[..., Any]] = {}
+        self._inside = threading.local()
         #: why the last compiled call stopped early (None: it finished)
         self.last_reason: str | None = None
 
@@ -1031,30 +1034,27 @@ class DfPn:
     def _fn(self, name: str, dispatcher: Any, args: tuple[Any, ...]) -> Callable[..., Any]:
         fn = self._fns.get(name)
         if fn is None:
-            fn = self._fns[name] = bound(dispatcher, *args)
+            fn = self._fns[name] = _entry(dispatcher, args)
         return fn
 
-    def _run(self, call: Callable[[], None]) -> str | None:
-        """Run a compiled call under the limits, in a thread with a deep stack, reporting
-        progress from this thread; the reason it was stopped, or None."""
-        if self.stop is not None and self.stop.is_set():
-            return "timeout" if self.stop.reason == STOP_TIME else "stopped"
-        remaining = None
-        if self.limit is not None and self.limit.time:
-            remaining = self.limit.time - self.elapsed()
-            if remaining <= 0:
-                return "timeout"
-        if self.ctl[_NODES] >= self.ctl[_NODE_LIMIT]:
-            return "node_limit"
-        self.ctl[_ABORT] = 0
+    def session(self, fn: Callable[[], T]) -> T:
+        """``fn()`` — which proves, looks up, reads lines — run in one search thread with a
+        stack deep enough for thousand-ply lines, under one deadline for the whole of it,
+        while this thread reports progress every 100 ms. Proofs made outside a session get
+        a session of their own."""
+        result: list[T] = []
         failure: list[BaseException] = []
 
         def target() -> None:
+            self._inside.active = True
             try:
-                call()
-            except BaseException as e:  # pragma: no cover - a bug, reported to the caller
+                result.append(fn())
+            except BaseException as e:  # re-raised in the caller's thread
                 failure.append(e)
 
+        remaining = None
+        if self.limit is not None and self.limit.time:
+            remaining = max(0.0, self.limit.time - self.elapsed())
         with Deadline(self._tflag, remaining):
             old = threading.stack_size()
             try:
@@ -1073,6 +1073,24 @@ class DfPn:
                 next_report = time.monotonic() + 0.1
         if failure:
             raise failure[0]
+        return result[0]
+
+    def _run(self, call: Callable[[], None]) -> str | None:
+        """Run a compiled call under the limits (in a session); the reason it was stopped,
+        or None."""
+        if self.stop is not None and self.stop.is_set():
+            return "timeout" if self.stop.reason == STOP_TIME else "stopped"
+        if self._tflag.is_set():
+            return "timeout"
+        if self.limit is not None and self.limit.time and self.elapsed() >= self.limit.time:
+            return "timeout"
+        if self.ctl[_NODES] >= self.ctl[_NODE_LIMIT]:
+            return "node_limit"
+        self.ctl[_ABORT] = 0
+        if getattr(self._inside, "active", False):
+            call()
+        else:
+            self.session(call)
         abort = int(self.ctl[_ABORT])
         if abort == 0:
             return None
@@ -1116,7 +1134,7 @@ class DfPn:
         ``h`` as seen with ``r`` plies left."""
         fn = self._fns.get("lookup")
         if fn is None:
-            fn = self._fns["lookup"] = bound(_lookup, self.tt, self.ctl, 0, 0, 0)
+            fn = self._fns["lookup"] = _entry(_lookup, (self.tt, self.ctl, 0, 0, 0))
         pn, dn, length, dd, _, _ = fn(self.tt, self.ctl, k, h, r)
         return int(pn), int(dn), int(length), int(dd)
 
@@ -1128,6 +1146,37 @@ class DfPn:
         self.tt[:] = 0
         self.ctl[_TT_USED] = 0
         self.fut[:] = -2
+
+
+def _zeros(rows: int, cols: int) -> npt.NDArray[np.int64]:
+    """A zeroed int64 array in small pages.
+
+    With transparent huge pages on "always" (this machine's setting), each first touch of a
+    fresh table zeroes a 2 MB page: the few hundred entries a mate in three touches in a
+    256 MB table cost half a second. In 4 KB pages they cost a millisecond."""
+    size = rows * cols * 8
+    try:
+        buf = mmap.mmap(-1, size)
+        buf.madvise(mmap.MADV_NOHUGEPAGE)
+    except (AttributeError, OSError, ValueError):  # pragma: no cover - no madvise here
+        return np.zeros((rows, cols), dtype=np.int64)
+    return np.frombuffer(buf, dtype=np.int64).reshape(rows, cols)
+
+
+_entries: dict[tuple[Any, ...], Callable[..., Any]] = {}
+
+
+def _entry(dispatcher: Any, args: tuple[Any, ...]) -> Callable[..., Any]:
+    """The compiled function ``dispatcher`` runs for ``args``, callable without numba's
+    per-call typing (see ``_jit.bound``) — compiled or loaded from the cache, not run."""
+    from numba import typeof
+
+    sig = tuple(typeof(a) for a in args)  # type: ignore[no-untyped-call]
+    fn = _entries.get((dispatcher, sig))
+    if fn is None:
+        dispatcher.compile(sig)
+        fn = _entries[(dispatcher, sig)] = dispatcher.overloads[sig].entry_point
+    return fn
 
 
 def full_key(k: int, h: int) -> int:

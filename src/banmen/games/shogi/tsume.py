@@ -92,7 +92,9 @@ def solve(
             return _solve(_ReferenceBackend(board, limit, stop, progress, hash_mb), sfen)
     from banmen.games.shogi.compiled import CompiledBackend
 
-    return _solve(CompiledBackend(board, limit, stop, progress, hash_mb), sfen)
+    backend = CompiledBackend(board, limit, stop, progress, hash_mb)
+    # the whole solve in one search thread (deep stack, one deadline, progress from here)
+    return backend.solver.session(lambda: _solve(backend, sfen))
 
 
 class Backend(Protocol):
