@@ -26,6 +26,7 @@ def solve_shogi(
 
     problem = normalize_sfen(sfen)
     parse_sfen(problem)  # the position's legality, before any search starts
+    tsume.warm_up()  # compiled code loaded first, so that "seconds" is the solve's own time
     r = tsume.solve(problem, Limit(time=timeout, nodes=nodes), hash_mb=hash_mb)
     pv = list(r.pv) if r.status == "mate" else []
     return {

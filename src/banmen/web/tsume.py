@@ -238,7 +238,11 @@ def _solver_main(conn: Any, stop: StopFlag, solver: str) -> None:
 
     try:
         module, _, name = solver.partition(":")
-        solve = getattr(importlib.import_module(module), name)
+        loaded = importlib.import_module(module)
+        solve = getattr(loaded, name)
+        warm_up = getattr(loaded, "warm_up", None)
+        if callable(warm_up):
+            warm_up()  # compiled code loaded before the clock of a solve starts
     except BaseException as e:
         send(("error", f"the solver {solver!r} could not be loaded: {one_line(e)}"))
         return
