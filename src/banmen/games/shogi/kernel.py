@@ -47,7 +47,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from banmen._bits import ctz64
+from banmen._bits import clz64, ctz64
 from banmen._jit import kernel
 
 __all__ = [
@@ -92,8 +92,8 @@ HKEY = 122
 PLY = 123
 STACK = 128
 SCRATCH = STACK + MAX_PLY  # MAX_MOVES words for mate_in_1's checks
-SCRATCH2 = SCRATCH + MAX_MOVES  # a few words for "has a legal move"
-ST_LEN = SCRATCH2 + 8
+SCRATCH2 = SCRATCH + MAX_MOVES  # one piece's moves for "has a legal move"
+ST_LEN = SCRATCH2 + 40
 
 # --- piece types (cshogi's)
 PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING = 1, 2, 3, 4, 5, 6, 7, 8
@@ -110,7 +110,8 @@ C_ZH = C_ZSIDE + 1  # 2 x 8 per hand piece (additive: count x number)
 C_DIR = C_ZH + 16  # 81 x 81: direction from square a to square b if on a line, else -1
 C_HIDX = C_DIR + 81 * 81  # 16: piece type -> hand index (unpromoted)
 C_HTYPE = C_HIDX + 16  # 8: hand index -> piece type
-CTX_LEN = C_HTYPE + 8
+C_RAY = C_HTYPE + 8  # 81 x 8 x 2: bitboard of the squares from sq in direction d (sq excluded)
+CTX_LEN = C_RAY + 81 * 8 * 2
 
 # Directions as (file delta, rank delta); black moves towards rank 0. Opposite of d is 7 - d,
 # and the board turned for white maps d to 7 - d too.
@@ -154,6 +155,12 @@ def _make_ctx() -> npt.NDArray[np.int64]:
         ctx[C_SLIDE + t] = _SLIDE_B.get(t, 0)
         ctx[C_STEP + 16 + t] = _flip(_STEP_B.get(t, 0))
         ctx[C_SLIDE + 16 + t] = _flip(_SLIDE_B.get(t, 0))
+    for sq in range(81):
+        for d in range(8):
+            t = int(ctx[C_NB + sq * 8 + d])
+            while t >= 0:
+                ctx[C_RAY + (sq * 8 + d) * 2 + (t >= 63)] |= 1 << (t - 63 if t >= 63 else t)
+                t = int(ctx[C_NB + t * 8 + d])
     rng = np.random.default_rng(_ZOBRIST_SEED)
     z = rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, 32 * 81 + 1 + 16, np.int64)
     ctx[C_ZP : C_ZP + 32 * 81 + 1 + 16] = z
@@ -194,27 +201,53 @@ def _put(ctx: Any, st: Any, sq: int, p: int) -> None:
     st[KEY] ^= ctx[C_ZP + p * 81 + sq]
 
 
+# Directions 2, 4, 6, 7 increase the square number (its nearest square on a ray is the
+# lowest bit, word 0 first); directions 0, 1, 3, 5 decrease it (highest bit, word 1 first).
+_UP = (1 << 2) | (1 << 4) | (1 << 6) | (1 << 7)
+
+
+@njit(cache=True, inline="always")
+def _nearest(ctx: Any, d: int, sq: int, olo: int, ohi: int) -> int:
+    """The first occupied square from ``sq`` in direction ``d`` (occupancy olo/ohi), or -1."""
+    base = C_RAY + (sq * 8 + d) * 2
+    lo = ctx[base] & olo
+    hi = ctx[base + 1] & ohi
+    if (_UP >> d) & 1:
+        if lo != 0:
+            return np.int64(ctz64(np.uint64(lo)))
+        if hi != 0:
+            return np.int64(ctz64(np.uint64(hi))) + 63
+        return -1
+    if hi != 0:
+        return 126 - np.int64(clz64(np.uint64(hi)))
+    if lo != 0:
+        return 63 - np.int64(clz64(np.uint64(lo)))
+    return -1
+
+
 @njit(cache=True)
 def _attacked(ctx: Any, st: Any, sq: int, c: int, ignore: int) -> bool:
     """Is ``sq`` attacked by colour ``c``, with square ``ignore`` seen as empty?"""
+    olo = st[OCC] | st[OCC + 2]
+    ohi = st[OCC + 1] | st[OCC + 3]
+    if ignore >= 0:
+        if ignore < 63:
+            olo &= ~(np.int64(1) << ignore)
+        else:
+            ohi &= ~(np.int64(1) << (ignore - 63))
     for d in range(8):
-        back = 1 << (7 - d)
-        s = ctx[C_NB + sq * 8 + d]
+        s = _nearest(ctx, d, sq, olo, ohi)
         if s < 0:
             continue
-        p = st[s] if s != ignore else 0
-        if p != 0:
-            if (p >> 4) == c and ((ctx[C_STEP + p] | ctx[C_SLIDE + p]) & back) != 0:
-                return True
+        p = st[s]
+        if (p >> 4) != c:
             continue
-        s = ctx[C_NB + s * 8 + d]
-        while s >= 0:
-            p = st[s] if s != ignore else 0
-            if p != 0:
-                if (p >> 4) == c and (ctx[C_SLIDE + p] & back) != 0:
-                    return True
-                break
-            s = ctx[C_NB + s * 8 + d]
+        back = 1 << (7 - d)
+        if ctx[C_NB + sq * 8 + d] == s:
+            if ((ctx[C_STEP + p] | ctx[C_SLIDE + p]) & back) != 0:
+                return True
+        elif (ctx[C_SLIDE + p] & back) != 0:
+            return True
     kn = KNIGHT + 16 * c
     base = C_KN + sq * 4 + 2 * (1 - c)
     s = ctx[base]
@@ -387,9 +420,10 @@ def _emit(out: Any, n: int, p: int, fr: int, to: int, us: int) -> int:
 
 
 @njit(cache=True)
-def _gen(ctx: Any, st: Any, out: Any, base: int, limit: int) -> int:
-    """Legal moves of the side to move into ``out[base:]``; stops once ``limit`` are in
-    (it may write one past). Returns how many."""
+def _gen(ctx: Any, st: Any, out: Any, base: int, limit: int, checks: int) -> int:
+    """Legal moves of the side to move into ``out[base:]`` (only those giving check if
+    ``checks``); stops once ``limit`` are in (it may write up to one piece's moves past).
+    Returns how many."""
     us = st[STM]
     them = 1 - us
     k = st[KSQ + us]
@@ -482,94 +516,190 @@ def _gen(ctx: Any, st: Any, out: Any, base: int, limit: int) -> int:
             if p != 0 and (p >> 4) == us:
                 continue
             if not _attacked(ctx, st, t, them, k):
-                out[n] = t | (k << 7)
-                n += 1
-                if n >= end:
-                    return n - base
+                m = t | (k << 7)
+                if checks == 0 or _gives_check(ctx, st, m):
+                    out[n] = m
+                    n += 1
+                    if n >= end:
+                        return n - base
     if nchk >= 2:
         return n - base
 
-    # other pieces
-    for w in range(2):
-        bb = st[OCC + 2 * us + w]
-        while bb != 0:
-            fr = np.int64(ctz64(np.uint64(bb))) + 63 * w
-            bb &= bb - 1
-            p = st[fr]
-            if (p & 15) == KING:
-                continue
-            pinned = _bit(plo, phi, fr)
-            pdir = ctx[C_DIR + k * 81 + fr] if pinned else -1
-            steps = ctx[C_STEP + p]
-            slides = ctx[C_SLIDE + p]
-            for d in range(8):
-                bitd = 1 << d
-                if (steps | slides) & bitd == 0:
+    if nchk == 1:
+        # evasions: for each square that answers the check (the checker's, those between),
+        # the pieces that reach it, found by looking back from it
+        for w in range(2):
+            bb = mlo if w == 0 else mhi
+            if w == 0:
+                bb &= np.int64(0x7FFFFFFFFFFFFFFF)
+            else:
+                bb &= np.int64(0x3FFFF)
+            while bb != 0:
+                t = np.int64(ctz64(np.uint64(bb))) + 63 * w
+                bb &= bb - 1
+                n0 = n
+                n = _to_square(ctx, st, out, n, t, us, k, plo, phi)
+                if checks != 0:
+                    n = _keep_checks(ctx, st, out, n0, n)
+                if n >= end:
+                    return n - base
+    else:
+        for w in range(2):
+            bb = st[OCC + 2 * us + w]
+            while bb != 0:
+                fr = np.int64(ctz64(np.uint64(bb))) + 63 * w
+                bb &= bb - 1
+                p = st[fr]
+                if (p & 15) == KING:
                     continue
-                t = ctx[C_NB + fr * 8 + d]
-                while t >= 0:
-                    q = st[t]
-                    if q != 0 and (q >> 4) == us:
-                        break
-                    if _bit(mlo, mhi, t) and (not pinned or ctx[C_DIR + k * 81 + t] == pdir):
-                        n = _emit(out, n, p, fr, t, us)
-                        if n >= end:
-                            return n - base
-                    if q != 0 or (slides & bitd) == 0:
-                        break
-                    t = ctx[C_NB + t * 8 + d]
-            if (p & 15) == KNIGHT and not pinned:  # a pinned knight can never stay on line
-                for j in range(2):
-                    t = ctx[C_KN + fr * 4 + 2 * us + j]
-                    if t < 0:
+                pinned = _bit(plo, phi, fr)
+                pdir = ctx[C_DIR + k * 81 + fr] if pinned else -1
+                steps = ctx[C_STEP + p]
+                slides = ctx[C_SLIDE + p]
+                n0 = n
+                for d in range(8):
+                    bitd = 1 << d
+                    if (steps | slides) & bitd == 0:
                         continue
-                    q = st[t]
-                    if q != 0 and (q >> 4) == us:
+                    if pinned and ctx[C_DIR + k * 81 + ctx[C_NB + fr * 8 + d]] != pdir:
                         continue
-                    if _bit(mlo, mhi, t):
+                    t = ctx[C_NB + fr * 8 + d]
+                    while t >= 0:
+                        q = st[t]
+                        if q != 0 and (q >> 4) == us:
+                            break
                         n = _emit(out, n, p, fr, t, us)
-                        if n >= end:
-                            return n - base
+                        if q != 0 or (slides & bitd) == 0:
+                            break
+                        t = ctx[C_NB + t * 8 + d]
+                if (p & 15) == KNIGHT and not pinned:  # a pinned knight never stays on line
+                    for j in range(2):
+                        t = ctx[C_KN + fr * 4 + 2 * us + j]
+                        if t < 0:
+                            continue
+                        q = st[t]
+                        if q != 0 and (q >> 4) == us:
+                            continue
+                        n = _emit(out, n, p, fr, t, us)
+                if checks != 0:
+                    n = _keep_checks(ctx, st, out, n0, n)
+                if n >= end:
+                    return n - base
 
     # drops
     h = st[HAND + us]
     if h == 0:
         return n - base
-    if nchk == 1:
-        # only between the king and a distant checker; the checker's square is occupied
-        dlo = mlo
-        dhi = mhi
-    else:
-        dlo = np.int64(-1)
-        dhi = np.int64(-1)
     ek = st[KSQ + them]
-    for to in range(81):
-        if st[to] != 0 or not _bit(dlo, dhi, to):
-            continue
-        r = to % 9 if us == 0 else 8 - to % 9
-        for hi in range(7):
-            if (h >> (8 * hi)) & 0xFF == 0:
-                continue
-            if hi <= 1 and r == 0:  # pawn, lance on the last rank
-                continue
-            if hi == 2 and r <= 1:  # knight on the last two ranks
-                continue
-            m = to | ((80 + ctx[C_HTYPE + hi]) << 7)
-            if hi == 0:
-                if _file_has_pawn(st, us, to // 9):
-                    continue
-                if ek >= 0 and ctx[C_NB + to * 8 + (0 if us == 0 else 7)] == ek:
-                    # a pawn drop that checks must leave a reply (no mate by pawn drop)
-                    _play(ctx, st, m)
-                    ok = _has_reply_to_pawn_check(ctx, st, to)
-                    _undo(ctx, st)
-                    if not ok:
-                        continue
-            out[n] = m
-            n += 1
+    if checks != 0:
+        # only on the squares from which the dropped piece attacks the enemy king
+        if ek < 0:
+            return n - base
+        for d in range(8):
+            back = 1 << (7 - d)
+            t = ctx[C_NB + ek * 8 + d]
+            first = True
+            while t >= 0 and st[t] == 0:
+                if _bit(mlo, mhi, t):
+                    for hi in range(7):
+                        if (h >> (8 * hi)) & 0xFF == 0:
+                            continue
+                        pc = ctx[C_HTYPE + hi] + 16 * us
+                        if first:
+                            hit = ((ctx[C_STEP + pc] | ctx[C_SLIDE + pc]) & back) != 0
+                        else:
+                            hit = (ctx[C_SLIDE + pc] & back) != 0
+                        if hit:
+                            n = _drop(ctx, st, out, n, t, hi, us, ek)
+                first = False
+                t = ctx[C_NB + t * 8 + d]
+        if (h >> 16) & 0xFF != 0:
+            for j in range(2):
+                t = ctx[C_KN + ek * 4 + 2 * them + j]
+                if t >= 0 and st[t] == 0 and _bit(mlo, mhi, t):
+                    n = _drop(ctx, st, out, n, t, 2, us, ek)
+        return n - base
+    for w in range(2):
+        # empty squares; in check, only those between the king and a distant checker
+        bb = ~(st[OCC + w] | st[OCC + 2 + w]) & (mlo if w == 0 else mhi)
+        bb &= np.int64(0x7FFFFFFFFFFFFFFF) if w == 0 else np.int64(0x3FFFF)
+        while bb != 0:
+            t = np.int64(ctz64(np.uint64(bb))) + 63 * w
+            bb &= bb - 1
+            for hi in range(7):
+                if (h >> (8 * hi)) & 0xFF != 0:
+                    n = _drop(ctx, st, out, n, t, hi, us, ek)
             if n >= end:
                 return n - base
     return n - base
+
+
+@njit(cache=True)
+def _drop(ctx: Any, st: Any, out: Any, n: int, to: int, hi: int, us: int, ek: int) -> int:
+    """Append the drop of hand piece ``hi`` on the empty ``to`` if the rules allow it."""
+    r = to % 9 if us == 0 else 8 - to % 9
+    if hi <= 1 and r == 0:  # pawn, lance on the last rank
+        return n
+    if hi == 2 and r <= 1:  # knight on the last two ranks
+        return n
+    m = to | ((80 + ctx[C_HTYPE + hi]) << 7)
+    if hi == 0:
+        if _file_has_pawn(st, us, to // 9):
+            return n
+        if ek >= 0 and ctx[C_NB + to * 8 + (0 if us == 0 else 7)] == ek:
+            # a pawn drop that checks must leave a reply (no mate by pawn drop)
+            _play(ctx, st, m)
+            ok = _has_reply_to_pawn_check(ctx, st, to)
+            _undo(ctx, st)
+            if not ok:
+                return n
+    out[n] = m
+    return n + 1
+
+
+@njit(cache=True)
+def _to_square(
+    ctx: Any, st: Any, out: Any, n: int, t: int, us: int, k: int, plo: int, phi: int
+) -> int:
+    """Append the legal moves of our pieces other than the king onto square ``t``
+    (pinned pieces only along their pin)."""
+    for d in range(8):
+        back = 1 << (7 - d)
+        s = ctx[C_NB + t * 8 + d]
+        first = True
+        while s >= 0:
+            p = st[s]
+            if p != 0:
+                if (p >> 4) == us and (p & 15) != KING:
+                    if first:
+                        ok = ((ctx[C_STEP + p] | ctx[C_SLIDE + p]) & back) != 0
+                    else:
+                        ok = (ctx[C_SLIDE + p] & back) != 0
+                    if ok and (
+                        not _bit(plo, phi, s) or ctx[C_DIR + k * 81 + t] == ctx[C_DIR + k * 81 + s]
+                    ):
+                        n = _emit(out, n, p, s, t, us)
+                break
+            first = False
+            s = ctx[C_NB + s * 8 + d]
+    kn = KNIGHT + 16 * us
+    for j in range(2):
+        s = ctx[C_KN + t * 4 + 2 * (1 - us) + j]
+        if s >= 0 and st[s] == kn and not _bit(plo, phi, s):
+            n = _emit(out, n, kn, s, t, us)
+    return n
+
+
+@njit(cache=True)
+def _keep_checks(ctx: Any, st: Any, out: Any, n0: int, n: int) -> int:
+    """Keep the moves of ``out[n0:n]`` that give check; returns the new end."""
+    j = n0
+    for i in range(n0, n):
+        m = out[i]
+        if _gives_check(ctx, st, m):
+            out[j] = m
+            j += 1
+    return j
 
 
 @njit(cache=True)
@@ -630,19 +760,12 @@ def _gives_check(ctx: Any, st: Any, m: int) -> bool:
 
 @njit(cache=True)
 def _gen_checks(ctx: Any, st: Any, out: Any, base: int) -> int:
-    n = _gen(ctx, st, out, base, MAX_MOVES)
-    j = base
-    for i in range(base, base + n):
-        m = out[i]
-        if _gives_check(ctx, st, m):
-            out[j] = m
-            j += 1
-    return j - base
+    return _gen(ctx, st, out, base, MAX_MOVES, 1)
 
 
 @njit(cache=True)
 def _has_legal(ctx: Any, st: Any) -> bool:
-    return _gen(ctx, st, st, SCRATCH2, 1) > 0
+    return _gen(ctx, st, st, SCRATCH2, 1, 0) > 0
 
 
 @njit(cache=True)
@@ -671,7 +794,7 @@ def _mate_in_1(ctx: Any, st: Any) -> int:
 @kernel(_nrt=False)
 def gen_legal(ctx: Any, st: Any, buf: Any) -> int:
     """Every legal move of the side to move (evasions when in check) into ``buf``."""
-    return _gen(ctx, st, buf, 0, MAX_MOVES)
+    return _gen(ctx, st, buf, 0, MAX_MOVES, 0)
 
 
 @kernel(_nrt=False)
@@ -868,7 +991,7 @@ def _perft(ctx: Any, st: Any, depth: int, buf: Any) -> int:
     cnt = np.zeros(depth, np.int64)
     total = 0
     lvl = 0
-    cnt[0] = _gen(ctx, st, buf, 0, MAX_MOVES)
+    cnt[0] = _gen(ctx, st, buf, 0, MAX_MOVES, 0)
     idx[0] = 0
     if depth == 1:
         return cnt[0]
@@ -882,11 +1005,11 @@ def _perft(ctx: Any, st: Any, depth: int, buf: Any) -> int:
         idx[lvl] += 1
         _play(ctx, st, m)
         if lvl + 2 == depth:
-            total += _gen(ctx, st, buf, (lvl + 1) * MAX_MOVES, MAX_MOVES)
+            total += _gen(ctx, st, buf, (lvl + 1) * MAX_MOVES, MAX_MOVES, 0)
             _undo(ctx, st)
         else:
             lvl += 1
-            cnt[lvl] = _gen(ctx, st, buf, lvl * MAX_MOVES, MAX_MOVES)
+            cnt[lvl] = _gen(ctx, st, buf, lvl * MAX_MOVES, MAX_MOVES, 0)
             idx[lvl] = 0
     return total
 
