@@ -436,63 +436,36 @@ def _gen(ctx: Any, st: Any, out: Any, base: int, limit: int, checks: int) -> int
     plo = np.int64(0)
     phi = np.int64(0)
     if k >= 0:  # a tsume attacker may have no king
+        olo = st[OCC] | st[OCC + 2]
+        ohi = st[OCC + 1] | st[OCC + 3]
         for d in range(8):
-            back = 1 << (7 - d)
-            s = ctx[C_NB + k * 8 + d]
+            s = _nearest(ctx, d, k, olo, ohi)
             if s < 0:
                 continue
+            back = 1 << (7 - d)
             p = st[s]
-            if p != 0:
-                if (p >> 4) == them:
-                    if ((ctx[C_STEP + p] | ctx[C_SLIDE + p]) & back) != 0:
-                        nchk += 1
-                        if s < 63:
-                            mlo |= np.int64(1) << s
-                        else:
-                            mhi |= np.int64(1) << (s - 63)
-                    continue
-                # own piece: pinned if the next piece along is an enemy slider this way
-                s2 = ctx[C_NB + s * 8 + d]
-                while s2 >= 0:
-                    q = st[s2]
-                    if q != 0:
-                        if (q >> 4) == them and (ctx[C_SLIDE + q] & back) != 0:
-                            if s < 63:
-                                plo |= np.int64(1) << s
-                            else:
-                                phi |= np.int64(1) << (s - 63)
-                        break
-                    s2 = ctx[C_NB + s2 * 8 + d]
-                continue
-            # empty neighbour: walk on
-            wlo = np.int64(0)
-            whi = np.int64(0)
-            while s >= 0:
-                p = st[s]
-                if s < 63:
-                    wlo |= np.int64(1) << s
+            if (p >> 4) == them:
+                if ctx[C_NB + k * 8 + d] == s:
+                    hit = ((ctx[C_STEP + p] | ctx[C_SLIDE + p]) & back) != 0
                 else:
-                    whi |= np.int64(1) << (s - 63)
-                if p != 0:
-                    if (p >> 4) == them:
-                        if (ctx[C_SLIDE + p] & back) != 0:
-                            nchk += 1
-                            mlo |= wlo
-                            mhi |= whi
-                    else:
-                        s2 = ctx[C_NB + s * 8 + d]
-                        while s2 >= 0:
-                            q = st[s2]
-                            if q != 0:
-                                if (q >> 4) == them and (ctx[C_SLIDE + q] & back) != 0:
-                                    if s < 63:
-                                        plo |= np.int64(1) << s
-                                    else:
-                                        phi |= np.int64(1) << (s - 63)
-                                break
-                            s2 = ctx[C_NB + s2 * 8 + d]
-                    break
-                s = ctx[C_NB + s * 8 + d]
+                    hit = (ctx[C_SLIDE + p] & back) != 0
+                if hit:
+                    nchk += 1
+                    # the checker and the squares between: the ray from k minus the ray past s
+                    rk = C_RAY + (k * 8 + d) * 2
+                    rs = C_RAY + (s * 8 + d) * 2
+                    mlo |= ctx[rk] & ~ctx[rs]
+                    mhi |= ctx[rk + 1] & ~ctx[rs + 1]
+            else:
+                # own piece: pinned if the next piece along is an enemy slider this way
+                s2 = _nearest(ctx, d, s, olo, ohi)
+                if s2 >= 0:
+                    q = st[s2]
+                    if (q >> 4) == them and (ctx[C_SLIDE + q] & back) != 0:
+                        if s < 63:
+                            plo |= np.int64(1) << s
+                        else:
+                            phi |= np.int64(1) << (s - 63)
         kn = KNIGHT + 16 * them
         for j in range(2):
             s = ctx[C_KN + k * 4 + 2 * us + j]
@@ -663,25 +636,22 @@ def _to_square(
 ) -> int:
     """Append the legal moves of our pieces other than the king onto square ``t``
     (pinned pieces only along their pin)."""
+    olo = st[OCC] | st[OCC + 2]
+    ohi = st[OCC + 1] | st[OCC + 3]
     for d in range(8):
+        s = _nearest(ctx, d, t, olo, ohi)
+        if s < 0:
+            continue
+        p = st[s]
+        if (p >> 4) != us or (p & 15) == KING:
+            continue
         back = 1 << (7 - d)
-        s = ctx[C_NB + t * 8 + d]
-        first = True
-        while s >= 0:
-            p = st[s]
-            if p != 0:
-                if (p >> 4) == us and (p & 15) != KING:
-                    if first:
-                        ok = ((ctx[C_STEP + p] | ctx[C_SLIDE + p]) & back) != 0
-                    else:
-                        ok = (ctx[C_SLIDE + p] & back) != 0
-                    if ok and (
-                        not _bit(plo, phi, s) or ctx[C_DIR + k * 81 + t] == ctx[C_DIR + k * 81 + s]
-                    ):
-                        n = _emit(out, n, p, s, t, us)
-                break
-            first = False
-            s = ctx[C_NB + s * 8 + d]
+        if ctx[C_NB + t * 8 + d] == s:
+            ok = ((ctx[C_STEP + p] | ctx[C_SLIDE + p]) & back) != 0
+        else:
+            ok = (ctx[C_SLIDE + p] & back) != 0
+        if ok and (not _bit(plo, phi, s) or ctx[C_DIR + k * 81 + t] == ctx[C_DIR + k * 81 + s]):
+            n = _emit(out, n, p, s, t, us)
     kn = KNIGHT + 16 * us
     for j in range(2):
         s = ctx[C_KN + t * 4 + 2 * (1 - us) + j]
@@ -718,6 +688,13 @@ def _gives_check(ctx: Any, st: Any, m: int) -> bool:
         p = st[fr]
         if (m >> 14) & 1:
             p += PROMOTE
+    olo = st[OCC] | st[OCC + 2]
+    ohi = st[OCC + 1] | st[OCC + 3]
+    if fr >= 0:  # the mover's square is empty afterwards
+        if fr < 63:
+            olo &= ~(np.int64(1) << fr)
+        else:
+            ohi &= ~(np.int64(1) << (fr - 63))
     # direct
     if (p & 15) == KNIGHT:
         base = C_KN + to * 4 + 2 * us
@@ -727,35 +704,24 @@ def _gives_check(ctx: Any, st: Any, m: int) -> bool:
         d = ctx[C_DIR + to * 81 + ek]
         if d >= 0:
             bitd = 1 << d
-            s = ctx[C_NB + to * 8 + d]
-            if s == ek:
+            if ctx[C_NB + to * 8 + d] == ek:
                 if ((ctx[C_STEP + p] | ctx[C_SLIDE + p]) & bitd) != 0:
                     return True
-            elif (ctx[C_SLIDE + p] & bitd) != 0:
-                while s != ek:
-                    if st[s] != 0 and s != fr:
-                        break
-                    s = ctx[C_NB + s * 8 + d]
-                if s == ek:
-                    return True
+            elif (ctx[C_SLIDE + p] & bitd) != 0 and _nearest(ctx, d, to, olo, ohi) == ek:
+                return True
     # discovered: the mover left a line between the enemy king and one of our sliders
     if fr < 0:
         return False
     d = ctx[C_DIR + ek * 81 + fr]
     if d < 0 or ctx[C_DIR + ek * 81 + to] == d:
         return False
-    s = ctx[C_NB + ek * 8 + d]
-    while s != fr:
-        if st[s] != 0:
-            return False
-        s = ctx[C_NB + s * 8 + d]
-    s = ctx[C_NB + fr * 8 + d]
-    while s >= 0:
-        q = st[s]
-        if q != 0:
-            return (q >> 4) == us and (ctx[C_SLIDE + q] & (1 << (7 - d))) != 0
-        s = ctx[C_NB + s * 8 + d]
-    return False
+    # with fr emptied, the first piece from the king that way must be our slider, and fr
+    # must have been the only thing between
+    s = _nearest(ctx, d, ek, olo, ohi)
+    if s < 0 or ctx[C_DIR + ek * 81 + s] != d or ctx[C_DIR + s * 81 + fr] != 7 - d:
+        return False
+    q = st[s]
+    return (q >> 4) == us and (ctx[C_SLIDE + q] & (1 << (7 - d))) != 0
 
 
 @njit(cache=True)
