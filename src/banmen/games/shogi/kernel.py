@@ -25,8 +25,15 @@ A position is ONE ``np.int64`` array ``st`` of :data:`ST_LEN` words:
 ``SCRATCH``
     move lists of the kernels that take no buffer (``mate_in_1``, "any legal move?").
 
-The read-only ``ctx`` (:data:`CTX`) holds the geometry and Zobrist tables, so no kernel
-bakes a large global array into its code.
+The read-only ``ctx`` (:data:`CTX`) holds the geometry, ray bitboards and Zobrist tables,
+so no kernel bakes a large global array into its code. Sliding attacks find the nearest
+piece on a ray as the lowest or highest set bit of ``ray & occupancy``.
+
+Checked against cshogi (tests/test_shogi_kernel.py). Where they differ, on purpose:
+``gen_checks`` is exactly the legal moves after which the opponent is in check; cshogi's
+``check_moves`` is the same set except that it also yields moves "checking" a king that is
+not on the board (tsume positions without an attacker king). ``mate_in_1`` is exact (every
+check is tried), where cshogi's ``mate_move_in_1ply`` may miss mates.
 
 Moves are cshogi's 16-bit moves: ``to | from << 7 | promote << 14``; a drop has
 ``from = 80 + piece type`` (P 81, L 82, N 83, S 84, B 85, R 86, G 87 — cshogi's order,
@@ -479,8 +486,35 @@ def _gen(ctx: Any, st: Any, out: Any, base: int, limit: int, checks: int) -> int
         mlo = np.int64(-1)
         mhi = np.int64(-1)
 
-    # king moves
-    if k >= 0:
+    # with checks only: our pieces whose leaving the line to the enemy king uncovers
+    # a slider of ours (discoverers); any other piece must land on a checking square
+    ek = st[KSQ + them]
+    xlo = np.int64(0)
+    xhi = np.int64(0)
+    ekf = 0
+    ekr = 0
+    if checks != 0:
+        if ek < 0:
+            return 0
+        olo = st[OCC] | st[OCC + 2]
+        ohi = st[OCC + 1] | st[OCC + 3]
+        for d in range(8):
+            s = _nearest(ctx, d, ek, olo, ohi)
+            if s < 0 or (st[s] >> 4) != us:
+                continue
+            s2 = _nearest(ctx, d, s, olo, ohi)
+            if s2 >= 0:
+                q = st[s2]
+                if (q >> 4) == us and (ctx[C_SLIDE + q] & (1 << (7 - d))) != 0:
+                    if s < 63:
+                        xlo |= np.int64(1) << s
+                    else:
+                        xhi |= np.int64(1) << (s - 63)
+        ekf = ek // 9
+        ekr = ek % 9
+
+    # king moves (with checks only, just a discovering king's)
+    if k >= 0 and (checks == 0 or _bit(xlo, xhi, k)):
         for d in range(8):
             t = ctx[C_NB + k * 8 + d]
             if t < 0:
@@ -523,8 +557,20 @@ def _gen(ctx: Any, st: Any, out: Any, base: int, limit: int, checks: int) -> int
                 fr = np.int64(ctz64(np.uint64(bb))) + 63 * w
                 bb &= bb - 1
                 p = st[fr]
-                if (p & 15) == KING:
+                t = p & 15
+                if t == KING:
                     continue
+                if checks != 0 and not _bit(xlo, xhi, fr):
+                    # a stepping piece (promoted or not) checks from next to the king (a
+                    # knight from two away), so it must start within 4 of it; a lance
+                    # stays on its file, where only its promoted form steps sideways
+                    df = abs(fr // 9 - ekf)
+                    if t == LANCE:
+                        if df > 1:
+                            continue
+                    elif t != BISHOP and t != ROOK and t < 13:
+                        if df > 4 or abs(fr % 9 - ekr) > 4:
+                            continue
                 pinned = _bit(plo, phi, fr)
                 pdir = ctx[C_DIR + k * 81 + fr] if pinned else -1
                 steps = ctx[C_STEP + p]
@@ -563,7 +609,6 @@ def _gen(ctx: Any, st: Any, out: Any, base: int, limit: int, checks: int) -> int
     h = st[HAND + us]
     if h == 0:
         return n - base
-    ek = st[KSQ + them]
     if checks != 0:
         # only on the squares from which the dropped piece attacks the enemy king
         if ek < 0:
