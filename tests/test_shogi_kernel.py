@@ -327,7 +327,8 @@ def _check_position(board: cshogi.Board, st: np.ndarray, attacker: int, keys: Ke
 
     before = st.copy()
     for m in legal:
-        assert K.group(CTX, st, m) == (m & 127 if (m >> 7) & 127 >= 81 else -1)
+        defender_drop = board.turn != attacker and (m >> 7) & 127 >= 81
+        assert K.group(CTX, st, m) == (m & 127 if defender_drop else -1)
         assert K.hand_delta(CTX, st, m) == _ref_hand_delta(board, m), (sfen, m)
         K.play(CTX, st, m)
         K.undo(CTX, st)

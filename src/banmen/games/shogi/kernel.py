@@ -879,8 +879,8 @@ def outcome(ctx: Any, st: Any) -> int:
 
 @kernel(_nrt=False)
 def group(ctx: Any, st: Any, m: int) -> int:
-    """A drop groups by its square; anything else is its own group (-1)."""
-    if ((m >> 7) & 127) >= 81:
+    """A defender's drop groups by its square; anything else is its own group (-1)."""
+    if st[STM] != st[ATK] and ((m >> 7) & 127) >= 81:
         return m & 127
     return -1
 
