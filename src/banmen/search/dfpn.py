@@ -93,8 +93,11 @@ HAND_ALL = 0x0040404040404040
 _HIGH = 0x0080808080808080
 _ONES = 0x0001010101010101
 
-# table entry fields; a bucket is 8 consecutive entries
-_KEY, _HAND, _PN, _DN, _LEN, _DDEPTH, _WORK, _USED = range(8)
+# table entry fields. A bucket is 8 entries stored field by field: row 8b + f holds field f of
+# bucket b's 8 entries, so a probe reads the bucket's 8 keys from one 64-byte line and the
+# other fields only of the entries that match (entry by entry, a probe touched 8 lines).
+# An empty entry has key 0 (a position whose key is 0 is stored as 1).
+_KEY, _HAND, _PN, _DN, _LEN, _DDEPTH, _WORK, _SPARE = range(8)
 _FIELDS = 8
 _BUCKET = 8
 
@@ -218,10 +221,21 @@ def _mix(k: int) -> int:
 # --------------------------------------------------------------------------- the table
 
 
+@njit(cache=True)
+def _field(tt: npt.NDArray[np.int64], i: int, f: int) -> int:
+    """Field ``f`` of entry ``i`` (for tests and tools)."""
+    return tt[(i >> 3) * 8 + f, i & 7]
+
+
+@njit(cache=True)
+def _set_field(tt: npt.NDArray[np.int64], i: int, f: int, v: int) -> None:
+    tt[(i >> 3) * 8 + f, i & 7] = v
+
+
 @njit(cache=True, inline="always")
 def _weight(tt: npt.NDArray[np.int64], i: int) -> int:
-    w = tt[i, _WORK]
-    if tt[i, _LEN] < _NO_PROOF or tt[i, _DDEPTH] > _NO_DISPROOF:
+    w = tt[(i >> 3) * 8 + _WORK, i & 7]
+    if tt[(i >> 3) * 8 + _LEN, i & 7] < _NO_PROOF or tt[(i >> 3) * 8 + _DDEPTH, i & 7] > _NO_DISPROOF:
         w *= 4
     return w
 
@@ -234,6 +248,8 @@ def _lookup(
     plies left: a proof within ``r`` from any entry whose hand ``h`` dominates, a disproof
     within ``r`` from any entry whose hand dominates ``h``, else the open numbers of the
     entry with exactly ``h`` (``found == 0``: none)."""
+    if k == 0:
+        k = 1
     b = (_mix(k) & ctl[_TT_MASK]) * _BUCKET
     best_len = _NO_PROOF
     ph = 0
@@ -243,20 +259,20 @@ def _lookup(
     dn = 1
     found = 0
     for i in range(b, b + _BUCKET):
-        if tt[i, _USED] == 0 or tt[i, _KEY] != k:
+        if tt[(i >> 3) * 8 + _KEY, i & 7] != k:
             continue
-        eh = tt[i, _HAND]
-        ln = tt[i, _LEN]
+        eh = tt[(i >> 3) * 8 + _HAND, i & 7]
+        ln = tt[(i >> 3) * 8 + _LEN, i & 7]
         if ln <= r and ln < best_len and hand_ge(h, eh):
             best_len = ln
             ph = eh
-        d = tt[i, _DDEPTH]
+        d = tt[(i >> 3) * 8 + _DDEPTH, i & 7]
         if d >= r and d > dd and hand_ge(eh, h):
             dd = d
             dh = eh
         if eh == h:
-            pn = tt[i, _PN]
-            dn = tt[i, _DN]
+            pn = tt[(i >> 3) * 8 + _PN, i & 7]
+            dn = tt[(i >> 3) * 8 + _DN, i & 7]
             found = 1
     if best_len < _NO_PROOF:
         return 0, INF, best_len, 0, ph, 1
@@ -268,16 +284,18 @@ def _lookup(
 @njit(cache=True, _nrt=False)
 def _slot(tt: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64], k: int, h: int) -> int:
     """The entry of (k, h), made if missing (evicting the bucket's cheapest entry if full)."""
+    if k == 0:
+        k = 1
     b = (_mix(k) & ctl[_TT_MASK]) * _BUCKET
     free = -1
     weakest = -1
     wv = 1 << 62
     for i in range(b, b + _BUCKET):
-        if tt[i, _USED] == 0:
+        if tt[(i >> 3) * 8 + _KEY, i & 7] == 0:
             if free < 0:
                 free = i
             continue
-        if tt[i, _KEY] == k and tt[i, _HAND] == h:
+        if tt[(i >> 3) * 8 + _KEY, i & 7] == k and tt[(i >> 3) * 8 + _HAND, i & 7] == h:
             return i
         w = _weight(tt, i)
         if w < wv:
@@ -287,39 +305,38 @@ def _slot(tt: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64], k: int, h: int)
         free = weakest
     else:
         ctl[_TT_USED] += 1
-    tt[free, _KEY] = k
-    tt[free, _HAND] = h
-    tt[free, _PN] = 1
-    tt[free, _DN] = 1
-    tt[free, _LEN] = _NO_PROOF
-    tt[free, _DDEPTH] = _NO_DISPROOF
-    tt[free, _WORK] = 0
-    tt[free, _USED] = 1
+    tt[(free >> 3) * 8 + _KEY, free & 7] = k
+    tt[(free >> 3) * 8 + _HAND, free & 7] = h
+    tt[(free >> 3) * 8 + _PN, free & 7] = 1
+    tt[(free >> 3) * 8 + _DN, free & 7] = 1
+    tt[(free >> 3) * 8 + _LEN, free & 7] = _NO_PROOF
+    tt[(free >> 3) * 8 + _DDEPTH, free & 7] = _NO_DISPROOF
+    tt[(free >> 3) * 8 + _WORK, free & 7] = 0
     return free
 
 
 @njit(cache=True, inline="always")
 def _store_proof(tt: Any, ctl: Any, k: int, h: int, length: int, work: int) -> None:
     i = _slot(tt, ctl, k, h)
-    if length < tt[i, _LEN]:
-        tt[i, _LEN] = length
-    tt[i, _WORK] += work
+    if length < tt[(i >> 3) * 8 + _LEN, i & 7]:
+        tt[(i >> 3) * 8 + _LEN, i & 7] = length
+    tt[(i >> 3) * 8 + _WORK, i & 7] += work
 
 
 @njit(cache=True, inline="always")
 def _store_disproof(tt: Any, ctl: Any, k: int, h: int, ddepth: int, work: int) -> None:
     i = _slot(tt, ctl, k, h)
-    if ddepth > tt[i, _DDEPTH]:
-        tt[i, _DDEPTH] = ddepth
-    tt[i, _WORK] += work
+    if ddepth > tt[(i >> 3) * 8 + _DDEPTH, i & 7]:
+        tt[(i >> 3) * 8 + _DDEPTH, i & 7] = ddepth
+    tt[(i >> 3) * 8 + _WORK, i & 7] += work
 
 
 @njit(cache=True, inline="always")
 def _store_open(tt: Any, ctl: Any, k: int, h: int, pn: int, dn: int, work: int) -> None:
     i = _slot(tt, ctl, k, h)
-    tt[i, _PN] = pn
-    tt[i, _DN] = dn
-    tt[i, _WORK] += work
+    tt[(i >> 3) * 8 + _PN, i & 7] = pn
+    tt[(i >> 3) * 8 + _DN, i & 7] = dn
+    tt[(i >> 3) * 8 + _WORK, i & 7] += work
 
 
 @njit(cache=True, _nrt=False)
@@ -330,10 +347,10 @@ def _sweep(tt: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64]) -> None:
     takes two passes over the table (a few milliseconds at a million entries)."""
     for j in range(64):
         ctl[_HIST + j] = 0
-    n = tt.shape[0]
+    n = tt.shape[0]  # (rows = entries: 8 fields x 8 entries per bucket)
     used = 0
     for i in range(n):
-        if tt[i, _USED] != 0:
+        if tt[(i >> 3) * 8 + _KEY, i & 7] != 0:
             w = _weight(tt, i)
             b = 0
             while w > 1 and b < 63:
@@ -351,14 +368,14 @@ def _sweep(tt: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64]) -> None:
             break
     kept = 0
     for i in range(n):
-        if tt[i, _USED] != 0:
+        if tt[(i >> 3) * 8 + _KEY, i & 7] != 0:
             w = _weight(tt, i)
             b = 0
             while w > 1 and b < 63:
                 w >>= 1
                 b += 1
             if b <= cut:
-                tt[i, _USED] = 0
+                tt[(i >> 3) * 8 + _KEY, i & 7] = 0
             else:
                 kept += 1
     ctl[_TT_USED] = kept
