@@ -8,14 +8,14 @@ import random
 import threading
 
 import numpy as np
+from dfpn_graph import GRAPH, graph_ctx, graph_state
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_dfpn import oracle, random_graph
 
 from banmen.search import dfpn
 from banmen.search.dfpn import INF, DfPn, hand_ge
 from banmen.search.limits import Limit, StopFlag
-from dfpn_graph import GRAPH, graph_ctx, graph_state
-from test_dfpn import oracle, random_graph
 
 
 def solver(children: dict[int, list[int]], grouped: bool = False, **kw: object) -> DfPn:
@@ -169,14 +169,23 @@ def test_the_sweep_keeps_the_costly_entries() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.integers(0, 20), min_size=7, max_size=7), st.lists(st.integers(0, 20), min_size=7, max_size=7))
+@given(
+    st.lists(st.integers(0, 20), min_size=7, max_size=7),
+    st.lists(st.integers(0, 20), min_size=7, max_size=7),
+)
 def test_hand_arithmetic_is_per_piece(a: list[int], b: list[int]) -> None:
     ha = sum(x << (8 * i) for i, x in enumerate(a))
     hb = sum(x << (8 * i) for i, x in enumerate(b))
     assert hand_ge(ha, hb) == all(x >= y for x, y in zip(a, b, strict=True))
-    assert dfpn._hmax(ha, hb) == sum(max(x, y) << (8 * i) for i, (x, y) in enumerate(zip(a, b, strict=True)))
-    assert dfpn._hmin(ha, hb) == sum(min(x, y) << (8 * i) for i, (x, y) in enumerate(zip(a, b, strict=True)))
-    assert dfpn._hsub(ha, hb) == sum(max(0, x - y) << (8 * i) for i, (x, y) in enumerate(zip(a, b, strict=True)))
+    assert dfpn._hmax(ha, hb) == sum(
+        max(x, y) << (8 * i) for i, (x, y) in enumerate(zip(a, b, strict=True))
+    )
+    assert dfpn._hmin(ha, hb) == sum(
+        min(x, y) << (8 * i) for i, (x, y) in enumerate(zip(a, b, strict=True))
+    )
+    assert dfpn._hsub(ha, hb) == sum(
+        max(0, x - y) << (8 * i) for i, (x, y) in enumerate(zip(a, b, strict=True))
+    )
     zero = dfpn._zero_bytes(ha)
     assert zero == sum(0xFF << (8 * i) for i, x in enumerate(a) if x == 0)
     assert dfpn._nonzero_bytes(ha) == sum(0xFF << (8 * i) for i, x in enumerate(a) if x != 0)

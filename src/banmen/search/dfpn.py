@@ -68,21 +68,19 @@ import mmap
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 from numba import njit
 
 from banmen.search.limits import STOP_TIME, Deadline, Limit, StopFlag
+from banmen.search.proof import INF, ProofResult
 
 T = TypeVar("T")
 
 __all__ = ["Kernels", "DfPn", "ProofResult", "INF", "HAND_ALL", "full_key", "hand_ge"]
 
-#: "infinite" proof/disproof number and "unbounded" depth
-INF = 1 << 40
 #: the length field of an entry with no proof (longer than any bound)
 _NO_PROOF = 1 << 50
 #: the disproof-depth field of an entry with no disproof
@@ -150,13 +148,6 @@ class Kernels(NamedTuple):
     hand_delta: Any
     and_need: Any
     max_moves: int  #: the most moves any position can have (a buffer's size)
-
-
-@dataclass
-class ProofResult:
-    status: Literal["proved", "disproved", "unknown"]
-    length: int | None = None
-    reason: str | None = None
 
 
 # --------------------------------------------------------------------------- hands
@@ -235,7 +226,10 @@ def _set_field(tt: npt.NDArray[np.int64], i: int, f: int, v: int) -> None:
 @njit(cache=True, inline="always")
 def _weight(tt: npt.NDArray[np.int64], i: int) -> int:
     w = tt[(i >> 3) * 8 + _WORK, i & 7]
-    if tt[(i >> 3) * 8 + _LEN, i & 7] < _NO_PROOF or tt[(i >> 3) * 8 + _DDEPTH, i & 7] > _NO_DISPROOF:
+    if (
+        tt[(i >> 3) * 8 + _LEN, i & 7] < _NO_PROOF
+        or tt[(i >> 3) * 8 + _DDEPTH, i & 7] > _NO_DISPROOF
+    ):
         w *= 4
     return w
 
@@ -422,7 +416,9 @@ def _fut_get(fut: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64], f: int, r: 
 
 
 @njit(cache=True, inline="always")
-def _fut_put(fut: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64], f: int, r: int, v: int) -> None:
+def _fut_put(
+    fut: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64], f: int, r: int, v: int
+) -> None:
     i = (_mix(f ^ (r * 0x2545F4914F6CDD1D)) & ctl[_FUT_MASK]) * 2
     fut[i, 0] = f
     fut[i, 1] = r
@@ -446,9 +442,7 @@ def _was_futile(fut: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64], f: int) 
 
 
 @njit(cache=True, inline="always")
-def _gsum(
-    ws: npt.NDArray[np.int64], row: int, sp: int, n: int, gscr: npt.NDArray[np.int64]
-) -> int:
+def _gsum(ws: npt.NDArray[np.int64], row: int, sp: int, n: int, gscr: npt.NDArray[np.int64]) -> int:
     """Sum of ws[row] over the frame's children, each group counted once (its largest
     number), capped below INF unless one of them is INF."""
     total = 0
@@ -475,13 +469,27 @@ def _gsum(
 
 @njit(cache=True, _nrt=False)
 def _seed(
-    or_moves: Any, and_moves: Any, play: Any, undo: Any, outcome: Any, quick_win: Any,
-    group: Any, hand_delta: Any, and_need: Any,
-    ctx: Any, st: Any, tt: Any, ctl: Any, mv: Any, gscr: Any,
-    k: int, h: int, child_is_or: bool,
+    or_moves: Any,
+    and_moves: Any,
+    play: Any,
+    undo: Any,
+    outcome: Any,
+    quick_win: Any,
+    group: Any,
+    hand_delta: Any,
+    and_need: Any,
+    ctx: Any,
+    st: Any,
+    tt: Any,
+    ctl: Any,
+    mv: Any,
+    gscr: Any,
+    k: int,
+    h: int,
+    child_is_or: bool,
 ) -> tuple[int, int, int, int, int]:
     """Initial numbers of a new child (df-pn+ style, one cheap look ahead), stored in the
-    table: (pn, dn, length, ddepth, hand)."""  # fmt: skip
+    table: (pn, dn, length, ddepth, hand)."""
     if child_is_or:
         w = quick_win(ctx, st)
         if w >= 0:
@@ -529,12 +537,39 @@ def _seed(
 
 @njit(cache=True, nogil=True, _nrt=False)
 def _mid(
-    or_moves: Any, and_moves: Any, play: Any, undo: Any, key: Any, hand: Any, outcome: Any,
-    quick_win: Any, group: Any, futile_replies: Any, hand_delta: Any, and_need: Any,
-    ctx: Any, st: Any, tt: Any, ws: Any, mvs: Any, path: Any, fut: Any, ctl: Any,
-    stop: Any, tflag: Any, gscr: Any,
-    is_or: bool, th_pn: int, th_dn: int, r: int, depth: int, base: int, at_root: bool,
-    mode: int, fm: int, fcf: int,
+    or_moves: Any,
+    and_moves: Any,
+    play: Any,
+    undo: Any,
+    key: Any,
+    hand: Any,
+    outcome: Any,
+    quick_win: Any,
+    group: Any,
+    futile_replies: Any,
+    hand_delta: Any,
+    and_need: Any,
+    ctx: Any,
+    st: Any,
+    tt: Any,
+    ws: Any,
+    mvs: Any,
+    path: Any,
+    fut: Any,
+    ctl: Any,
+    stop: Any,
+    tflag: Any,
+    gscr: Any,
+    is_or: bool,
+    th_pn: int,
+    th_dn: int,
+    r: int,
+    depth: int,
+    base: int,
+    at_root: bool,
+    mode: int,
+    fm: int,
+    fcf: int,
 ) -> tuple[int, int, int, int, int, int]:
     """One df-pn node: (pn, dn, length, disproof depth, repetition depth, hand).
 
@@ -552,7 +587,7 @@ def _mid(
     reply, bound). It is a mode of this function, not a function of its own, because
     mutually recursive functions crashed numba's cache on load; self-recursion is fine.
     Arguments of the recursive calls are never literals: numba would compile an overload
-    per literal value, and loading such a set from the cache crashes (DESIGN.md, numba 2)."""  # fmt: skip
+    per literal value, and loading such a set from the cache crashes (DESIGN.md, numba 2)."""
     no = depth < -1
     yes = depth >= -1
     zero = depth - depth
@@ -607,7 +642,8 @@ def _mid(
                 res = _mid(
                     or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group,
                     futile_replies, hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl,
-                    stop, tflag, gscr, yes, big, big, r - 3, depth + 1, depth + 1, no, zero, zero, zero,
+                    stop, tflag, gscr, yes, big, big, r - 3, depth + 1, depth + 1, no, zero, zero,
+                    zero,
                 )  # fmt: skip
                 undo(ctx, st)
                 if ctl[_ABORT] != 0:
@@ -740,7 +776,9 @@ def _mid(
                 ws[_DDR, j] = ws[_CR, j]
                 ws[_XHR, j] = HAND_ALL
             else:
-                cpn, cdn, cln, cdd, cxh, found = _lookup(tt, ctl, ws[_CK, j], ws[_CH, j], ws[_CR, j])
+                cpn, cdn, cln, cdd, cxh, found = _lookup(
+                    tt, ctl, ws[_CK, j], ws[_CH, j], ws[_CR, j]
+                )
                 if found != 0:
                     ws[_PNR, j] = cpn
                     ws[_DNR, j] = cdn
@@ -886,9 +924,7 @@ def _mid(
                     continue
                 a_path = ws[_RPR, j] < INF
                 b_path = ws[_RPR, bj] < INF
-                if (b_path and not a_path) or (
-                    a_path == b_path and ws[_DDR, j] > ws[_DDR, bj]
-                ):
+                if (b_path and not a_path) or (a_path == b_path and ws[_DDR, j] > ws[_DDR, bj]):
                     bj = j
             ddepth = min(1 + ws[_DDR, bj], INF)
             rdep = ws[_RPR, bj]
@@ -910,12 +946,34 @@ def _mid(
 
 @njit(cache=True, nogil=True, _nrt=False)
 def _prove(
-    or_moves: Any, and_moves: Any, play: Any, undo: Any, key: Any, hand: Any, outcome: Any,
-    quick_win: Any, group: Any, futile_replies: Any, hand_delta: Any, and_need: Any,
-    ctx: Any, st: Any, tt: Any, ws: Any, mvs: Any, path: Any, fut: Any, ctl: Any,
-    stop: Any, tflag: Any, gscr: Any, is_or: bool, r: int, out: Any,
+    or_moves: Any,
+    and_moves: Any,
+    play: Any,
+    undo: Any,
+    key: Any,
+    hand: Any,
+    outcome: Any,
+    quick_win: Any,
+    group: Any,
+    futile_replies: Any,
+    hand_delta: Any,
+    and_need: Any,
+    ctx: Any,
+    st: Any,
+    tt: Any,
+    ws: Any,
+    mvs: Any,
+    path: Any,
+    fut: Any,
+    ctl: Any,
+    stop: Any,
+    tflag: Any,
+    gscr: Any,
+    is_or: bool,
+    r: int,
+    out: Any,
 ) -> None:
-    """The root call: the result goes to ``out`` (pn, dn, length)."""  # fmt: skip
+    """The root call: the result goes to ``out`` (pn, dn, length)."""
     zero = r - r
     res = _mid(
         or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group, futile_replies,
@@ -929,13 +987,35 @@ def _prove(
 
 @njit(cache=True, nogil=True, _nrt=False)
 def _futile_at(
-    or_moves: Any, and_moves: Any, play: Any, undo: Any, key: Any, hand: Any, outcome: Any,
-    quick_win: Any, group: Any, futile_replies: Any, hand_delta: Any, and_need: Any,
-    ctx: Any, st: Any, tt: Any, ws: Any, mvs: Any, path: Any, fut: Any, ctl: Any,
-    stop: Any, tflag: Any, gscr: Any, m: int, r: int, out: Any,
+    or_moves: Any,
+    and_moves: Any,
+    play: Any,
+    undo: Any,
+    key: Any,
+    hand: Any,
+    outcome: Any,
+    quick_win: Any,
+    group: Any,
+    futile_replies: Any,
+    hand_delta: Any,
+    and_need: Any,
+    ctx: Any,
+    st: Any,
+    tt: Any,
+    ws: Any,
+    mvs: Any,
+    path: Any,
+    fut: Any,
+    ctl: Any,
+    stop: Any,
+    tflag: Any,
+    gscr: Any,
+    m: int,
+    r: int,
+    out: Any,
 ) -> None:
     """The futility test (``_mid``'s mode 1) for the reply ``m`` of the position ``st``
-    (the line reader's call)."""  # fmt: skip
+    (the line reader's call)."""
     play(ctx, st, m)
     cf = _full_key(key(ctx, st), hand(ctx, st))
     undo(ctx, st)
@@ -1120,7 +1200,9 @@ class DfPn:
         return _ABORT_REASONS[abort]
 
     # ------------------------------------------------------------------ proving
-    def prove(self, st: npt.NDArray[np.int64], r: int = INF, *, or_node: bool = True) -> ProofResult:
+    def prove(
+        self, st: npt.NDArray[np.int64], r: int = INF, *, or_node: bool = True
+    ) -> ProofResult:
         """Prove or disprove an attacker win from ``st`` within ``r`` plies (``INF``: at any
         length), sharing this solver's table and limits. ``or_node=False``: the defender is
         to move. ``st`` is left as it was."""
@@ -1188,7 +1270,7 @@ def _entry(dispatcher: Any, args: tuple[Any, ...]) -> Callable[..., Any]:
     per-call typing (see ``_jit.bound``) — compiled or loaded from the cache, not run."""
     from numba import typeof
 
-    sig = tuple(typeof(a) for a in args)  # type: ignore[no-untyped-call]
+    sig = tuple(typeof(a) for a in args)
     fn = _entries.get((dispatcher, sig))
     if fn is None:
         dispatcher.compile(sig)

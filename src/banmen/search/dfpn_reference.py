@@ -40,19 +40,17 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 
 from banmen.search.limits import STOP_TIME, Limit, StopFlag
+from banmen.search.proof import INF, ProofResult, Unknown
 
-__all__ = ["Position", "DfPn", "ProofResult", "INF"]
+__all__ = ["Position", "DfPn", "ProofResult", "Unknown", "INF"]
 
 Move = TypeVar("Move")
 
-#: "infinite" proof/disproof number and "unbounded" depth
-INF = 1 << 40
 #: the length field of an entry with no proof (longer than any bound)
 _NO_PROOF = 1 << 50
 _PN, _DN, _LEN, _DDEPTH, _WORK = range(5)
@@ -96,21 +94,6 @@ class Position(Protocol[Move]):
 
     def material(self) -> int:
         """Attacker's pieces in hand (to prefer lines that leave fewer of them)."""
-
-
-class Unknown(Exception):
-    """A limit stopped the search (``reason``: timeout, node_limit, memory, stopped)."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-@dataclass
-class ProofResult:
-    status: Literal["proved", "disproved", "unknown"]
-    length: int | None = None
-    reason: str | None = None
 
 
 _gc_lock = threading.Lock()

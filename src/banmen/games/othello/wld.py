@@ -1,4 +1,3 @@
-# mypy: disable-error-code="untyped-decorator"
 # (numba types the kernels; pyproject.toml's override list for compiled modules does the same)
 """Othello win/loss/draw proofs with the compiled df-pn (:mod:`banmen.search.dfpn`).
 
@@ -236,10 +235,10 @@ def prove_wld(
         KERNELS, ctx, limit=limit, stop=stop, progress=progress, hash_mb=hash_mb,
         workspace=1 << 14,  # a line is at most ~125 plies of at most 64 moves
     )  # fmt: skip
-    warm = _warm_up(solver)
-    result, reason = _decide(solver, ctx, st)
+    # both proofs in one search session: one thread, one deadline
+    result, reason = solver.session(lambda: _decide(solver, ctx, st))
     seconds = time.perf_counter() - t0
-    return WLDResult(result, solver.nodes - warm, seconds, reason, int(st[_LEAF_NODES]))
+    return WLDResult(result, solver.nodes, seconds, reason, int(st[_LEAF_NODES]))
 
 
 def _decide(
@@ -255,16 +254,3 @@ def _decide(
     if res.status != "unknown":
         return ("draw" if res.status == "proved" else "loss"), None
     return "unknown", res.reason
-
-
-_FINISHED = new_state(0xFFFFFFFF, 0xFFFFFFFF << 32)
-
-
-def _warm_up(solver: DfPn) -> int:
-    """Bind the solver's compiled entry point on a finished game; the nodes it took.
-
-    ``DfPn`` binds its entry point by calling it once with the first proof's arguments,
-    outside the thread that applies the time limit and reports progress; binding it on a
-    position decided at the root keeps that first call trivial."""
-    solver.prove(_FINISHED.copy())  # its one table entry is a true fact: it stays
-    return solver.nodes

@@ -15,9 +15,9 @@ import cshogi
 import numpy as np
 
 from banmen.games.shogi import kernel as K
-from banmen.search.dfpn import INF, DfPn, Kernels, ProofResult, full_key
-from banmen.search.dfpn_reference import Unknown
+from banmen.search.dfpn import DfPn, Kernels, full_key
 from banmen.search.limits import Limit, StopFlag
+from banmen.search.proof import INF, ProofResult, Unknown
 
 __all__ = ["KERNELS", "CompiledBackend"]
 

@@ -1,4 +1,6 @@
-"""The shogi position df-pn proves mates on: :class:`banmen.search.dfpn_reference.Position` over cshogi.
+"""The shogi position the reference df-pn proves mates on (over cshogi).
+
+It implements :class:`banmen.search.dfpn_reference.Position`.
 
 cshogi (a C++ move generator) does the work per node: the attacker's legal checks, the
 defender's legal replies, a Zobrist key, and a mate-in-one test. What is shogi-specific in

@@ -3,8 +3,8 @@
 The solve runs in three phases (``progress`` reports which):
 
 1. ``proof`` — the compiled df-pn (:mod:`banmen.search.dfpn`) over banmen's shogi kernels
-   (:mod:`banmen.games.shogi.kernel`) looks for any mate at all, counting every ply. It ends in a proof, a proof that there is no mate
-   (``no_mate``), or a limit (``unknown``).
+   (:mod:`banmen.games.shogi.kernel`) looks for any mate at all, counting every ply. It
+   ends in a proof, a proof that there is no mate (``no_mate``), or a limit (``unknown``).
 2. ``shortest`` — the same search with a bound on the *counted* length: is there a mate
    within ``L - 2`` plies, then within the new length ``- 2``, … until the bound is disproved.
    Counting follows composition rules (docs/TSUME.md): futile interpositions (無駄合) are
@@ -30,8 +30,9 @@ from typing import Any, Literal, Protocol
 import cshogi
 
 from banmen.games.shogi.sfen import normalize_sfen, parse_sfen
-from banmen.search.dfpn_reference import INF, ProofResult, Unknown, no_cyclic_gc
+from banmen.search.dfpn_reference import no_cyclic_gc
 from banmen.search.limits import Limit, StopFlag
+from banmen.search.proof import INF, ProofResult, Unknown
 
 __all__ = ["TsumeResult", "solve", "warm_up", "Progress", "Engine"]
 
@@ -279,9 +280,7 @@ def _solve(b: Backend, sfen: str) -> TsumeResult:
         pv, _ = line.exact_or(best)
     except _NoTime as e:
         pv = line.walk(bound=best)
-        return done(
-            "mate", pv=[b.usi(m) for m in pv], length=best, shortest=True, reason=e.reason
-        )
+        return done("mate", pv=[b.usi(m) for m in pv], length=best, shortest=True, reason=e.reason)
     return done("mate", pv=[b.usi(m) for m in pv], length=best, shortest=True)
 
 
