@@ -86,6 +86,17 @@ def solve(
     bad input. ``limit.time`` / ``limit.nodes`` bound the whole solve; ``stop`` stops it
     from another thread or process; ``hash_mb`` bounds the transposition table.
     """
+    return _solve_problem(sfen, limit, stop, progress, hash_mb, engine)
+
+
+def _solve_problem(
+    sfen: str,
+    limit: Limit | None,
+    stop: StopFlag | None,
+    progress: Progress | None,
+    hash_mb: int,
+    engine: Engine,
+) -> TsumeResult:
     board = parse_sfen(sfen)
     sfen = normalize_sfen(sfen)
     if engine == "reference":
@@ -105,7 +116,7 @@ _WARM_UP_SFEN = "3sks3/9/4+P4/9/9/9/9/9/9 b 2G2r2b2g2s4n4l17p 1"
 def warm_up() -> None:
     """Compile (or load from numba's cache) the solver's code now rather than in the first
     solve: a few seconds from a cold cache, a fraction of one after."""
-    solve(_WARM_UP_SFEN, hash_mb=1)
+    _solve_problem(_WARM_UP_SFEN, None, None, None, 1, "compiled")
 
 
 class Backend(Protocol):
