@@ -161,10 +161,14 @@ SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
         _go_playouts,
     ),
     "tsume": (
-        "tsume-shogi suite, banmen and cshogi's DfPn, 30 s per problem, one thread",
+        "tsume-shogi suite: banmen, cshogi's DfPn and KomoringHeights (when built), "
+        "30 s per problem (60 s over 40 plies), one thread each",
         _tsume,
     ),
-    "tsume-quick": ("tsume-shogi problems of 1-11 plies, 5 s per problem", _tsume_quick),
+    "tsume-quick": (
+        "tsume-shogi problems of 1-11 plies, the same three solvers, 5 s per problem",
+        _tsume_quick,
+    ),
     "cli-startup": (
         "banmen commands in fresh processes (median wall and CPU time), and the floors",
         _cli_startup,

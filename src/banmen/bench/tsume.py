@@ -694,10 +694,12 @@ def bench_tsume(
     limit: float,
     hash_mb: int = HASH_MB,
     kh: Path | Literal["auto"] | None = "auto",
+    long_limit: float | None = None,
 ) -> dict[str, Any]:
-    """Give every row to banmen, cshogi's DfPn and KomoringHeights, ``limit`` seconds each,
-    one at a time. ``kh``: its binary, ``None`` to leave it out, ``"auto"`` for
-    :func:`kh_path`."""
+    """Give every row to banmen, cshogi's DfPn and KomoringHeights, ``limit`` seconds each
+    (``long_limit``, default twice that, for the problems of over 40 plies), one at a time.
+    ``kh``: its binary, ``None`` to leave it out, ``"auto"`` for :func:`kh_path`."""
+    long_limit = 2 * limit if long_limit is None else long_limit
     kh_bin = kh_path() if kh == "auto" else kh
     solvers = (*SOLVERS, "kh") if kh_bin is not None else SOLVERS
     engine = KomoringHeights(kh_bin, hash_mb) if kh_bin is not None else None
@@ -712,14 +714,16 @@ def bench_tsume(
                     "mate_length": mate_length,
                     "group": group_of(mate_length),
                 }
+                lim = long_limit if rec["group"] == "41+" else limit
+                rec["limit"] = lim
                 for solver in solvers:
                     if solver == "banmen":
-                        ans = solve_banmen(row["sfen"], limit, hash_mb)
+                        ans = solve_banmen(row["sfen"], lim, hash_mb)
                     elif solver == "cshogi":
-                        ans = cs.solve(row["sfen"], limit)
+                        ans = cs.solve(row["sfen"], lim)
                     else:
                         assert engine is not None
-                        ans = engine.solve(row["sfen"], limit)
+                        ans = engine.solve(row["sfen"], lim)
                     rec[solver] = {**ans, **classify(ans, mate_length)}
                 out_rows.append(rec)
     finally:
@@ -738,6 +742,7 @@ def bench_tsume(
         counting["kh"] = "every ply, futile interpositions included; proves the shortest"
     return {
         "time_limit": limit,
+        "time_limit_over_40_plies": long_limit,
         "hash_mb": hash_mb,
         "threads": 1,
         "suite": str(tsume_path()),
