@@ -185,7 +185,7 @@ CTX: npt.NDArray[np.int64] = _make_ctx()
 # ----------------------------------------------------------------------------- helpers
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _bb_xor(st: Any, off: int, sq: int) -> None:
     if sq < 63:
         st[off] ^= np.int64(1) << sq
@@ -193,14 +193,14 @@ def _bb_xor(st: Any, off: int, sq: int) -> None:
         st[off + 1] ^= np.int64(1) << (sq - 63)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _bit(lo: int, hi: int, sq: int) -> bool:
     if sq < 63:
         return (lo >> sq) & 1 != 0
     return (hi >> (sq - 63)) & 1 != 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _put(ctx: Any, st: Any, sq: int, p: int) -> None:
     """Put piece ``p`` on the empty square ``sq`` (or take it off: the same XORs)."""
     _bb_xor(st, OCC + 2 * (p >> 4), sq)
@@ -213,7 +213,7 @@ def _put(ctx: Any, st: Any, sq: int, p: int) -> None:
 _UP = (1 << 2) | (1 << 4) | (1 << 6) | (1 << 7)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _nearest(ctx: Any, d: int, sq: int, olo: int, ohi: int) -> int:
     """The first occupied square from ``sq`` in direction ``d`` (occupancy olo/ohi), or -1."""
     base = C_RAY + (sq * 8 + d) * 2
@@ -264,14 +264,12 @@ def _attacked(ctx: Any, st: Any, sq: int, c: int, ignore: int) -> bool:
     return s >= 0 and st[s] == kn
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _file_has_pawn(st: Any, c: int, f: int) -> bool:
-    p = PAWN + 16 * c
-    base = f * 9
-    for r in range(9):
-        if st[base + r] == p:
-            return True
-    return False
+    """Has colour ``c`` an unpromoted pawn on file ``f`` (a file is 9 bits of one word)?"""
+    w = 0 if f < 7 else 1
+    mask = np.int64(0x1FF) << (9 * (f - 7 * w))
+    return (st[PT + 2 * PAWN + w] & st[OCC + 2 * c + w] & mask) != 0
 
 
 @njit(cache=True)
@@ -404,7 +402,7 @@ def _undo(ctx: Any, st: Any) -> None:
 # ----------------------------------------------------------------------------- generation
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _emit(out: Any, n: int, p: int, fr: int, to: int, us: int) -> int:
     """Append the moves of piece ``p`` from ``fr`` to ``to``: promoting where it may, not
     promoting unless the piece could never move again."""
