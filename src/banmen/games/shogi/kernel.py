@@ -118,7 +118,11 @@ C_DIR = C_ZH + 16  # 81 x 81: direction from square a to square b if on a line, 
 C_HIDX = C_DIR + 81 * 81  # 16: piece type -> hand index (unpromoted)
 C_HTYPE = C_HIDX + 16  # 8: hand index -> piece type
 C_RAY = C_HTYPE + 8  # 81 x 8 x 2: bitboard of the squares from sq in direction d (sq excluded)
-CTX_LEN = C_RAY + 81 * 8 * 2
+# 2 x 8, per colour and direction d from the enemy king: the hand pieces (bits by hand
+# index) that check when dropped next to it that way (ADJ), or further along (FAR)
+C_DADJ = C_RAY + 81 * 8 * 2
+C_DFAR = C_DADJ + 16
+CTX_LEN = C_DFAR + 16
 
 # Directions as (file delta, rank delta); black moves towards rank 0. Opposite of d is 7 - d,
 # and the board turned for white maps d to 7 - d too.
@@ -168,6 +172,15 @@ def _make_ctx() -> npt.NDArray[np.int64]:
             while t >= 0:
                 ctx[C_RAY + (sq * 8 + d) * 2 + (t >= 63)] |= 1 << (t - 63 if t >= 63 else t)
                 t = int(ctx[C_NB + t * 8 + d])
+    for c in range(2):
+        for d in range(8):
+            back = 1 << (7 - d)
+            for t, i in _HIDX.items():
+                pc = t + 16 * c
+                if (ctx[C_STEP + pc] | ctx[C_SLIDE + pc]) & back:
+                    ctx[C_DADJ + 8 * c + d] |= 1 << i
+                if ctx[C_SLIDE + pc] & back:
+                    ctx[C_DFAR + 8 * c + d] |= 1 << i
     rng = np.random.default_rng(_ZOBRIST_SEED)
     z = rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, 32 * 81 + 1 + 16, np.int64)
     ctx[C_ZP : C_ZP + 32 * 81 + 1 + 16] = z
@@ -573,6 +586,7 @@ def _gen(ctx: Any, st: Any, out: Any, base: int, limit: int, checks: int) -> int
                 pdir = ctx[C_DIR + k * 81 + fr] if pinned else -1
                 steps = ctx[C_STEP + p]
                 slides = ctx[C_SLIDE + p]
+                direct = 1 if checks != 0 and not _bit(xlo, xhi, fr) else 0
                 n0 = n
                 for d in range(8):
                     bitd = 1 << d
@@ -585,7 +599,10 @@ def _gen(ctx: Any, st: Any, out: Any, base: int, limit: int, checks: int) -> int
                         q = st[t]
                         if q != 0 and (q >> 4) == us:
                             break
-                        n = _emit(out, n, p, fr, t, us)
+                        # with checks only, a piece that uncovers nothing must check
+                        # directly: from a square on a line with the king
+                        if direct == 0 or ctx[C_DIR + t * 81 + ek] >= 0:
+                            n = _emit(out, n, p, fr, t, us)
                         if q != 0 or (slides & bitd) == 0:
                             break
                         t = ctx[C_NB + t * 8 + d]
@@ -611,23 +628,25 @@ def _gen(ctx: Any, st: Any, out: Any, base: int, limit: int, checks: int) -> int
         # only on the squares from which the dropped piece attacks the enemy king
         if ek < 0:
             return n - base
+        held = 0
+        for hi in range(7):
+            if (h >> (8 * hi)) & 0xFF != 0:
+                held |= 1 << hi
         for d in range(8):
-            back = 1 << (7 - d)
+            adj = held & ctx[C_DADJ + 8 * us + d]
+            far = held & ctx[C_DFAR + 8 * us + d]
             t = ctx[C_NB + ek * 8 + d]
-            first = True
+            kinds = adj
             while t >= 0 and st[t] == 0:
                 if _bit(mlo, mhi, t):
-                    for hi in range(7):
-                        if (h >> (8 * hi)) & 0xFF == 0:
-                            continue
-                        pc = ctx[C_HTYPE + hi] + 16 * us
-                        if first:
-                            hit = ((ctx[C_STEP + pc] | ctx[C_SLIDE + pc]) & back) != 0
-                        else:
-                            hit = (ctx[C_SLIDE + pc] & back) != 0
-                        if hit:
-                            n = _drop(ctx, st, out, n, t, hi, us, ek)
-                first = False
+                    b = kinds
+                    while b != 0:
+                        hi = np.int64(ctz64(np.uint64(b)))
+                        b &= b - 1
+                        n = _drop(ctx, st, out, n, t, hi, us, ek)
+                if far == 0:
+                    break
+                kinds = far
                 t = ctx[C_NB + t * 8 + d]
         if (h >> 16) & 0xFF != 0:
             for j in range(2):
