@@ -44,7 +44,7 @@ never move.
 
 # numba types these functions; mypy sees numba's untyped decorators and int64 scalars.
 # mypy: disable-error-code="misc, no-any-return, untyped-decorator, no-untyped-call, call-overload"
-# mypy: disable-error-code="arg-type, return-value"
+# mypy: disable-error-code="arg-type, return-value, assignment"
 
 from __future__ import annotations
 
