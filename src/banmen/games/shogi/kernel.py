@@ -1,4 +1,4 @@
-"""Compiled shogi rules for the df-pn kernel contract (docs: brief of issue 14).
+"""Compiled shogi rules: move generation, checks, mate in one, and the kernels df-pn calls.
 
 Position layout
 ---------------
@@ -24,6 +24,9 @@ A position is ONE ``np.int64`` array ``st`` of :data:`ST_LEN` words:
     word it pops, so play + undo restores ``st`` bit for bit.
 ``SCRATCH``
     move lists of the kernels that take no buffer (``mate_in_1``, "any legal move?").
+
+A king may be missing (a tsume attacker often has none): then nothing checks it, nothing
+is pinned to it and it has no moves.
 
 The read-only ``ctx`` (:data:`CTX`) holds the geometry, ray bitboards and Zobrist tables,
 so no kernel bakes a large global array into its code. Sliding attacks find the nearest
