@@ -1,4 +1,4 @@
-"""Compiled shogi rules for the df-pn kernel contract (docs: brief of issue 14).
+"""Compiled shogi rules: move generation, checks, mate in one, and the kernels df-pn calls.
 
 Position layout
 ---------------
@@ -25,6 +25,9 @@ A position is ONE ``np.int64`` array ``st`` of :data:`ST_LEN` words:
 ``SCRATCH``
     move lists of the kernels that take no buffer (``mate_in_1``, "any legal move?").
 
+A king may be missing (a tsume attacker often has none): then nothing checks it, nothing
+is pinned to it and it has no moves.
+
 The read-only ``ctx`` (:data:`CTX`) holds the geometry, ray bitboards and Zobrist tables,
 so no kernel bakes a large global array into its code. Sliding attacks find the nearest
 piece on a ray as the lowest or highest set bit of ``ray & occupancy``.
@@ -44,7 +47,7 @@ never move.
 
 # numba types these functions; mypy sees numba's untyped decorators and int64 scalars.
 # mypy: disable-error-code="misc, no-any-return, untyped-decorator, no-untyped-call, call-overload"
-# mypy: disable-error-code="arg-type, return-value"
+# mypy: disable-error-code="arg-type, return-value, assignment"
 
 from __future__ import annotations
 
@@ -118,7 +121,11 @@ C_DIR = C_ZH + 16  # 81 x 81: direction from square a to square b if on a line, 
 C_HIDX = C_DIR + 81 * 81  # 16: piece type -> hand index (unpromoted)
 C_HTYPE = C_HIDX + 16  # 8: hand index -> piece type
 C_RAY = C_HTYPE + 8  # 81 x 8 x 2: bitboard of the squares from sq in direction d (sq excluded)
-CTX_LEN = C_RAY + 81 * 8 * 2
+# 2 x 8, per colour and direction d from the enemy king: the hand pieces (bits by hand
+# index) that check when dropped next to it that way (ADJ), or further along (FAR)
+C_DADJ = C_RAY + 81 * 8 * 2
+C_DFAR = C_DADJ + 16
+CTX_LEN = C_DFAR + 16
 
 # Directions as (file delta, rank delta); black moves towards rank 0. Opposite of d is 7 - d,
 # and the board turned for white maps d to 7 - d too.
@@ -168,6 +175,15 @@ def _make_ctx() -> npt.NDArray[np.int64]:
             while t >= 0:
                 ctx[C_RAY + (sq * 8 + d) * 2 + (t >= 63)] |= 1 << (t - 63 if t >= 63 else t)
                 t = int(ctx[C_NB + t * 8 + d])
+    for c in range(2):
+        for d in range(8):
+            back = 1 << (7 - d)
+            for t, i in _HIDX.items():
+                pc = t + 16 * c
+                if (ctx[C_STEP + pc] | ctx[C_SLIDE + pc]) & back:
+                    ctx[C_DADJ + 8 * c + d] |= 1 << i
+                if ctx[C_SLIDE + pc] & back:
+                    ctx[C_DFAR + 8 * c + d] |= 1 << i
     rng = np.random.default_rng(_ZOBRIST_SEED)
     z = rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, 32 * 81 + 1 + 16, np.int64)
     ctx[C_ZP : C_ZP + 32 * 81 + 1 + 16] = z
@@ -185,7 +201,7 @@ CTX: npt.NDArray[np.int64] = _make_ctx()
 # ----------------------------------------------------------------------------- helpers
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _bb_xor(st: Any, off: int, sq: int) -> None:
     if sq < 63:
         st[off] ^= np.int64(1) << sq
@@ -193,14 +209,14 @@ def _bb_xor(st: Any, off: int, sq: int) -> None:
         st[off + 1] ^= np.int64(1) << (sq - 63)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _bit(lo: int, hi: int, sq: int) -> bool:
     if sq < 63:
         return (lo >> sq) & 1 != 0
     return (hi >> (sq - 63)) & 1 != 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _put(ctx: Any, st: Any, sq: int, p: int) -> None:
     """Put piece ``p`` on the empty square ``sq`` (or take it off: the same XORs)."""
     _bb_xor(st, OCC + 2 * (p >> 4), sq)
@@ -213,7 +229,7 @@ def _put(ctx: Any, st: Any, sq: int, p: int) -> None:
 _UP = (1 << 2) | (1 << 4) | (1 << 6) | (1 << 7)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _nearest(ctx: Any, d: int, sq: int, olo: int, ohi: int) -> int:
     """The first occupied square from ``sq`` in direction ``d`` (occupancy olo/ohi), or -1."""
     base = C_RAY + (sq * 8 + d) * 2
@@ -264,14 +280,12 @@ def _attacked(ctx: Any, st: Any, sq: int, c: int, ignore: int) -> bool:
     return s >= 0 and st[s] == kn
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _file_has_pawn(st: Any, c: int, f: int) -> bool:
-    p = PAWN + 16 * c
-    base = f * 9
-    for r in range(9):
-        if st[base + r] == p:
-            return True
-    return False
+    """Has colour ``c`` an unpromoted pawn on file ``f`` (a file is 9 bits of one word)?"""
+    w = 0 if f < 7 else 1
+    mask = np.int64(0x1FF) << (9 * (f - 7 * w))
+    return (st[PT + 2 * PAWN + w] & st[OCC + 2 * c + w] & mask) != 0
 
 
 @njit(cache=True)
@@ -404,7 +418,7 @@ def _undo(ctx: Any, st: Any) -> None:
 # ----------------------------------------------------------------------------- generation
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _emit(out: Any, n: int, p: int, fr: int, to: int, us: int) -> int:
     """Append the moves of piece ``p`` from ``fr`` to ``to``: promoting where it may, not
     promoting unless the piece could never move again."""
@@ -575,6 +589,7 @@ def _gen(ctx: Any, st: Any, out: Any, base: int, limit: int, checks: int) -> int
                 pdir = ctx[C_DIR + k * 81 + fr] if pinned else -1
                 steps = ctx[C_STEP + p]
                 slides = ctx[C_SLIDE + p]
+                direct = 1 if checks != 0 and not _bit(xlo, xhi, fr) else 0
                 n0 = n
                 for d in range(8):
                     bitd = 1 << d
@@ -587,7 +602,10 @@ def _gen(ctx: Any, st: Any, out: Any, base: int, limit: int, checks: int) -> int
                         q = st[t]
                         if q != 0 and (q >> 4) == us:
                             break
-                        n = _emit(out, n, p, fr, t, us)
+                        # with checks only, a piece that uncovers nothing must check
+                        # directly: from a square on a line with the king
+                        if direct == 0 or ctx[C_DIR + t * 81 + ek] >= 0:
+                            n = _emit(out, n, p, fr, t, us)
                         if q != 0 or (slides & bitd) == 0:
                             break
                         t = ctx[C_NB + t * 8 + d]
@@ -613,23 +631,25 @@ def _gen(ctx: Any, st: Any, out: Any, base: int, limit: int, checks: int) -> int
         # only on the squares from which the dropped piece attacks the enemy king
         if ek < 0:
             return n - base
+        held = 0
+        for hi in range(7):
+            if (h >> (8 * hi)) & 0xFF != 0:
+                held |= 1 << hi
         for d in range(8):
-            back = 1 << (7 - d)
+            adj = held & ctx[C_DADJ + 8 * us + d]
+            far = held & ctx[C_DFAR + 8 * us + d]
             t = ctx[C_NB + ek * 8 + d]
-            first = True
+            kinds = adj
             while t >= 0 and st[t] == 0:
                 if _bit(mlo, mhi, t):
-                    for hi in range(7):
-                        if (h >> (8 * hi)) & 0xFF == 0:
-                            continue
-                        pc = ctx[C_HTYPE + hi] + 16 * us
-                        if first:
-                            hit = ((ctx[C_STEP + pc] | ctx[C_SLIDE + pc]) & back) != 0
-                        else:
-                            hit = (ctx[C_SLIDE + pc] & back) != 0
-                        if hit:
-                            n = _drop(ctx, st, out, n, t, hi, us, ek)
-                first = False
+                    b = kinds
+                    while b != 0:
+                        hi = np.int64(ctz64(np.uint64(b)))
+                        b &= b - 1
+                        n = _drop(ctx, st, out, n, t, hi, us, ek)
+                if far == 0:
+                    break
+                kinds = far
                 t = ctx[C_NB + t * 8 + d]
         if (h >> 16) & 0xFF != 0:
             for j in range(2):
