@@ -55,7 +55,7 @@ What the search takes care of (each point has a test, most against the reference
   (tsume-shogi's 無駄合) when that decides the node, exactly as the reference solver does.
 * **Memory**: the table is a preallocated array of 8-entry buckets (one entry = 64 bytes);
   a full bucket evicts its cheapest entry, and when the table is 7/8 full a sweep drops the
-  entries that cost least to recompute (proofs and disproofs count four times their work).
+  entries that cost least to recompute — open entries before any proof or disproof.
 * **Limits**: every 256 nodes the search reads the stop flags and the node budget; a
   :class:`Deadline` timer sets a flag for a time limit. The search runs in its own thread
   (with a stack deep enough for thousand-ply lines) while the caller's thread reports
@@ -225,12 +225,13 @@ def _set_field(tt: npt.NDArray[np.int64], i: int, f: int, v: int) -> None:
 
 @njit(cache=True, inline="always")
 def _weight(tt: npt.NDArray[np.int64], i: int) -> int:
+    """What an entry is worth keeping: the nodes spent below it, and 2^32 more for a proof
+    or a disproof, so the table lets every open entry go before a solved one (the line
+    reader walks proofs back out of the table)."""
     w = tt[(i >> 3) * 8 + _WORK, i & 7]
-    if (
-        tt[(i >> 3) * 8 + _LEN, i & 7] < _NO_PROOF
-        or tt[(i >> 3) * 8 + _DDEPTH, i & 7] > _NO_DISPROOF
-    ):
-        w *= 4
+    solved = tt[(i >> 3) * 8 + _LEN, i & 7] < _NO_PROOF
+    if solved or tt[(i >> 3) * 8 + _DDEPTH, i & 7] > _NO_DISPROOF:
+        w += 1 << 32
     return w
 
 

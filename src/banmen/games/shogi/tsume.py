@@ -259,7 +259,11 @@ def _solve(b: Backend, sfen: str) -> TsumeResult:
     assert first.length is not None
     first_seconds = round(b.elapsed(), 3)
     line = _Lines(b)
-    fallback = line.walk()
+    try:
+        fallback = line.walk()
+    except _LineLost:
+        # proved, but the line is gone and the limits came first: say what is known
+        return done("mate", length=first.length, reason=b.prove().reason or "timeout")
     best = len(fallback)
 
     # phase 2: shorten under the counting rules
@@ -282,7 +286,12 @@ def _solve(b: Backend, sfen: str) -> TsumeResult:
             break
         bound = best - 2
     if not shortest:
-        pv = fallback if best == len(fallback) else line.walk(bound=best)
+        pv = fallback
+        if best != len(fallback):
+            try:
+                pv = line.walk(bound=best)
+            except _LineLost:
+                pass  # the longer line found first is still a proved mate
         return done("mate", pv=[b.usi(m) for m in pv], length=len(pv), reason=reason)
 
     # phase 3: the main line
@@ -290,9 +299,19 @@ def _solve(b: Backend, sfen: str) -> TsumeResult:
     try:
         pv, _ = line.exact_or(best)
     except _NoTime as e:
-        pv = line.walk(bound=best)
+        try:
+            pv = line.walk(bound=best)
+        except _LineLost:
+            # the shortest line is no longer in the table: the first one found is given
+            # (a proved mate, not the shortest)
+            pv = fallback
+            return done("mate", pv=[b.usi(m) for m in pv], length=len(pv), reason=e.reason)
         return done("mate", pv=[b.usi(m) for m in pv], length=best, shortest=True, reason=e.reason)
     return done("mate", pv=[b.usi(m) for m in pv], length=best, shortest=True)
+
+
+class _LineLost(Exception):
+    """The table no longer holds a proved line, and the limits leave no time to prove it."""
 
 
 class _NoTime(Exception):
@@ -309,8 +328,10 @@ class _Lines:
         self._exact: dict[int, int] = {}
 
     def walk(self, bound: int = INF) -> list[int]:
-        """A mating line from the table alone: the attacker's shortest proved check, the
-        defender's longest proved reply. Used when there is no time for exact lengths."""
+        """A mating line from the table: the attacker's shortest proved check, the defender's
+        longest proved reply. Used when there is no time for exact lengths. A node whose
+        children the table has let go is proved again (within what the limits leave);
+        :class:`_LineLost` if even that fails."""
         b = self.b
         line: list[int] = []
         seen: set[int] = set()
@@ -324,37 +345,59 @@ class _Lines:
                         b.play(win)
                         line.append(win)
                         return list(line)
-                    best, best_len = None, INF
-                    for m in b.attacker_moves():
-                        b.play(m)
-                        k = b.key()
-                        pn, _, length, _ = b.lookup(r - 1)
-                        b.undo()
-                        if pn == 0 and length < best_len and k not in seen:
-                            best, best_len = m, length
+                    best, best_len = self._attacker_choice(r, seen)
+                    if best is None and b.prove(r).status == "proved":
+                        best, best_len = self._attacker_choice(r, seen)
                     if best is None:
-                        raise AssertionError("the table lost part of the proof")
-                    r = best_len
+                        raise _LineLost
                 else:
                     moves = b.defender_moves()
                     if not moves:
                         return list(line)
-                    best, best_len = None, -1
-                    for m in moves:
-                        b.play(m)
-                        futile = b.was_futile()
-                        pn, _, length, _ = b.lookup(INF if futile else r - 1)
-                        b.undo()
-                        if not futile and pn == 0 and length > best_len:
-                            best, best_len = m, length
+                    best, best_len, open_replies = self._defender_choice(moves, r)
+                    if best is None and open_replies:
+                        # no reply proved in the table, and some not known to be futile
+                        if b.prove(r, or_node=False).status != "proved":
+                            raise _LineLost
+                        best, best_len, open_replies = self._defender_choice(moves, r)
                     if best is None:
                         return list(line)  # every reply is a futile interposition
-                    r = best_len
+                r = best_len
                 b.play(best)
                 line.append(best)
         finally:
             for _ in line:
                 b.undo()
+
+    def _attacker_choice(self, r: int, seen: set[int]) -> tuple[int | None, int]:
+        b = self.b
+        best, best_len = None, INF
+        for m in b.attacker_moves():
+            b.play(m)
+            k = b.key()
+            pn, _, length, _ = b.lookup(r - 1)
+            b.undo()
+            if pn == 0 and length < best_len and k not in seen:
+                best, best_len = m, length
+        return best, best_len
+
+    def _defender_choice(self, moves: list[int], r: int) -> tuple[int | None, int, bool]:
+        """(longest proved reply, its length, whether a counted reply is not proved)."""
+        b = self.b
+        best, best_len = None, -1
+        open_replies = False
+        for m in moves:
+            b.play(m)
+            futile = b.was_futile()
+            pn, _, length, _ = b.lookup(INF if futile else r - 1)
+            b.undo()
+            if futile:
+                continue
+            if pn != 0:
+                open_replies = True
+            elif length > best_len:
+                best, best_len = m, length
+        return best, best_len, open_replies
 
     def shortest_or(self, upper: int) -> int:
         """The exact counted length of the shortest mate from the current (attacker) node,
