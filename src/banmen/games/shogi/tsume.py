@@ -325,7 +325,6 @@ class _Lines:
 
     def __init__(self, b: Backend) -> None:
         self.b = b
-        self._exact: dict[int, int] = {}
 
     def walk(self, bound: int = INF) -> list[int]:
         """A mating line from the table: the attacker's shortest proved check, the defender's
@@ -399,25 +398,6 @@ class _Lines:
                 best, best_len = m, length
         return best, best_len, open_replies
 
-    def shortest_or(self, upper: int) -> int:
-        """The exact counted length of the shortest mate from the current (attacker) node,
-        known to be at most ``upper``."""
-        key = self.b.key()
-        known = self._exact.get(key)
-        if known is not None:
-            return known
-        best = upper
-        while best >= 3:
-            res = self.b.prove(best - 2)
-            if res.status == "unknown":
-                raise _NoTime(res.reason)
-            if res.status == "disproved":
-                break
-            assert res.length is not None
-            best = res.length
-        self._exact[key] = best
-        return best
-
     def exact_or(self, length: int) -> tuple[list[int], int]:
         """The main line from an attacker node whose shortest mate is ``length`` plies:
         (moves, attacker's pieces in hand at the end)."""
@@ -440,12 +420,19 @@ class _Lines:
         return self._fewest_left(options, lambda: self.exact_and(length - 1))
 
     def exact_and(self, bound: int) -> tuple[list[int], int]:
-        """The main line from a defender node proved mate within ``bound``."""
+        """The main line from a defender node whose counted length is exactly ``bound``
+        (``exact_or`` only comes here with the exact length of a shortest mate).
+
+        The longest resistance is then a counted reply lasting ``bound - 1`` plies, and
+        those are the replies with no mate within ``bound - 3``: one bounded proof per
+        reply says which (lengths have the parity of the side to move, so no reply lies
+        between), instead of shortening each reply's mate to its exact length."""
         b = self.b
         moves = b.defender_moves()
         if not moves:
             return [], b.material()
-        lengths: list[tuple[int, int]] = []
+        longest: list[int] = []
+        counted = 0
         for m in moves:
             if b.group(m) is not None:
                 try:
@@ -453,26 +440,24 @@ class _Lines:
                         continue
                 except Unknown as u:
                     raise _NoTime(u.reason) from None
+            counted += 1
+            if bound - 3 < 1:
+                longest.append(m)  # (bound 2: every counted reply lasts one ply)
+                continue
             b.play(m)
             try:
-                pn, _, stored, _ = b.lookup(bound - 1)
-                if pn != 0:
-                    # the table let this entry go: prove it again
-                    res = b.prove(bound - 1)
-                    if res.status == "unknown":
-                        raise _NoTime(res.reason)
-                    if res.status != "proved" or res.length is None:
-                        raise AssertionError("a reply of a proved node is not proved")
-                    stored = res.length
-                lengths.append((m, self.shortest_or(stored)))
+                res = b.prove(bound - 3)
             finally:
                 b.undo()
-        if not lengths:
+            if res.status == "unknown":
+                raise _NoTime(res.reason)
+            if res.status == "disproved":
+                longest.append(m)
+        if counted == 0:
             return [], b.material()  # only futile interpositions: mate here
-        longest = max(length for _, length in lengths)
-        return self._fewest_left(
-            [m for m, length in lengths if length == longest], lambda: self.exact_or(longest)
-        )
+        if not longest:
+            raise AssertionError("no reply of a proved node holds out to its length")
+        return self._fewest_left(longest, lambda: self.exact_or(bound - 1))
 
     def _fewest_left(
         self, moves: list[int], follow: Callable[[], tuple[list[int], int]]
