@@ -70,7 +70,6 @@ __all__ = [
     "futile_replies",
     "gen_checks",
     "gen_legal",
-    "gen_moves",
     "group",
     "hand",
     "hand_delta",
@@ -832,9 +831,6 @@ def gen_legal(ctx: Any, st: Any, buf: Any) -> int:
 def gen_checks(ctx: Any, st: Any, buf: Any) -> int:
     """The legal moves of the side to move that give check."""
     return _gen_checks(ctx, st, buf, 0)
-
-
-gen_moves = gen_legal
 
 
 @kernel(_nrt=False)
