@@ -70,7 +70,6 @@ __all__ = [
     "futile_replies",
     "gen_checks",
     "gen_legal",
-    "gen_moves",
     "group",
     "hand",
     "hand_delta",
@@ -796,6 +795,20 @@ def _gen_checks(ctx: Any, st: Any, out: Any, base: int) -> int:
 
 @njit(cache=True)
 def _has_legal(ctx: Any, st: Any) -> bool:
+    # a king step is legal whenever its square is not attacked, pins or not: trying those
+    # first answers most checks without the checker and pin scan of a full generation
+    us = st[STM]
+    k = st[KSQ + us]
+    if k >= 0:
+        for d in range(8):
+            t = ctx[C_NB + k * 8 + d]
+            if t < 0:
+                continue
+            p = st[t]
+            if p != 0 and (p >> 4) == us:
+                continue
+            if not _attacked(ctx, st, t, 1 - us, k):
+                return True
     return _gen(ctx, st, st, SCRATCH2, 1, 0) > 0
 
 
@@ -832,9 +845,6 @@ def gen_legal(ctx: Any, st: Any, buf: Any) -> int:
 def gen_checks(ctx: Any, st: Any, buf: Any) -> int:
     """The legal moves of the side to move that give check."""
     return _gen_checks(ctx, st, buf, 0)
-
-
-gen_moves = gen_legal
 
 
 @kernel(_nrt=False)
