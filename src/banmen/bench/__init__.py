@@ -113,6 +113,12 @@ def _go_playouts(quick: bool) -> dict[str, Any]:
     }
 
 
+def _shogi_kernel(quick: bool) -> dict[str, Any]:
+    from banmen.bench.shogi_kernel import bench_kernel
+
+    return bench_kernel(quick=quick)
+
+
 def _tsume(quick: bool) -> dict[str, Any]:
     from banmen.bench.tsume import bench_tsume, tsume_limit, tsume_rows
 
@@ -159,6 +165,10 @@ SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
     "go-playouts": (
         "Go playouts/s on 9x9 and 19x19: random, and the engine's search",
         _go_playouts,
+    ),
+    "shogi-kernel": (
+        "shogi kernels beside cshogi: perft 5 from the start, checks/evasions/mate-in-1 calls",
+        _shogi_kernel,
     ),
     "tsume": (
         "tsume-shogi suite: banmen, cshogi's DfPn and KomoringHeights (when built), "

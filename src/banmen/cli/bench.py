@@ -77,7 +77,8 @@ def _tsume_rows(t: Table, name: str, r: dict[str, Any]) -> None:
         t.add_row(name, f"KomoringHeights left out: {kh['left_out']}")
     for group, by_solver in r["groups"].items():
         n = by_solver["banmen"]["problems"]
-        t.add_row(f"{name} {group}", f"{n} problems, {r['time_limit']:g} s each")
+        lim = r.get("time_limit_over_40_plies") if group == "41+" else None
+        t.add_row(f"{name} {group}", f"{n} problems, {lim or r['time_limit']:g} s each")
         for solver, g in by_solver.items():
             figures = _tsume_figures(solver, group, g)
             ratio = _ratio_figures(g)
@@ -138,6 +139,23 @@ def _summary(record: dict[str, Any]) -> Table:
             f"{r['overshoot_ms_median']:.2f} ms, p90 {r['overshoot_ms_p90']:.2f} ms, "
             f"max {r['overshoot_ms_max']:.2f} ms",
         )
+    if "shogi-kernel" in res:
+        r = res["shogi-kernel"]
+        p, c = r["perft"]["ours"], r["perft"]["cshogi_python_loop"]
+        t.add_row(
+            "shogi-kernel perft",
+            f"depth {p['depth']} ({p['leaves']:,} leaves) in {p['seconds']:.2f} s: "
+            f"{p['leaves_per_second'] / 1e6:.0f} M leaves/s, "
+            f"{p['moves_made_per_second'] / 1e6:.1f} M moves made/s; cshogi from Python "
+            f"(depth {c['depth']}): {c['leaves_per_second'] / 1e6:.0f} M leaves/s",
+        )
+        for name, k in r["calls"].items():
+            t.add_row(
+                f"  {name}",
+                f"{k['positions']} positions: ours {k['ours_compiled_loop_per_second'] / 1e6:.2f}"
+                f" M/s compiled, {k['ours_from_python_per_second'] / 1e6:.2f} M/s from Python; "
+                f"cshogi {k['cshogi_from_python_per_second'] / 1e6:.2f} M/s from Python",
+            )
     if "arena-scaling" in res:
         r = res["arena-scaling"]
         t.add_row(
