@@ -68,7 +68,7 @@ def _outcome(ctx, st):  # type: ignore[no-untyped-def]
 
 
 @kernel(_nrt=False)
-def _quick_win(ctx, st):  # type: ignore[no-untyped-def]
+def _quick_win(ctx, st, buf, n):  # type: ignore[no-untyped-def]
     return -1
 
 

@@ -341,7 +341,8 @@ def _check_position(board: cshogi.Board, st: np.ndarray, attacker: int, keys: Ke
     assert (m1 >= 0) == bool(mates), sfen
     if m1 >= 0:
         assert m1 in mates, sfen
-    qw = K.quick_win(CTX, st)
+    qbuf = np.zeros(K.MAX_MOVES, dtype=np.int64)
+    qw = K.quick_win(CTX, st, qbuf, K.gen_checks(CTX, st, qbuf))
     assert qw == (m1 if board.turn == attacker else -1)
     assert K.outcome(CTX, st) == (0 if board.turn == attacker else 1)
 

@@ -23,8 +23,9 @@ The kernel contract (all ``@kernel``; ``ctx`` is a read-only int64 array of cons
     The attacker's pieces in hand, one count per byte (bytes 0-6; 0 for games without hands).
 ``outcome(ctx, st) -> int``
     Called when the side to move has no move: 1 if that is a win for the attacker.
-``quick_win(ctx, st) -> int``
-    An attacker move that wins at once (a mate in one), or -1.
+``quick_win(ctx, st, buf, n) -> int``
+    One of the attacker's moves ``buf[:n]`` (``or_moves`` has just written them) that wins
+    at once (a mate in one), or -1.
 ``group(ctx, st, m) -> int``
     Moves with the same group (>= 0, < 1024) lead to near-identical subtrees (drops on one
     square): they are counted once in the proof and disproof sums. -1: no group.
@@ -684,7 +685,7 @@ def _mid(
             dh = HAND_ALL & ~_zero_bytes(h)
             _store_disproof(tt, ctl, k, dh, INF, 1)
             return INF, 0, 0, INF, INF, dh
-        w = quick_win(ctx, st)
+        w = quick_win(ctx, st, mv, n)
         if w >= 0:
             spent, gained = hand_delta(ctx, st, w)
             play(ctx, st, w)

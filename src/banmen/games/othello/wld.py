@@ -140,7 +140,7 @@ def _zero(ctx: Any, st: Any) -> int:
 
 
 @kernel(_nrt=False)
-def _no_move(ctx: Any, st: Any) -> int:
+def _no_move(ctx: Any, st: Any, buf: Any, n: int) -> int:
     return -1
 
 

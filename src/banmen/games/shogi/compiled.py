@@ -102,7 +102,8 @@ class CompiledBackend:
         K.undo(self.ctx, self.st)
 
     def quick_win(self) -> int | None:
-        m = int(K.quick_win(self.ctx, self.st))
+        n = K.gen_checks(self.ctx, self.st, self._buf)
+        m = int(K.quick_win(self.ctx, self.st, self._buf, n))
         return m if m >= 0 else None
 
     def group(self, move: int) -> int | None:

@@ -893,11 +893,20 @@ def mate_in_1(ctx: Any, st: Any) -> int:
 
 
 @kernel(_nrt=False)
-def quick_win(ctx: Any, st: Any) -> int:
-    """Mate in one when the attacker is to move; -1 otherwise."""
+def quick_win(ctx: Any, st: Any, buf: Any, n: int) -> int:
+    """Mate in one among the attacker's checks ``buf[:n]`` (``gen_checks`` has just written
+    them: df-pn generates them anyway, so they are not generated twice); -1 if none, or if
+    the attacker is not to move."""
     if st[STM] != st[ATK]:
         return -1
-    return _mate_in_1(ctx, st)
+    for i in range(n):
+        m = buf[i]
+        _play(ctx, st, m)
+        mate = not _has_legal(ctx, st)
+        _undo(ctx, st)
+        if mate:
+            return m
+    return -1
 
 
 @kernel(_nrt=False)
