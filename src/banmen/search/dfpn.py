@@ -66,6 +66,7 @@ What the search takes care of (each point has a test, most against the reference
 from __future__ import annotations
 
 import mmap
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -1027,6 +1028,8 @@ def _futile_at(
 
 #: stack for the search thread: a frame per ply of the line under search
 _STACK_BYTES = 512 * 1024 * 1024
+#: Python's recursion limit while a session runs (in the search thread's big stack)
+_PY_RECURSION = 200_000
 _DEPTH_CAP = 20_000
 _ENTRY_BYTES = _FIELDS * 8
 
@@ -1135,6 +1138,22 @@ class DfPn:
         stack deep enough for thousand-ply lines, under one deadline for the whole of it,
         while this thread reports progress every 100 ms. Proofs made outside a session get
         a session of their own."""
+
+        remaining = None
+        if self.limit is not None and self.limit.time:
+            remaining = max(0.0, self.limit.time - self.elapsed())
+        # ``fn`` may recurse a few Python frames per ply of a thousand-ply line (the tsume
+        # composer does); the search thread's stack holds them, Python's limit must too
+        old_limit = sys.getrecursionlimit()
+        if old_limit < _PY_RECURSION:
+            sys.setrecursionlimit(_PY_RECURSION)
+        try:
+            return self._session(fn, remaining)
+        finally:
+            if old_limit < _PY_RECURSION:
+                sys.setrecursionlimit(old_limit)
+
+    def _session(self, fn: Callable[[], T], remaining: float | None) -> T:
         result: list[T] = []
         failure: list[BaseException] = []
 
@@ -1145,9 +1164,6 @@ class DfPn:
             except BaseException as e:  # re-raised in the caller's thread
                 failure.append(e)
 
-        remaining = None
-        if self.limit is not None and self.limit.time:
-            remaining = max(0.0, self.limit.time - self.elapsed())
         with Deadline(self._tflag, remaining):
             old = threading.stack_size()
             try:

@@ -294,18 +294,28 @@ def _solve(b: Backend, sfen: str) -> TsumeResult:
                 pass  # the longer line found first is still a proved mate
         return done("mate", pv=[b.usi(m) for m in pv], length=len(pv), reason=reason)
 
+    # a shortest line read from the table now, while it is fresh: if phase 3 runs out of
+    # time, this is the answer (the attacker's shortest, the defender's longest as the
+    # table knows them)
+    try:
+        short_line: list[int] | None = line.walk(bound=best)
+    except _LineLost:
+        short_line = None
+
     # phase 3: the main line
     b.phase = "pv"
     try:
         pv, _ = line.exact_or(best)
     except _NoTime as e:
-        try:
-            pv = line.walk(bound=best)
-        except _LineLost:
-            # the shortest line is no longer in the table: the first one found is given
-            # (a proved mate, not the shortest)
-            pv = fallback
-            return done("mate", pv=[b.usi(m) for m in pv], length=len(pv), reason=e.reason)
+        if short_line is None:
+            try:
+                short_line = line.walk(bound=best)
+            except _LineLost:
+                # no shortest line left in the table and no time to prove one: the first
+                # line found is given (a proved mate, not the shortest)
+                pv = fallback
+                return done("mate", pv=[b.usi(m) for m in pv], length=len(pv), reason=e.reason)
+        pv = short_line
         return done("mate", pv=[b.usi(m) for m in pv], length=best, shortest=True, reason=e.reason)
     return done("mate", pv=[b.usi(m) for m in pv], length=best, shortest=True)
 
