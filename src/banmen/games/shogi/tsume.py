@@ -441,8 +441,7 @@ class _Lines:
         moves = b.defender_moves()
         if not moves:
             return [], b.material()
-        longest: list[int] = []
-        counted = 0
+        counted: list[int] = []
         for m in moves:
             if b.group(m) is not None:
                 try:
@@ -450,20 +449,26 @@ class _Lines:
                         continue
                 except Unknown as u:
                     raise _NoTime(u.reason) from None
-            counted += 1
-            if bound - 3 < 1:
-                longest.append(m)  # (bound 2: every counted reply lasts one ply)
-                continue
-            b.play(m)
-            try:
-                res = b.prove(bound - 3)
-            finally:
-                b.undo()
-            if res.status == "unknown":
-                raise _NoTime(res.reason)
-            if res.status == "disproved":
-                longest.append(m)
-        if counted == 0:
+            counted.append(m)
+        if len(counted) <= 1 or bound - 3 < 1:
+            # one reply (forced: it is the longest), or bound 2 (every one lasts one ply)
+            longest = counted
+        else:
+            longest = []
+            for m in counted:
+                b.play(m)
+                try:
+                    pn, dn, _, _ = b.lookup(bound - 3)  # the table may know already
+                    if pn != 0 and dn != 0:
+                        res = b.prove(bound - 3)
+                        if res.status == "unknown":
+                            raise _NoTime(res.reason)
+                        dn = 0 if res.status == "disproved" else 1
+                finally:
+                    b.undo()
+                if dn == 0:
+                    longest.append(m)
+        if not counted:
             return [], b.material()  # only futile interpositions: mate here
         if not longest:
             raise AssertionError("no reply of a proved node holds out to its length")
