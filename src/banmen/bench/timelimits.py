@@ -172,9 +172,10 @@ def _go(limit: float, runs: int, size: int) -> dict[str, Any]:
 
 
 def _dfpn(limit: float, runs: int) -> dict[str, Any]:
-    from banmen.games.shogi.tsume import solve
+    from banmen.games.shogi.tsume import solve, warm_up
     from banmen.search.limits import Limit
 
+    warm_up()  # the compiled solver loaded first, as every front end does
     walls = []
     statuses: dict[str, int] = {}
     for _ in range(runs):

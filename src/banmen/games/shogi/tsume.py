@@ -105,8 +105,11 @@ def _solve_problem(
     from banmen.games.shogi.compiled import CompiledBackend
 
     backend = CompiledBackend(board, limit, stop, progress, hash_mb)
-    # the whole solve in one search thread (deep stack, one deadline, progress from here)
-    return backend.solver.session(lambda: _solve(backend, sfen))
+    try:
+        # the whole solve in one search thread (deep stack, one deadline, progress here)
+        return backend.solver.session(lambda: _solve(backend, sfen))
+    finally:
+        backend.solver.release()  # the table unmapped off the caller's clock
 
 
 #: a mate in three with a futile interposition: solving it runs every compiled path once
