@@ -88,9 +88,8 @@ def test_defender_node_counts_each_group_of_replies_once() -> None:
     for s in (grouped, plain):
         g = GRAPH
         seeded = dfpn._seed(
-            g.or_moves, g.and_moves, g.play, g.undo, g.outcome, g.quick_win, g.group,
-            g.hand_delta, g.and_need, s.ctx, graph_state(1), s.tt, s.ctl, s.mvs, s.gscr,
-            k, 0, False,
+            g.or_moves, g.and_moves, g.outcome, g.group, g.and_need, s.ctx, graph_state(1),
+            s.tt, s.ctl, s.mvs, s.gscr, k, 0, False,
         )  # fmt: skip
         assert seeded[:2] == s.lookup(k, 0, INF)[:2]
     assert grouped.lookup(k, 0, INF)[:2] == (2 + 2, 1)  # not nine

@@ -58,12 +58,14 @@ def bound(dispatcher: Any, *args: Any) -> Callable[..., Any]:
     Numba types every argument on every call; for a function taking other jitted functions
     as arguments that costs ~20 µs a call (each dispatcher is re-typed), more than a whole
     shallow search. Calling the compiled overload's entry point directly costs ~1 µs. The
-    caller must pass arguments of exactly these types from then on.
+    caller must pass arguments of exactly these types from then on. The function is
+    compiled (or loaded from the cache), not run: for a search, one call would be a whole
+    search outside its caller's time limit.
     """
     from numba import typeof
 
-    dispatcher(*args)  # compile, or load from the cache
     sig = tuple(typeof(a) for a in args)  # type: ignore[no-untyped-call]
+    dispatcher.compile(sig)
     compiled = dispatcher.overloads.get(sig)
     fn: Callable[..., Any] = dispatcher if compiled is None else compiled.entry_point
     return fn

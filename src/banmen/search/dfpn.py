@@ -76,6 +76,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from banmen._jit import bound
 from banmen.search.limits import STOP_TIME, Deadline, Limit, StopFlag
 from banmen.search.proof import INF, ProofResult
 
@@ -474,12 +475,8 @@ def _gsum(ws: npt.NDArray[np.int64], row: int, sp: int, n: int, gscr: npt.NDArra
 def _seed(
     or_moves: Any,
     and_moves: Any,
-    play: Any,
-    undo: Any,
     outcome: Any,
-    quick_win: Any,
     group: Any,
-    hand_delta: Any,
     and_need: Any,
     ctx: Any,
     st: Any,
@@ -730,8 +727,8 @@ def _mid(
             cpn, cdn, cln, cdd, cxh, found = _lookup(tt, ctl, ck, ch, cr)
             if found == 0:
                 cpn, cdn, cln, cdd, cxh = _seed(
-                    or_moves, and_moves, play, undo, outcome, quick_win, group, hand_delta,
-                    and_need, ctx, st, tt, ctl, scratch, gscr, ck, ch, not is_or,
+                    or_moves, and_moves, outcome, group, and_need, ctx, st, tt, ctl, scratch,
+                    gscr, ck, ch, not is_or,
                 )  # fmt: skip
             ws[_PNR, j] = cpn
             ws[_DNR, j] = cdn
@@ -1130,7 +1127,7 @@ class DfPn:
     def _fn(self, name: str, dispatcher: Any, args: tuple[Any, ...]) -> Callable[..., Any]:
         fn = self._fns.get(name)
         if fn is None:
-            fn = self._fns[name] = _entry(dispatcher, args)
+            fn = self._fns[name] = bound(dispatcher, *args)
         return fn
 
     def session(self, fn: Callable[[], T]) -> T:
@@ -1245,7 +1242,7 @@ class DfPn:
         ``h`` as seen with ``r`` plies left."""
         fn = self._fns.get("lookup")
         if fn is None:
-            fn = self._fns["lookup"] = _entry(_lookup, (self.tt, self.ctl, 0, 0, 0))
+            fn = self._fns["lookup"] = bound(_lookup, self.tt, self.ctl, 0, 0, 0)
         pn, dn, length, dd, _, _ = fn(self.tt, self.ctl, k, h, r)
         return int(pn), int(dn), int(length), int(dd)
 
@@ -1287,22 +1284,6 @@ def _zeros(rows: int, cols: int) -> npt.NDArray[np.int64]:
     except (AttributeError, OSError, ValueError):  # pragma: no cover - no madvise here
         return np.zeros((rows, cols), dtype=np.int64)
     return np.frombuffer(buf, dtype=np.int64).reshape(rows, cols)
-
-
-_entries: dict[tuple[Any, ...], Callable[..., Any]] = {}
-
-
-def _entry(dispatcher: Any, args: tuple[Any, ...]) -> Callable[..., Any]:
-    """The compiled function ``dispatcher`` runs for ``args``, callable without numba's
-    per-call typing (see ``_jit.bound``) — compiled or loaded from the cache, not run."""
-    from numba import typeof
-
-    sig = tuple(typeof(a) for a in args)
-    fn = _entries.get((dispatcher, sig))
-    if fn is None:
-        dispatcher.compile(sig)
-        fn = _entries[(dispatcher, sig)] = dispatcher.overloads[sig].entry_point
-    return fn
 
 
 def _drop(madvise: Callable[..., int] | None, arrays: tuple[Any, ...]) -> None:
