@@ -76,7 +76,7 @@ def test_play_a_scripted_game_against_the_cpu() -> None:
     board = Board.from_seed(3, 4)
     script = ["zz", "a1", "undo"]
     b = board.copy()
-    from banmen.engine import make_engine
+    from banmen.games import make_engine
 
     cpu = make_engine("mattix", "cpu:depth=1")
     while not b.is_game_over():

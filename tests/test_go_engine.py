@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from banmen.arena.runner import EngineCache, _first_mover_result, play_game
 from banmen.arena.schedule import Job
-from banmen.engine import Info, Result, SpecError, make_engine, parse_spec
-from banmen.games import get_game
+from banmen.engine import Info, Result, SpecError, parse_spec
+from banmen.games import get_game, make_engine
 from banmen.games.go import BLACK, PASS, WHITE, Board, parse_vertex
 from banmen.games.go import kernel as K
 from banmen.games.go import policy as P

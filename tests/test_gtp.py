@@ -22,7 +22,8 @@ import pytest
 from typer.testing import CliRunner
 
 from banmen.cli import app
-from banmen.engine import Result, SpecError, make_engine, parse_spec
+from banmen.engine import Result, SpecError, parse_spec
+from banmen.games import make_engine
 from banmen.games.go import BLACK, PASS, WHITE, Board
 from banmen.protocols.gtp import GTPSession, free_handicap_points, preprocess
 from banmen.protocols.gtp_client import GTPCommandError, GTPEngine, GTPError

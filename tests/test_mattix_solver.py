@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mattix_reference import exact_value, parse
 
-from banmen.engine import AlphaBetaEngine
 from banmen.games import get_game
+from banmen.games.engines import AlphaBetaEngine
 from banmen.games.mattix import Board
 from banmen.search.limits import Limit
 

@@ -15,7 +15,7 @@ from numba import njit
 from typer.testing import CliRunner
 
 from banmen.cli import app
-from banmen.engine import make_engine
+from banmen.games import make_engine
 from banmen.games.othello import (
     BLACK,
     PASS,
@@ -375,7 +375,7 @@ def test_cli_perft_and_solve_json() -> None:
 def test_an_nboard_engine_plays_a_whole_game() -> None:
     import sys
 
-    from banmen.engine import make_engine
+    from banmen.games import make_engine
     from banmen.protocols.nboard_client import NBoardEngine
 
     engine = make_engine("othello", f"nboard:depth=2 {sys.executable} -m banmen nboard")
@@ -400,7 +400,8 @@ def test_an_nboard_engine_plays_a_whole_game() -> None:
     ],
 )
 def test_bad_nboard_specs(spec: str, game: str, fragment: str) -> None:
-    from banmen.engine import SpecError, make_engine
+    from banmen.engine import SpecError
+    from banmen.games import make_engine
 
     with pytest.raises(SpecError, match=fragment) as e:
         make_engine(game, spec)
@@ -408,7 +409,7 @@ def test_bad_nboard_specs(spec: str, game: str, fragment: str) -> None:
 
 
 def test_a_missing_nboard_program_is_a_one_line_error() -> None:
-    from banmen.engine import make_engine
+    from banmen.games import make_engine
     from banmen.protocols.nboard_client import NBoardError
 
     engine = make_engine("othello", "nboard:/nonexistent/engine")

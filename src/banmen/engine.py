@@ -1,4 +1,4 @@
-"""The engine interface every front end drives: ``think(board, limit, on_info) -> Result``.
+"""The engine contract every front end drives: ``think(board, limit, on_info) -> Result``.
 
 Modelled on python-chess's ``engine`` module: a :class:`~banmen.search.limits.Limit` bounds
 a search, ``on_info`` receives :class:`Info` progress (at least after every completed
@@ -6,42 +6,70 @@ iteration), and the :class:`Result` says what was *proved*: ``exact`` is true on
 score is the game-theoretic value; a search cut short by a limit reports its best move and a
 heuristic score, and ``stopped_by`` says which limit ended it.
 
-Players are built from spec strings, shared by the CLI, the arena and the web app::
+This module is a leaf: it imports only ``banmen.search.limits``. Games declare the engines
+they offer (``GameDef.engines``, a spec kind to a factory); the registry
+(:func:`banmen.games.make_engine`) builds one from a player spec::
 
-    >>> engine = make_engine("mattix", "alphabeta:depth=3")
-    >>> engine.name
-    'alphabeta:depth=3'
+    >>> spec = parse_spec("alphabeta:depth=3")
+    >>> spec.kind, spec.limit
+    ('alphabeta', Limit(time=None, depth=3, nodes=None))
 
 Specs: ``alphabeta[:depth=N,time=S,nodes=N]`` (alias ``cpu``; default ``time=1``),
-``perfect[:time=S]`` (exact solve), ``random[:seed=N]``.
+``perfect[:time=S]`` (exact solve), ``random[:seed=N]``, ``mcts[:time=S,playouts=N]``,
+``nboard:COMMAND``, ``gtp:COMMAND``.
 """
 
 from __future__ import annotations
 
-import random
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol, TypeVar
 
-from banmen.games import GameDef, get_game
 from banmen.search.limits import Limit, StopFlag
 
-if TYPE_CHECKING:  # the compiled search is imported by the first AlphaBetaEngine
-    from banmen.search.alphabeta import SearchInfo
-
 __all__ = [
+    "GameBoard",
     "Info",
     "Result",
     "Engine",
-    "AlphaBetaEngine",
-    "RandomEngine",
     "SpecError",
     "PlayerSpec",
     "parse_spec",
-    "make_engine",
     "ENGINE_KINDS",
 ]
+
+
+#: the board type an engine plays on (contravariant: an engine for any board plays Othello)
+BoardT = TypeVar("BoardT", contravariant=True)
+
+
+class GameBoard(Protocol):
+    """The board API engines and front ends rely on (python-chess style ``push`` / ``pop``).
+
+    Moves are ints in the game's own encoding; ``move_name`` / ``parse_move`` convert
+    to and from the game's notation."""
+
+    move_stack: list[int]
+
+    @property
+    def legal_moves(self) -> Sequence[int]: ...
+
+    @property
+    def turn(self) -> int: ...
+
+    def push(self, move: int) -> None: ...
+
+    def pop(self) -> int: ...
+
+    def is_game_over(self) -> bool: ...
+
+    def result(self) -> str: ...
+
+    def move_name(self, move: int) -> str: ...
+
+    def parse_move(self, text: str) -> int: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -88,122 +116,26 @@ class Result:
         return cls(**d)
 
 
-class Engine(Protocol):
-    """Anything that can choose a move."""
+class Engine(Protocol[BoardT]):
+    """Anything that can choose a move.
+
+    ``warm_up`` loads (or compiles, or starts) whatever the first search would otherwise
+    pay for; ``new_game`` forgets what earlier games taught it (tables), so a game's moves
+    depend only on its own seed."""
 
     name: str
 
     def think(
         self,
-        board: Any,
+        board: BoardT,
         limit: Limit | None = None,
         on_info: Callable[[Info], None] | None = None,
         stop: StopFlag | None = None,
     ) -> Result: ...
 
+    def warm_up(self) -> None: ...
 
-class AlphaBetaEngine:
-    """The shared compiled alpha-beta over a game's kernels (see ``search.alphabeta``).
-
-    ``limit`` is the player's own default, used when :meth:`think` is given none. An
-    unbounded limit solves the position exactly. The transposition table persists
-    between calls (and is salted per deal, so it is safe across games).
-    """
-
-    def __init__(
-        self,
-        game: GameDef,
-        limit: Limit | None = None,
-        name: str | None = None,
-        tt_bits: int | None = None,
-    ) -> None:
-        if game.kernels is None or game.search_position is None:
-            raise SpecError(f"{game.name} has no alpha-beta kernels")
-        self.game = game
-        self.limit = limit if limit is not None else Limit(time=1.0)
-        self.name = name or "alphabeta"
-        from banmen.search.alphabeta import AlphaBeta
-
-        self.search = AlphaBeta(game.kernels, tt_bits=tt_bits or game.tt_bits)
-        self.search.solve_horizon = game.solve_horizon
-
-    def new_game(self) -> None:
-        """Forget the table, so the next game's moves depend on nothing played before
-        (the arena relies on this to make every game reproducible from its seed)."""
-        self.search.clear()
-
-    def warm_up(self) -> None:
-        """Load (or, the first time ever, compile) the search for this game now, so that
-        the first real search's time is its own."""
-        if self.game.sample is not None:
-            self.think(self.game.sample(), Limit(depth=2))
-
-    def think(
-        self,
-        board: Any,
-        limit: Limit | None = None,
-        on_info: Callable[[Info], None] | None = None,
-        stop: StopFlag | None = None,
-    ) -> Result:
-        assert self.game.search_position is not None
-        lim = limit if limit is not None else self.limit
-        ctx, state = self.game.search_position(board)
-        offset = self.game.score_offset(board)
-
-        def names(pv: list[int]) -> list[str]:
-            return [board.move_name(m) for m in pv]
-
-        relay = None
-        if on_info is not None:
-            callback = on_info
-
-            def relay(si: SearchInfo) -> None:
-                callback(
-                    Info(
-                        si.depth,
-                        si.score + offset,
-                        si.nodes,
-                        si.nps,
-                        names(si.pv),
-                        si.seconds,
-                        si.exact,
-                    )  # fmt: skip
-                )
-
-        r = self.search.search(ctx, state, lim, stop=stop, on_info=relay)
-        return Result(
-            move=None if r.move is None else board.move_name(r.move),
-            score=r.score + offset,
-            depth=r.depth,
-            nodes=r.nodes,
-            nps=r.nps,
-            pv=names(r.pv),
-            exact=r.exact,
-            stopped_by=r.stopped_by,
-            seconds=r.seconds,
-        )
-
-
-class RandomEngine:
-    """Uniformly random legal moves (seeded, so games can be replayed)."""
-
-    def __init__(self, seed: int | None = None, name: str = "random") -> None:
-        self.rng = random.Random(seed)
-        self.name = name
-
-    def think(
-        self,
-        board: Any,
-        limit: Limit | None = None,
-        on_info: Callable[[Info], None] | None = None,
-        stop: StopFlag | None = None,
-    ) -> Result:
-        t0 = time.perf_counter()
-        moves = list(board.legal_moves)
-        if not moves:
-            return Result(None, stopped_by="game_over")
-        mv = self.rng.choice(moves)
-        return Result(board.move_name(mv), stopped_by="random", seconds=time.perf_counter() - t0)
+    def new_game(self) -> None: ...
 
 
 # --------------------------------------------------------------------------- specs
@@ -315,30 +247,3 @@ def _parse_gtp(raw: str, rest: str) -> PlayerSpec:
     if not rest.strip():
         raise SpecError(f"{raw!r} names no command: expected gtp:COMMAND")
     return PlayerSpec("gtp", {"command": rest.strip()}, raw)
-
-
-def make_engine(game: str | GameDef, spec: str | PlayerSpec) -> Engine:
-    """Build the engine a spec names, for ``game``; raises :class:`SpecError` /
-    ``UnknownGameError`` (both ``ValueError``) with a one-line message."""
-    g = get_game(game) if isinstance(game, str) else game
-    s = parse_spec(spec) if isinstance(spec, str) else spec
-    if s.kind == "random":
-        return RandomEngine(s.options.get("seed"), name=s.text)
-    if s.kind == "nboard":
-        if g.name != "othello":
-            raise SpecError(f"{s.text!r}: NBoard engines play Othello, not {g.name}")
-        from banmen.protocols.nboard_client import NBoardEngine
-
-        return NBoardEngine(s.options["command"], depth=s.options["depth"], name=s.text)
-    if s.kind == "gtp":
-        if g.name != "go":
-            raise SpecError(f"{s.text!r}: GTP engines play Go, not {g.name}")
-        from banmen.protocols.gtp_client import GTPEngine
-
-        return GTPEngine(s.options["command"], name=s.text)
-    if s.kind == "mcts" and g.name != "go":
-        raise SpecError(f"{s.text!r}: mcts plays Go only, not {g.name}: use alphabeta")
-    if g.make_engine is not None:
-        engine: Engine = g.make_engine(s)
-        return engine
-    return AlphaBetaEngine(g, s.limit, name=s.text)

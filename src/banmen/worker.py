@@ -57,7 +57,7 @@ class EngineError(RuntimeError):
 def _engine_for(cache: dict[tuple[str, str], Any], game: Any, kind: str) -> Any:
     """One engine per (game, kind) in this process, warmed up on first use; the limit comes
     with each job. Its table persists between jobs (keys are salted per deal)."""
-    from banmen.engine import make_engine
+    from banmen.games import make_engine
 
     engine = cache.get((game.name, kind))
     if engine is None:
@@ -101,8 +101,8 @@ def _think_with_progress(
 
 def _worker_main(conn: Any, stop: StopFlag, warm: Sequence[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
-    from banmen.engine import make_engine, parse_spec
-    from banmen.games import get_game
+    from banmen.engine import parse_spec
+    from banmen.games import get_game, make_engine
 
     lock = threading.Lock()
 

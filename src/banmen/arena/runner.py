@@ -27,6 +27,9 @@ from typing import Any
 
 from banmen.arena.schedule import Job, Player, make_jobs, make_pairings
 from banmen.arena.store import ArenaStore, GameRecord, RunConfig
+from banmen.engine import Engine, parse_spec
+from banmen.games import GameDef, get_game, make_engine
+from banmen.games.engines import RandomEngine
 from banmen.stats import sprt_bounds, sprt_llr
 
 __all__ = ["play_game", "run_arena", "Progress", "sprt_decisions", "planned_jobs"]
@@ -35,61 +38,28 @@ __all__ = ["play_game", "run_arena", "Progress", "sprt_decisions", "planned_jobs
 # --------------------------------------------------------------------------- one game
 
 
-def _tt_bits_for(game_bits: int, spec: Any) -> int:
-    """A shallow fixed-depth player needs only a small table, and clearing a small table
-    before each game costs nothing; deeper or timed players get the game's full table."""
-    depth = spec.options.get("depth") if spec.kind == "alphabeta" else None
-    if depth is None or "time" in spec.options or "nodes" in spec.options:
-        return game_bits
-    return min(game_bits, 10 + 2 * int(depth))
-
-
 class EngineCache:
     """One engine per (game, spec) in this process, reused across games."""
 
     def __init__(self) -> None:
-        self._engines: dict[tuple[str, str], Any] = {}
+        self._engines: dict[tuple[str, str], Engine[Any]] = {}
 
-    def get(self, game: Any, spec_text: str) -> Any:
-        from banmen.engine import AlphaBetaEngine, parse_spec
-
+    def get(self, game: GameDef[Any], spec_text: str) -> Engine[Any] | None:
+        """The engine for ``spec_text``, started and warmed up (compiled kernels loaded,
+        external programs running) before any clock runs; ``None`` for ``random``,
+        which is built per game, seeded from the deal."""
         key = (game.name, spec_text)
         engine = self._engines.get(key)
         if engine is None:
             spec = parse_spec(spec_text)
             if spec.kind == "random":
-                engine = None  # built per game, seeded from the deal
-            elif spec.kind == "nboard":
-                from banmen.engine import make_engine
-                from banmen.protocols.nboard_client import NBoardEngine
-
-                external = make_engine(game, spec)
-                assert isinstance(external, NBoardEngine)
-                external.warm_up()  # start the program before the clock runs
-                engine = external
-            elif spec.kind == "gtp":
-                from banmen.engine import make_engine
-                from banmen.protocols.gtp_client import GTPEngine
-
-                gtp_engine = make_engine(game, spec)
-                assert isinstance(gtp_engine, GTPEngine)
-                gtp_engine.warm_up()  # start the program before the clock runs
-                engine = gtp_engine
-            elif game.make_engine is not None:
-                engine = game.make_engine(spec)
-                engine.warm_up()
-            else:
-                engine = AlphaBetaEngine(
-                    game, spec.limit, name=spec_text, tt_bits=_tt_bits_for(game.tt_bits, spec)
-                )
-                engine.warm_up()
-            self._engines[key] = engine
+                return None
+            engine = self._engines[key] = make_engine(game, spec)
+            engine.warm_up()
         return engine
 
 
-def _random_engine(spec_text: str, deal_seed: int, side: int) -> Any:
-    from banmen.engine import RandomEngine, parse_spec
-
+def _random_engine(spec_text: str, deal_seed: int, side: int) -> RandomEngine:
     base = parse_spec(spec_text).options.get("seed", 0)
     # A fixed function of (spec seed, deal, side): reproducible, and different per game.
     return RandomEngine(zlib.crc32(f"{base}:{deal_seed}:{side}".encode()), name=spec_text)
@@ -109,20 +79,18 @@ def play_game(
     game_name: str, size: int | None, job: Job, specs: dict[str, str], cache: EngineCache
 ) -> GameRecord:
     """Play ``job`` to the end and return its record."""
-    from banmen.games import get_game
-
     game = get_game(game_name)
     assert game.new_board is not None
     board = game.new_board(job.deal_seed, size)
-    engines = {}
+    engines: dict[int, Engine[Any]] = {}
     for side, name in ((1, job.first), (2, job.second)):
         spec = specs[name]
-        engine = cache.get(game, spec)
-        if engine is None:
-            engine = _random_engine(spec, job.deal_seed, side)
+        cached = cache.get(game, spec)
+        if cached is None:
+            engines[side] = _random_engine(spec, job.deal_seed, side)
         else:
-            engine.new_game()
-        engines[side] = engine
+            cached.new_game()
+            engines[side] = cached
     moves: list[str] = []
     times: list[float] = []
     for _ in range(game.max_plies + 1):

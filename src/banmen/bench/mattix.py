@@ -172,8 +172,8 @@ def bench_solve(n: int = 20) -> dict[str, Any]:
 
 
 def bench_depth(seeds: list[int], seconds: float = 1.0) -> dict[str, Any]:
-    from banmen.engine import AlphaBetaEngine
     from banmen.games import get_game
+    from banmen.games.engines import AlphaBetaEngine
 
     rows: list[dict[str, Any]] = []
     for seed in seeds:
@@ -247,8 +247,8 @@ def first_player(size: int, n: int, workers: int = 2) -> dict[str, Any]:
 def deadline_overshoot(limit_seconds: float = 0.1, runs: int = 30) -> dict[str, Any]:
     """How far past its deadline a time-limited search returns (an 8x8 board, never solved
     in time, so every run ends by the clock)."""
-    from banmen.engine import AlphaBetaEngine
     from banmen.games import get_game
+    from banmen.games.engines import AlphaBetaEngine
 
     layout = "/".join(
         ",".join("X" if (r, c) == (3, 4) else str((r * 8 + c) * 37 % 23 - 9) for c in range(8))

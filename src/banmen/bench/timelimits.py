@@ -150,8 +150,8 @@ def _engine_case(
 
 
 def _mattix(limit: float, runs: int) -> dict[str, Any]:
-    from banmen.engine import AlphaBetaEngine
     from banmen.games import get_game
+    from banmen.games.engines import AlphaBetaEngine
     from banmen.games.mattix import Board
 
     board = Board.from_layout(MATTIX_8X8)

@@ -9,7 +9,8 @@ import typer
 if TYPE_CHECKING:  # the game, the engines and rich are imported when a game starts
     from rich.table import Table
 
-    from banmen.engine import AlphaBetaEngine, Engine, Result
+    from banmen.engine import Engine, Result
+    from banmen.games.engines import AlphaBetaEngine
     from banmen.games.mattix import Board
 
 HELP = (
@@ -92,8 +93,9 @@ def play(
     from rich.markup import escape
 
     from banmen.cli import fail
-    from banmen.engine import AlphaBetaEngine, make_engine, parse_spec
-    from banmen.games import get_game
+    from banmen.engine import parse_spec
+    from banmen.games import get_game, make_engine
+    from banmen.games.engines import AlphaBetaEngine
     from banmen.games.mattix import Board, MattixError, square_name
     from banmen.search.limits import Limit
 
@@ -115,7 +117,7 @@ def play(
                 seed = secrets.randbelow(1 << 31)
             board = Board.from_seed(seed, size)
             origin = f"{size}x{size} deal, seed {seed}"
-        engines: dict[int, Engine | None] = {}
+        engines: dict[int, Engine[Any] | None] = {}
         names: dict[int, str] = {}
         for side, spec in ((1, first), (2, second)):
             if spec.strip().lower() == "human":

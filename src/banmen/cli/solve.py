@@ -11,8 +11,8 @@ import typer
 def solve_mattix(layout: str, timeout: float | None = None) -> dict[str, Any]:
     """Solve a Mattix layout; the record the CLI prints (``value`` is the final score margin
     for the side to move under perfect play, or ``None`` if the time ran out first)."""
-    from banmen.engine import AlphaBetaEngine
     from banmen.games import get_game
+    from banmen.games.engines import AlphaBetaEngine
     from banmen.games.mattix import Board
     from banmen.search.limits import Limit
 

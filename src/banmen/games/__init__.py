@@ -10,9 +10,18 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from banmen.engine import ENGINE_KINDS, Engine, PlayerSpec, SpecError, parse_spec
 from banmen.games._base import GameBoard, GameDef
 
-__all__ = ["GameBoard", "GameDef", "GAMES", "GAME_NAMES", "get_game", "UnknownGameError"]
+__all__ = [
+    "GameBoard",
+    "GameDef",
+    "GAMES",
+    "GAME_NAMES",
+    "get_game",
+    "make_engine",
+    "UnknownGameError",
+]
 
 #: Every registered game's name (its module is ``banmen.games.<name>``), sorted.
 GAME_NAMES: tuple[str, ...] = ("go", "mattix", "othello")
@@ -22,13 +31,42 @@ class UnknownGameError(ValueError):
     """A game name banmen does not know."""
 
 
-def get_game(name: str) -> GameDef:
+def get_game(name: str) -> GameDef[Any]:
     """The :class:`GameDef` called ``name`` (case-insensitive)."""
     key = name.strip().lower() if isinstance(name, str) else None
     if key not in GAME_NAMES:
         raise UnknownGameError(f"unknown game {name!r}: expected one of {', '.join(GAME_NAMES)}")
-    game: GameDef = importlib.import_module(f"banmen.games.{key}").GAME
+    game: GameDef[Any] = importlib.import_module(f"banmen.games.{key}").GAME
     return game
+
+
+#: how an error names the players of a kind a game does not offer
+_KIND_NOUNS = {"nboard": "NBoard engines", "gtp": "GTP engines", "mcts": "mcts players"}
+
+
+def make_engine(game: str | GameDef[Any], spec: str | PlayerSpec) -> Engine[Any]:
+    """Build the engine a spec names, for ``game``: a lookup in ``GameDef.engines``.
+
+    Raises :class:`~banmen.engine.SpecError` / :class:`UnknownGameError` (both
+    ``ValueError``) with a one-line message naming what the game offers::
+
+        >>> make_engine("mattix", "alphabeta:depth=3").name
+        'alphabeta:depth=3'
+    """
+    g = get_game(game) if isinstance(game, str) else game
+    s = parse_spec(spec) if isinstance(spec, str) else spec
+    factory = g.engines.get(s.kind)
+    if factory is None:
+        raise SpecError(_not_offered(g, s))
+    return factory(g, s)
+
+
+def _not_offered(g: GameDef[Any], s: PlayerSpec) -> str:
+    offered = ", ".join(k for k in ENGINE_KINDS if k in g.engines)
+    others = [o.title for n in GAME_NAMES if s.kind in (o := get_game(n)).engines]
+    noun = _KIND_NOUNS.get(s.kind, s.kind + " players")
+    where = f"{noun} play {' and '.join(others)} only, not {g.name}" if others else s.kind
+    return f"{s.text!r}: {where}: {g.title} offers {offered}"
 
 
 def __getattr__(name: str) -> Any:

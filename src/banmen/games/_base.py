@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+from banmen.engine import Engine, GameBoard, PlayerSpec
 
 if TYPE_CHECKING:  # annotations only: importing a game's definition loads no numpy or numba
     import numpy as np
@@ -13,38 +15,20 @@ if TYPE_CHECKING:  # annotations only: importing a game's definition loads no nu
 
     from banmen.search.alphabeta import Kernels
 
+__all__ = ["GameBoard", "GameDef", "EngineFactory", "parse_json", "replay_names"]
 
-class GameBoard(Protocol):
-    """The board API front ends rely on (python-chess style ``push`` / ``pop``)."""
+B = TypeVar("B", bound=GameBoard)
 
-    move_stack: list[int]
-
-    @property
-    def legal_moves(self) -> Sequence[int]: ...
-
-    @property
-    def turn(self) -> int: ...
-
-    def push(self, move: int) -> None: ...
-
-    def pop(self) -> int: ...
-
-    def is_game_over(self) -> bool: ...
-
-    def result(self) -> str: ...
-
-    def move_name(self, move: int) -> str: ...
-
-    def parse_move(self, text: str) -> int: ...
-
-    def to_dict(self) -> dict[str, Any]: ...
-
-    def copy(self) -> Any: ...
+#: builds an engine for a game from a parsed player spec
+EngineFactory = Callable[["GameDef[Any]", PlayerSpec], Engine[Any]]
 
 
 @dataclass(frozen=True)
-class GameDef:
+class GameDef(Generic[B]):
     """A game as the engine layer and the front ends see it.
+
+    ``engines`` maps each player kind the game offers (``alphabeta``, ``mcts``, ``gtp``,
+    …) to the factory that builds it; the registry's ``make_engine`` is a lookup there.
 
     ``search_position(board)`` gives ``(ctx, state)`` for the compiled kernels;
     ``score_offset(board)`` converts a search value (the rest of the game, from the side
@@ -53,24 +37,24 @@ class GameDef:
 
     name: str
     title: str
-    board_from_dict: Callable[[Any], Any]
+    board_from_dict: Callable[[Any], B]
+    #: the players this game offers: spec kind -> factory (see banmen.games.engines)
+    engines: Mapping[str, EngineFactory] = field(default_factory=dict)
     kernels: Kernels | None = None
-    search_position: Callable[[Any], tuple[npt.NDArray[np.int64], tuple[Any, ...]]] | None = None
-    score_offset: Callable[[Any], int] = lambda board: 0
+    search_position: Callable[[B], tuple[npt.NDArray[np.int64], tuple[Any, ...]]] | None = None
+    score_offset: Callable[[B], int] = lambda board: 0
     #: a small position, searched once to load (or compile) the kernels before timing
-    sample: Callable[[], Any] | None = None
+    sample: Callable[[], B] | None = None
     tt_bits: int = 20
     #: with at most this many plies left, alpha-beta jumps to an exact solve (see AlphaBeta)
     solve_horizon: int = 0
     #: ``new_board(seed, size)``: the starting position a seed names (a deal, an opening);
     #: ``size`` ``None`` means the game's default size
-    new_board: Callable[[int, int | None], Any] | None = None
+    new_board: Callable[[int, int | None], B] | None = None
     #: ``scores(board)``: the two sides' points at the end (Mattix: pieces taken)
-    scores: Callable[[Any], tuple[int, int]] = lambda board: (0, 0)
+    scores: Callable[[B], tuple[int, int]] = lambda board: (0, 0)
     #: the longest possible game in plies (a guard for the arena)
     max_plies: int = 1000
-    #: ``make_engine(spec)`` for a game with its own engine (else the shared alpha-beta)
-    make_engine: Callable[[Any], Any] | None = None
     #: the engine kind a worker loads (and compiles) ahead of the first request
     default_engine: str = "alphabeta"
 
@@ -83,7 +67,11 @@ def parse_json(text: str, error: type[ValueError]) -> Any:
         raise error(f"not valid JSON: {e.msg} at position {e.pos}") from None
 
 
-def replay_names(board: Any, moves: Any, error: type[ValueError],
+class _PushesNames(Protocol):
+    def push_name(self, name: str) -> Any: ...
+
+
+def replay_names(board: _PushesNames, moves: Any, error: type[ValueError],
                  catch: type[Exception]) -> None:  # fmt: skip
     """Play ``moves`` (a list of move names) on ``board`` with ``push_name``; a bad list
     or move raises ``error`` naming the move's number (``catch``: the game's errors)."""

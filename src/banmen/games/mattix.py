@@ -34,6 +34,7 @@ import numpy.typing as npt
 from banmen._bits import mix64, popcount64
 from banmen._jit import kernel
 from banmen.games._base import GameDef, parse_json, replay_names
+from banmen.games.engines import STANDARD_ENGINES
 from banmen.search.alphabeta import Kernels
 
 __all__ = [
@@ -643,10 +644,11 @@ def kernel_position(board: Board) -> tuple[npt.NDArray[np.int64], tuple[Any, ...
     return ctx, kernel_state(board)
 
 
-GAME = GameDef(
+GAME: GameDef[Board] = GameDef(
     name="mattix",
     title="Mattix",
     board_from_dict=Board.from_dict,
+    engines=STANDARD_ENGINES,
     kernels=KERNELS,
     search_position=kernel_position,
     score_offset=lambda board: board.margin(),

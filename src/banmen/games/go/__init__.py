@@ -16,9 +16,9 @@ seeds), Chinese rules with komi 7.5, 9x9 unless a size is given; ``scores`` are 
 sides' area points by the board as it stands (white's with komi, rounded down).
 """
 
-from typing import Any
-
+from banmen.engine import Engine, PlayerSpec
 from banmen.games._base import GameDef
+from banmen.games.engines import STANDARD_ENGINES
 from banmen.games.go.board import (
     BLACK,
     COLUMNS,
@@ -74,20 +74,19 @@ def _scores(board: Board) -> tuple[int, int]:
     return int(s.black), int(s.white)
 
 
-def _make_engine(spec: Any) -> Any:
-    from banmen.engine import SpecError
-
-    if spec.kind != "mcts":
-        raise SpecError(
-            f"{spec.text!r}: Go is played by Monte-Carlo tree search, not {spec.kind}: "
-            "use mcts (e.g. mcts:time=2 or mcts:playouts=2000)"
-        )
+def _mcts(game: GameDef[Board], spec: PlayerSpec) -> Engine[Board]:
     from banmen.games.go.engine import GoEngine
 
     return GoEngine.from_spec(spec)
 
 
-GAME = GameDef(
+def _gtp(game: GameDef[Board], spec: PlayerSpec) -> Engine[Board]:
+    from banmen.protocols.gtp_client import GTPEngine
+
+    return GTPEngine(spec.options["command"], name=spec.text)
+
+
+GAME: GameDef[Board] = GameDef(
     name="go",
     title="Go",
     board_from_dict=Board.from_dict,
@@ -95,7 +94,7 @@ GAME = GameDef(
     new_board=_new_board,
     scores=_scores,
     max_plies=3 * MAX_SIZE * MAX_SIZE,
-    make_engine=_make_engine,
+    engines={"mcts": _mcts, "gtp": _gtp, "random": STANDARD_ENGINES["random"]},
     default_engine="mcts",
 )
 

@@ -1,8 +1,8 @@
 """Othello / Reversi: bitboard rules (compiled), notation, formats, AI and solver."""
 
-from typing import Any
-
+from banmen.engine import Engine, PlayerSpec
 from banmen.games._base import GameDef
+from banmen.games.engines import STANDARD_ENGINES
 from banmen.games.othello.board import (
     BLACK,
     PASS,
@@ -34,15 +34,21 @@ def _new_board(seed: int, size: int | None) -> Board:
     return Board(b.black, b.white, b.turn)  # a fresh start: the opening is the deal
 
 
-def _make_engine(spec: Any) -> Any:
+def _alphabeta(game: GameDef[Board], spec: PlayerSpec) -> Engine[Board]:
     from banmen.games.othello.engine import OthelloEngine
 
     return OthelloEngine(spec.limit, perfect=spec.kind == "perfect", name=spec.text)
 
 
+def _nboard(game: GameDef[Board], spec: PlayerSpec) -> Engine[Board]:
+    from banmen.protocols.nboard_client import NBoardEngine
+
+    return NBoardEngine(spec.options["command"], depth=spec.options["depth"], name=spec.text)
+
+
 OPENING_PLIES = 6
 
-GAME = GameDef(
+GAME: GameDef[Board] = GameDef(
     name="othello",
     title="Othello",
     board_from_dict=Board.from_dict,
@@ -50,7 +56,12 @@ GAME = GameDef(
     new_board=_new_board,
     scores=lambda board: board.discs(),
     max_plies=130,
-    make_engine=_make_engine,
+    engines={
+        "alphabeta": _alphabeta,
+        "perfect": _alphabeta,
+        "random": STANDARD_ENGINES["random"],
+        "nboard": _nboard,
+    },
 )
 
 __all__ = [

@@ -1,0 +1,158 @@
+"""The engines any game with alpha-beta kernels offers: alpha-beta, perfect, random.
+
+A game lists them (or its own) in ``GameDef.engines``; the registry's ``make_engine`` looks
+the spec's kind up there, so no layer tests a game's name.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from banmen.engine import GameBoard, Info, PlayerSpec, Result, SpecError
+from banmen.search.limits import Limit, StopFlag
+
+if TYPE_CHECKING:  # the compiled search is imported by the first AlphaBetaEngine
+    from banmen.games._base import EngineFactory, GameDef
+    from banmen.search.alphabeta import SearchInfo
+
+__all__ = ["AlphaBetaEngine", "RandomEngine", "STANDARD_ENGINES", "tt_bits_for"]
+
+
+class AlphaBetaEngine:
+    """The shared compiled alpha-beta over a game's kernels (see ``search.alphabeta``).
+
+    ``limit`` is the player's own default, used when :meth:`think` is given none. An
+    unbounded limit solves the position exactly. The transposition table persists
+    between calls (and is salted per deal, so it is safe across games).
+    """
+
+    def __init__(
+        self,
+        game: GameDef[Any],
+        limit: Limit | None = None,
+        name: str | None = None,
+        tt_bits: int | None = None,
+    ) -> None:
+        if game.kernels is None or game.search_position is None:
+            raise SpecError(f"{game.name} has no alpha-beta kernels")
+        self.game = game
+        self.limit = limit if limit is not None else Limit(time=1.0)
+        self.name = name or "alphabeta"
+        from banmen.search.alphabeta import AlphaBeta
+
+        self.search = AlphaBeta(game.kernels, tt_bits=tt_bits or game.tt_bits)
+        self.search.solve_horizon = game.solve_horizon
+
+    def new_game(self) -> None:
+        """Forget the table, so the next game's moves depend on nothing played before
+        (the arena relies on this to make every game reproducible from its seed)."""
+        self.search.clear()
+
+    def warm_up(self) -> None:
+        """Load (or, the first time ever, compile) the search for this game now, so that
+        the first real search's time is its own."""
+        if self.game.sample is not None:
+            self.think(self.game.sample(), Limit(depth=2))
+
+    def think(
+        self,
+        board: GameBoard,
+        limit: Limit | None = None,
+        on_info: Callable[[Info], None] | None = None,
+        stop: StopFlag | None = None,
+    ) -> Result:
+        assert self.game.search_position is not None
+        lim = limit if limit is not None else self.limit
+        ctx, state = self.game.search_position(board)
+        offset = self.game.score_offset(board)
+
+        def names(pv: list[int]) -> list[str]:
+            return [board.move_name(m) for m in pv]
+
+        relay = None
+        if on_info is not None:
+            callback = on_info
+
+            def relay(si: SearchInfo) -> None:
+                callback(
+                    Info(
+                        si.depth,
+                        si.score + offset,
+                        si.nodes,
+                        si.nps,
+                        names(si.pv),
+                        si.seconds,
+                        si.exact,
+                    )  # fmt: skip
+                )
+
+        r = self.search.search(ctx, state, lim, stop=stop, on_info=relay)
+        return Result(
+            move=None if r.move is None else board.move_name(r.move),
+            score=r.score + offset,
+            depth=r.depth,
+            nodes=r.nodes,
+            nps=r.nps,
+            pv=names(r.pv),
+            exact=r.exact,
+            stopped_by=r.stopped_by,
+            seconds=r.seconds,
+        )
+
+
+class RandomEngine:
+    """Uniformly random legal moves (seeded, so games can be replayed)."""
+
+    def __init__(self, seed: int | None = None, name: str = "random") -> None:
+        self.rng = random.Random(seed)
+        self.name = name
+
+    def warm_up(self) -> None:
+        pass
+
+    def new_game(self) -> None:
+        pass
+
+    def think(
+        self,
+        board: GameBoard,
+        limit: Limit | None = None,
+        on_info: Callable[[Info], None] | None = None,
+        stop: StopFlag | None = None,
+    ) -> Result:
+        t0 = time.perf_counter()
+        moves = list(board.legal_moves)
+        if not moves:
+            return Result(None, stopped_by="game_over")
+        mv = self.rng.choice(moves)
+        return Result(board.move_name(mv), stopped_by="random", seconds=time.perf_counter() - t0)
+
+
+def tt_bits_for(game_bits: int, spec: PlayerSpec) -> int:
+    """A small table for a shallow depth-limited player: clearing it before each game
+    costs nothing; deeper or timed players get the game's full table."""
+    depth = spec.options.get("depth") if spec.kind == "alphabeta" else None
+    if depth is None or "time" in spec.options or "nodes" in spec.options:
+        return game_bits
+    return min(game_bits, 10 + 2 * int(depth))
+
+
+def _alphabeta(game: GameDef[Any], spec: PlayerSpec) -> AlphaBetaEngine:
+    return AlphaBetaEngine(
+        game, spec.limit, name=spec.text, tt_bits=tt_bits_for(game.tt_bits, spec)
+    )
+
+
+def _random(game: GameDef[Any], spec: PlayerSpec) -> RandomEngine:
+    return RandomEngine(spec.options.get("seed"), name=spec.text)
+
+
+#: what a game with alpha-beta kernels offers (``perfect`` is alpha-beta without a limit)
+STANDARD_ENGINES: dict[str, EngineFactory] = {
+    "alphabeta": _alphabeta,
+    "perfect": _alphabeta,
+    "random": _random,
+}
