@@ -25,7 +25,7 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from banmen.games import go
-from banmen.web.games import GO_MAX_LOAD, GoGame, GoPlay
+from banmen.web.games.go import GO_MAX_LOAD, GoGame, GoPlay
 from banmen.web.levels import GO_LEVELS
 from banmen.web.server import create_app
 

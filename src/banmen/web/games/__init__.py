@@ -1,0 +1,32 @@
+"""The games the web app serves: one adapter module per game (see ``_base.WebGame``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from banmen.web.games._base import STOPPED_BY, Defaults, WebGame
+from banmen.web.games.go import GoGame, GoPlay
+from banmen.web.games.mattix import MattixGame
+from banmen.web.games.othello import OthelloGame
+
+__all__ = [
+    "Defaults",
+    "WebGame",
+    "MattixGame",
+    "OthelloGame",
+    "GoGame",
+    "GoPlay",
+    "make_games",
+    "STOPPED_BY",
+]
+
+
+def make_games(extra_levels: Mapping[str, str] | None = None) -> dict[str, WebGame]:
+    """The games the web app serves, by name; ``extra_levels`` (name -> spec) are added to
+    every game's levels. Raises ``SpecError`` on a bad spec."""
+    games: list[WebGame] = [
+        MattixGame(extra_levels),
+        OthelloGame(extra_levels),
+        GoGame(extra_levels),
+    ]
+    return {g.name: g for g in games}

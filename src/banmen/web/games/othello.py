@@ -1,0 +1,113 @@
+"""Othello in the web app."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from banmen.engine import Result
+from banmen.games import othello
+from banmen.web.games._base import STOPPED_BY, WebGame
+from banmen.web.levels import OTHELLO_LEVELS, make_levels
+from banmen.web.protocol import GameRules, NewGame, ProtocolError
+
+
+def _is_board_string(text: str) -> bool:
+    """Board strings are squares (X, O, -, ...) and a side; transcripts have digits."""
+    return not any(ch.isdigit() for ch in text)
+
+
+class OthelloGame(WebGame):
+    name = "othello"
+    title = "Othello"
+    sides = ("Black", "White")
+    errors = othello.OthelloError
+
+    def __init__(self, extra_levels: Mapping[str, str] | None = None) -> None:
+        levels = make_levels(extra_levels, OTHELLO_LEVELS)
+        super().__init__(levels, GameRules(levels, load=True, example="f5"))
+
+    def new_board(self, msg: NewGame, current: Any | None) -> tuple[Any, int | None]:
+        return othello.Board(), None
+
+    def board_from_record(self, data: Any) -> Any:
+        return othello.Board.from_dict(data)
+
+    def is_pass(self, move: int) -> bool:
+        return move == othello.PASS
+
+    def load(self, text: str) -> Any:
+        if not text.strip():
+            raise ProtocolError(
+                "nothing to load: paste a transcript like f5d6c3 or a board string "
+                "(64 squares X, O or - and the side to move, X or O)"
+            )
+        try:
+            if _is_board_string(text):
+                return othello.Board.from_string(text)
+            return othello.Board.from_transcript(text)
+        except othello.OthelloError as e:
+            raise ProtocolError(str(e)) from None
+
+    def describe(self, board: Any, start: Any) -> dict[str, Any]:
+        black, white = board.black, board.white
+        cells = [1 if black >> i & 1 else 2 if white >> i & 1 else 0 for i in range(64)]
+        history = []
+        # Replay the moves on bare bitboards (no legality checks: they were checked when
+        # played) to learn how many discs each one turned.
+        b, w, turn = start.black, start.white, start.turn
+        flipped = 0
+        for k, mv in enumerate(board.move_stack):
+            flipped = 0 if mv == othello.PASS else othello.Board(b, w, turn).flips(mv)
+            history.append(
+                {
+                    "ply": k + 1,
+                    "player": turn,
+                    "square": othello.square_name(mv),
+                    "sq": mv,
+                    "flips": flipped.bit_count(),
+                }
+            )
+            if mv != othello.PASS:
+                if turn == othello.BLACK:
+                    b, w = b | flipped | 1 << mv, w & ~flipped
+                else:
+                    w, b = w | flipped | 1 << mv, b & ~flipped
+            turn = 3 - turn
+        last = None
+        if history:
+            last = {**history[-1], "flipped": [i for i in range(64) if flipped >> i & 1]}
+        legal = board.legal_moves
+        standard = start == othello.Board()
+        return {
+            "size": 8,
+            "cells": cells,
+            "discs": list(board.discs()),
+            "empties": board.empties(),
+            "legal": [m for m in legal if m != othello.PASS],
+            "must_pass": legal == [othello.PASS],
+            "flips": {str(sq): n for sq, n in board.flip_counts().items()},
+            "history": history,
+            "last": last,
+            "transcript": board.transcript(),
+            "position": board.to_string(),
+            "start": None if standard else start.to_string(),
+        }
+
+    def verdict(self, player: int, result: Result) -> str:
+        if result.score is None:
+            return ""
+        s = result.score
+        if result.exact:
+            if s == 0:
+                return "proved: a draw"
+            winner = self.side_name(player if s > 0 else 3 - player)
+            n = abs(int(s))
+            return f"proved: {winner} wins by {n} disc{'s' if n != 1 else ''}"
+        if s == 0:
+            what = "even"
+        else:
+            lead = self.side_name(player if s > 0 else 3 - player)
+            what = f"{lead} ahead by about {abs(s):g} discs"
+        why = STOPPED_BY.get(result.stopped_by, result.stopped_by)
+        return f"estimate: {what} (not proved: {why})"
