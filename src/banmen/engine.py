@@ -49,7 +49,8 @@ class GameBoard(Protocol):
     Moves are ints in the game's own encoding; ``move_name`` / ``parse_move`` convert
     to and from the game's notation."""
 
-    move_stack: list[int]
+    @property
+    def move_stack(self) -> list[int]: ...
 
     @property
     def legal_moves(self) -> Sequence[int]: ...

@@ -67,7 +67,7 @@ class Services:
 
     store: GameStore
     pool: EnginePool
-    games: dict[str, WebGame]
+    games: dict[str, WebGame[Any]]
     limits: Limits = field(default_factory=Limits)
     clock: Callable[[], float] = time.monotonic
 
@@ -148,7 +148,7 @@ class GameSession:
     def __init__(
         self,
         game_id: str,
-        game: WebGame,
+        game: WebGame[Any],
         board: Any,
         services: Services,
         *,
@@ -181,7 +181,7 @@ class GameSession:
     def new(
         cls,
         services: Services,
-        game: WebGame,
+        game: WebGame[Any],
         *,
         board: Any,
         seed: int | None,
@@ -200,7 +200,7 @@ class GameSession:
 
     @classmethod
     def from_record(
-        cls, game_id: str, game: WebGame, record: dict[str, Any], services: Services
+        cls, game_id: str, game: WebGame[Any], record: dict[str, Any], services: Services
     ) -> GameSession:
         """Rebuild a saved session; raises ``ValueError`` if the record is unusable."""
         board = game.board_from_record(record.get("board"))
@@ -598,7 +598,7 @@ class Hub:
         limits = services.limits
         self._new_games = RateLimit(limits.new_game_burst, limits.new_game_interval, services.clock)
 
-    def game_of(self, client: Client) -> WebGame:
+    def game_of(self, client: Client) -> WebGame[Any]:
         return self.services.games[client.game]
 
     async def handle(self, client: Client, raw: str | bytes | None) -> None:
@@ -651,7 +651,9 @@ class Hub:
         session.kick()  # if the CPU was to move when the game was saved, it resumes
         client.send(session.view())
 
-    async def _load(self, game_id: str, game: WebGame) -> tuple[GameSession | None, str | None]:
+    async def _load(
+        self, game_id: str, game: WebGame[Any]
+    ) -> tuple[GameSession | None, str | None]:
         saved = await self.services.store.aload(game_id, touch=True)
         if saved is None:
             return None, f"no saved game {game_id!r}: started a new game"
@@ -712,7 +714,7 @@ class Hub:
             )
 
     def _create(
-        self, game: WebGame, current: GameSession | None, msg: NewGame, board: Any = None
+        self, game: WebGame[Any], current: GameSession | None, msg: NewGame, board: Any = None
     ) -> GameSession:
         """A new game (from ``board`` if given); unspecified settings are carried over from
         ``current``."""
@@ -753,7 +755,7 @@ class Hub:
         self.sessions.clear()
 
 
-def _other_game(game_id: str | None, other: WebGame | None, game: WebGame) -> str:
+def _other_game(game_id: str | None, other: WebGame[Any] | None, game: WebGame[Any]) -> str:
     """The notice for joining another game's id on this game's socket."""
     if other is None:
         return f"game {game_id!r} is not a {game.title} game: started a new game"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from banmen.web.games._base import STOPPED_BY, Defaults, WebGame
 from banmen.web.games.go import GoGame, GoPlay
@@ -21,10 +22,10 @@ __all__ = [
 ]
 
 
-def make_games(extra_levels: Mapping[str, str] | None = None) -> dict[str, WebGame]:
+def make_games(extra_levels: Mapping[str, str] | None = None) -> dict[str, WebGame[Any]]:
     """The games the web app serves, by name; ``extra_levels`` (name -> spec) are added to
     every game's levels. Raises ``SpecError`` on a bad spec."""
-    games: list[WebGame] = [
+    games: list[WebGame[Any]] = [
         MattixGame(extra_levels),
         OthelloGame(extra_levels),
         GoGame(extra_levels),

@@ -26,13 +26,16 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from banmen.engine import Result
+from banmen.engine import GameBoard, Result
 from banmen.web.levels import HUMAN, Level
 from banmen.web.protocol import GameRules, NewGame, ProtocolError
 
 __all__ = ["Defaults", "WebGame", "STOPPED_BY"]
+
+#: the game's board type (its own ``Board``; Go: the game record ``GoPlay``)
+B = TypeVar("B", bound=GameBoard)
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,7 @@ STOPPED_BY = {
 }
 
 
-class WebGame(ABC):
+class WebGame(ABC, Generic[B]):
     """One game as the web sessions see it. Boards are the game's own ``Board`` class."""
 
     #: the game's registry name (``banmen.games.GAMES``), store column and socket path
@@ -70,18 +73,18 @@ class WebGame(ABC):
         return self.sides[side - 1]
 
     @abstractmethod
-    def new_board(self, msg: NewGame, current: Any | None) -> tuple[Any, int | None]:
+    def new_board(self, msg: NewGame, current: B | None) -> tuple[B, int | None]:
         """The board of a new game asked for by ``msg`` (``current``: the board of the
         client's present game, whose options carry over) and its seed, if it has one."""
 
     @abstractmethod
-    def board_from_record(self, data: Any) -> Any:
+    def board_from_record(self, data: Any) -> B:
         """The board saved as ``data`` (``board.to_dict()``); raises ``ValueError``."""
 
     #: the game's own error class: what a board raises for a bad or illegal move
     errors: type[Exception] = ValueError
 
-    def parse_move(self, board: Any, text: str) -> int:
+    def parse_move(self, board: B, text: str) -> int:
         """The legal move ``text`` names; raises :class:`ProtocolError` (the board's one-line
         message) if it is not one."""
         try:
@@ -94,24 +97,24 @@ class WebGame(ABC):
         """Whether ``move`` is a pass (legal only when the mover has nothing else)."""
         return False
 
-    def load(self, text: str) -> Any:
+    def load(self, text: str) -> B:
         """A board from pasted text; raises :class:`ProtocolError` if it cannot be read."""
         raise ProtocolError(f"{self.title} games cannot be loaded from text")
 
-    def act(self, board: Any, kind: str, square: str | None) -> None:
+    def act(self, board: B, kind: str, square: str | None) -> None:
         """Carry out one of the game's own messages (:attr:`GameRules.actions`) on
         ``board``; raises :class:`ProtocolError` and changes nothing if it cannot."""
         raise ProtocolError(f"{self.title} has no {kind!r} message")
 
-    def over_message(self, board: Any) -> str:
+    def over_message(self, board: B) -> str:
         """Why a move is refused once ``board.is_game_over()``."""
         return "the game is over: start a new game or undo"
 
-    def can_unwind(self, board: Any) -> bool:
+    def can_unwind(self, board: B) -> bool:
         """Whether undo has a step to take back that is not a move (see :meth:`unwind`)."""
         return False
 
-    def unwind(self, board: Any) -> bool:
+    def unwind(self, board: B) -> bool:
         """Take back the latest step that is not a move (Go: the recorded result, the
         counting, a resignation); only called if :meth:`can_unwind`. Returns whether the
         undo goes on to the last human turn if that leaves a CPU to move against a human
@@ -124,7 +127,7 @@ class WebGame(ABC):
         return None
 
     @abstractmethod
-    def describe(self, board: Any, start: Any) -> dict[str, Any]:
+    def describe(self, board: B, start: B) -> dict[str, Any]:
         """The game's own fields of the ``state`` message (``start``: the position the move
         stack starts from). Must include ``size``, ``legal``, ``history`` and ``last``."""
 

@@ -110,6 +110,16 @@ class GoPlay:
     def is_game_over(self) -> bool:
         return self.board.is_game_over() or self.requested
 
+    @property
+    def legal_moves(self) -> list[int]:
+        return self.board.legal_moves
+
+    def move_name(self, move: int) -> str:
+        return self.board.move_name(move)
+
+    def parse_move(self, text: str) -> int:
+        return self.board.parse_move(text)
+
     def start_board(self) -> GoPlay:
         return GoPlay(self.board.start_board())
 
@@ -231,7 +241,7 @@ def _removed(before: Any, after: Any, move: int) -> list[int]:
     return [int(p) for p in np.flatnonzero(gone)]
 
 
-class GoGame(WebGame):
+class GoGame(WebGame[GoPlay]):
     """Go on 9x9, 13x13 and 19x19 boards (any size 5-19 loads from SGF), with a rules
     preset and komi per game; the end of a game is counted by the players (see
     :class:`GoPlay`)."""
@@ -258,7 +268,7 @@ class GoGame(WebGame):
         )
         super().__init__(levels, rules)
 
-    def new_board(self, msg: NewGame, current: Any | None) -> tuple[Any, int | None]:
+    def new_board(self, msg: NewGame, current: GoPlay | None) -> tuple[GoPlay, int | None]:
         size = msg.size or (current.size if current is not None else self.default_size)
         if msg.rules is not None:
             rules = go.parse_rules(msg.rules)
@@ -271,17 +281,20 @@ class GoGame(WebGame):
             komi = current.komi  # the same rules: the same komi
         return GoPlay(go.Board(size, rules, komi)), None
 
-    def board_from_record(self, data: Any) -> Any:
+    def board_from_record(self, data: Any) -> GoPlay:
         return GoPlay.from_dict(data)
 
-    def parse_move(self, board: Any, text: str) -> int:
+    def parse_move(self, board: GoPlay, text: str) -> int:
         if board.is_game_over():
             raise ProtocolError(self.over_message(board))
         if text.strip().lower() == "resign":
             return RESIGN
-        return super().parse_move(board.board, text)
+        try:
+            return board.board.parse_move(text)
+        except self.errors as e:
+            raise ProtocolError(str(e)) from None
 
-    def over_message(self, board: Any) -> str:
+    def over_message(self, board: GoPlay) -> str:
         if board.resigned is not None:
             return f"the game is over: {_side(board.resigned)} resigned (undo to take it back)"
         if board.done:
@@ -292,7 +305,7 @@ class GoGame(WebGame):
             )
         return super().over_message(board)
 
-    def load(self, text: str) -> Any:
+    def load(self, text: str) -> GoPlay:
         if not text.strip():
             raise ProtocolError(
                 "nothing to load: paste an SGF record like (;GM[1]SZ[9];B[ee];W[gc]) "
@@ -306,7 +319,7 @@ class GoGame(WebGame):
             raise ProtocolError("not a usable SGF record") from None
         return GoPlay.wrap(game.board)
 
-    def act(self, board: Any, kind: str, square: str | None) -> None:
+    def act(self, board: GoPlay, kind: str, square: str | None) -> None:
         play: GoPlay = board
         if kind == "score":
             if play.resigned is not None:
@@ -335,11 +348,11 @@ class GoGame(WebGame):
         except go.GoError as e:
             raise ProtocolError(str(e)) from None
 
-    def can_unwind(self, board: Any) -> bool:
+    def can_unwind(self, board: GoPlay) -> bool:
         play: GoPlay = board
         return play.done or play.resigned is not None or play.requested
 
-    def unwind(self, board: Any) -> bool:
+    def unwind(self, board: GoPlay) -> bool:
         play: GoPlay = board
         if play.done:
             play.done = False  # counting again
@@ -350,7 +363,7 @@ class GoGame(WebGame):
             play._reset_count()  # playing again, from where 'score' was pressed
         return False
 
-    def describe(self, board: Any, start: Any) -> dict[str, Any]:
+    def describe(self, board: GoPlay, start: GoPlay) -> dict[str, Any]:
         play: GoPlay = board
         b = play.board
         n = b.size

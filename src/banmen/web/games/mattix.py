@@ -13,7 +13,7 @@ from banmen.web.levels import DEFAULT_LEVELS, make_levels
 from banmen.web.protocol import GameRules, NewGame
 
 
-class MattixGame(WebGame):
+class MattixGame(WebGame[mattix.Board]):
     name = "mattix"
     title = "Mattix"
     sides = ("player 1", "player 2")
@@ -24,16 +24,18 @@ class MattixGame(WebGame):
         levels = make_levels(extra_levels, DEFAULT_LEVELS)
         super().__init__(levels, GameRules(levels, sizes=mattix.SIZES, seeds=True, example="c2"))
 
-    def new_board(self, msg: NewGame, current: Any | None) -> tuple[Any, int | None]:
+    def new_board(
+        self, msg: NewGame, current: mattix.Board | None
+    ) -> tuple[mattix.Board, int | None]:
         size = msg.size or (current.size if current is not None else self.default_size)
         # Short random seeds are easy to read out and type in again to replay a deal.
         seed = msg.seed if msg.seed is not None else secrets.randbelow(10**9)
         return mattix.Board.from_seed(seed, size), seed
 
-    def board_from_record(self, data: Any) -> Any:
+    def board_from_record(self, data: Any) -> mattix.Board:
         return mattix.Board.from_dict(data)
 
-    def describe(self, board: Any, start: Any) -> dict[str, Any]:
+    def describe(self, board: mattix.Board, start: mattix.Board) -> dict[str, Any]:
         history = []
         chip = start.chip
         turn = start.turn

@@ -17,7 +17,7 @@ def _is_board_string(text: str) -> bool:
     return not any(ch.isdigit() for ch in text)
 
 
-class OthelloGame(WebGame):
+class OthelloGame(WebGame[othello.Board]):
     name = "othello"
     title = "Othello"
     sides = ("Black", "White")
@@ -27,16 +27,18 @@ class OthelloGame(WebGame):
         levels = make_levels(extra_levels, OTHELLO_LEVELS)
         super().__init__(levels, GameRules(levels, load=True, example="f5"))
 
-    def new_board(self, msg: NewGame, current: Any | None) -> tuple[Any, int | None]:
+    def new_board(
+        self, msg: NewGame, current: othello.Board | None
+    ) -> tuple[othello.Board, int | None]:
         return othello.Board(), None
 
-    def board_from_record(self, data: Any) -> Any:
+    def board_from_record(self, data: Any) -> othello.Board:
         return othello.Board.from_dict(data)
 
     def is_pass(self, move: int) -> bool:
         return move == othello.PASS
 
-    def load(self, text: str) -> Any:
+    def load(self, text: str) -> othello.Board:
         if not text.strip():
             raise ProtocolError(
                 "nothing to load: paste a transcript like f5d6c3 or a board string "
@@ -49,7 +51,7 @@ class OthelloGame(WebGame):
         except othello.OthelloError as e:
             raise ProtocolError(str(e)) from None
 
-    def describe(self, board: Any, start: Any) -> dict[str, Any]:
+    def describe(self, board: othello.Board, start: othello.Board) -> dict[str, Any]:
         black, white = board.black, board.white
         cells = [1 if black >> i & 1 else 2 if white >> i & 1 else 0 for i in range(64)]
         history = []
