@@ -20,7 +20,7 @@ from session_out import Out
 from typer.testing import CliRunner
 
 from banmen.cli import app
-from banmen.games.othello.board import Board
+from banmen.games.othello import Board
 from banmen.protocols._lines import LineProcess
 from banmen.protocols.nboard import NBoardSession, main
 

@@ -24,11 +24,11 @@ from banmen.games.othello import (
     IllegalMoveError,
     InvalidBoardError,
     InvalidMoveError,
-    ggf,
     square_name,
 )
-from banmen.games.othello.bitboard import U, flips, moves, perft
 from banmen.games.othello.endgame import EndgameSolver
+from banmen.games.othello.formats import parse_ggf
+from banmen.games.othello.kernels import U, flips, moves, perft
 from banmen.protocols.nboard import NBoardSession
 
 runner = CliRunner()
@@ -112,7 +112,7 @@ def test_push_pop_and_notation_round_trips(b: Board) -> None:
         forced.push(PASS)  # a transcript's position is after any forced pass
     assert again == forced and again.transcript() == b.transcript()
     assert Board.from_json(b.to_json()) == b
-    assert ggf.parse(ggf.write(b)).board() == b
+    assert Board.from_ggf(parse_ggf(b.to_ggf())) == b
     before = (b.black, b.white, b.turn, list(b.move_stack))
     if b.legal_moves:
         b.push(b.legal_moves[0])
@@ -188,12 +188,12 @@ def test_ggf_reading() -> None:
         "---------------------------O*------*O--------------------------- *]"
         "B[F5]W[F6]B[D3]W[C5]B[E6//1.2]W[F7/-0.5/3.1]B[E7]W[F4];)"
     )
-    game = ggf.parse(text)
-    assert game.tags["PB"] == "a" and game.board().transcript() == "f5f6d3c5e6f7e7f4"
+    game = parse_ggf(text)
+    assert game.tags["PB"] == "a" and Board.from_ggf(game).transcript() == "f5f6d3c5e6f7e7f4"
     with pytest.raises(InvalidBoardError, match="not Othello"):
-        ggf.parse("(;GM[Chess];)")
+        parse_ggf("(;GM[Chess];)")
     with pytest.raises(InvalidBoardError, match="GGF move 2"):
-        ggf.parse("(;GM[Othello]B[F5]W[A1];)").board()
+        Board.from_ggf("(;GM[Othello]B[F5]W[A1];)")
 
 
 # --------------------------------------------------------------------------- the solver

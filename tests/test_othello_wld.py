@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from banmen.games.othello.board import PASS, WHITE, Board, InvalidBoardError
+from banmen.games.othello import PASS, WHITE, Board, InvalidBoardError
 from banmen.games.othello.endgame import EndgameSolver
 from banmen.games.othello.wld import MAX_LEAF_EMPTIES, prove_wld
 from banmen.search.limits import Limit, StopFlag

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from banmen.games.othello.bitboard import U
-from banmen.games.othello.bitboard import flips as bb_flips
-from banmen.games.othello.bitboard import moves as bb_moves
-from banmen.games.othello.board import BLACK, PASS, Board, square_name
+from banmen.games.othello import BLACK, PASS, Board, square_name
+from banmen.games.othello.kernels import U
+from banmen.games.othello.kernels import flips as bb_flips
+from banmen.games.othello.kernels import moves as bb_moves
 from banmen.viz import (
     FULL,
     WALKTHROUGHS,

@@ -20,8 +20,8 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from banmen.games.othello.bitboard import moves
-from banmen.games.othello.board import BLACK, Board
+from banmen.games.othello import BLACK, Board
+from banmen.games.othello.kernels import moves
 from banmen.viz import WALKTHROUGHS
 from banmen.web.server import create_app
 from banmen.web.viz import MAX_PARAM_CHARS, _cached

@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 from browser_tab import BrowserTab
 
-from banmen.games.othello.bitboard import moves
-from banmen.games.othello.board import BLACK, Board
+from banmen.games.othello import BLACK, Board
+from banmen.games.othello.kernels import moves
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 

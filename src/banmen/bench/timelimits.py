@@ -107,7 +107,7 @@ def _go_positions(size: int, n: int, seed: int) -> list[Any]:
 
 
 def _othello_positions(empties: int, n: int, seed: int) -> list[Any]:
-    from banmen.games.othello.board import Board
+    from banmen.games.othello import Board
 
     rng = random.Random(seed)
     out: list[Any] = []
@@ -267,8 +267,6 @@ def _usi(limit: float, runs: int) -> dict[str, Any]:
 
 
 def _nboard(limit: float, runs: int) -> dict[str, Any]:
-    from banmen.games.othello.ggf import write as game_ggf
-
     engine = _engine("nboard", "--max-move-time", str(limit))
     walls = []
     try:
@@ -277,7 +275,7 @@ def _nboard(limit: float, runs: int) -> dict[str, Any]:
         engine.send("ping 1")
         _until(engine, lambda s: s == "pong 1")
         for b in _othello_positions(40, runs, seed=3):
-            engine.send(f"set game {game_ggf(b)}")
+            engine.send(f"set game {b.to_ggf()}")
             t0 = time.perf_counter()
             engine.send("go")
             _until(engine, lambda s: s.startswith("==="))

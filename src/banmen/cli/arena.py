@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
+import secrets
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperGroup
+
+from banmen.cli._app import fail
+from banmen.cli._console import PIPE_WIDTH, make_console
 
 # The arena (its runner, the engines, matplotlib) and rich are imported by the command
 # that needs them, not by `banmen --help` or another command.
@@ -45,12 +50,6 @@ DbOption = Annotated[
         "directory; the web app's /arena page reads it too).",
     ),
 ]
-
-
-def _fail(message: str) -> typer.Exit:
-    from banmen.cli import fail
-
-    return fail(message)
 
 
 def _store(db: Path | None) -> ArenaStore:
@@ -192,7 +191,6 @@ def run(
     db: DbOption = None,
 ) -> None:
     """Play a run: round robin (or gauntlet) of paired games, in parallel."""
-    import secrets
 
     from rich.live import Live
 
@@ -200,24 +198,23 @@ def run(
     from banmen.arena.runner import run_arena
     from banmen.arena.schedule import ScheduleError, make_pairings, parse_player
     from banmen.arena.store import RunConfig
-    from banmen.cli._console import make_console
     from banmen.games import get_game
 
     if workers is not None and workers < 1:
-        raise _fail(f"--workers must be at least 1, got {workers}")
+        raise fail(f"--workers must be at least 1, got {workers}")
     store = _store(db)
     try:
         if resume:
             if game or player:
-                raise _fail("--resume continues a run as configured: give no GAME or --player")
+                raise fail("--resume continues a run as configured: give no GAME or --player")
             run_id = resume
             config = store.run_config(run_id)
         else:
             if not game:
-                raise _fail("give a GAME (e.g. mattix) and players, or --resume RUN")
+                raise fail("give a GAME (e.g. mattix) and players, or --resume RUN")
             g = get_game(game)
             if g.new_board is None:
-                raise _fail(f"{g.name} cannot be played in the arena yet")
+                raise fail(f"{g.name} cannot be played in the arena yet")
             players = [parse_player(p) for p in (player or [])]
             make_pairings(players, gauntlet)  # validates names, count, gauntlet
             sprt_pair = None
@@ -225,9 +222,9 @@ def run(
                 try:
                     e0, e1 = (float(x) for x in sprt.split(","))
                 except ValueError:
-                    raise _fail(f"--sprt takes ELO0,ELO1 (two numbers), got {sprt!r}") from None
+                    raise fail(f"--sprt takes ELO0,ELO1 (two numbers), got {sprt!r}") from None
                 if not e1 > e0:
-                    raise _fail(f"--sprt needs ELO0 < ELO1, got {sprt!r}")
+                    raise fail(f"--sprt needs ELO0 < ELO1, got {sprt!r}")
                 sprt_pair = [e0, e1]
             if g.name == "mattix" and size is not None:
                 g.new_board(0, size)  # a bad size fails here, with the game's own message
@@ -245,7 +242,7 @@ def run(
             planned_jobs(config)  # validates --games
             run_id = store.create_run(config, name)
     except (ValueError, ScheduleError) as e:
-        raise _fail(str(e)) from None
+        raise fail(str(e)) from None
 
     console = make_console(stderr=as_json)
     console.print(f"run [bold]{run_id}[/bold] · {config.game} · deals from seed {config.seed} "
@@ -322,13 +319,12 @@ def report(
 ) -> None:
     """Rebuild a run's tables, exports and plots from the database."""
     from banmen.arena.report import build_report, game_records, games_csv, pairings_csv
-    from banmen.cli._console import make_console
 
     store = _store(db)
     try:
         rep = _jsonable(build_report(store, run_id))
     except ValueError as e:
-        raise _fail(str(e)) from None
+        raise fail(str(e)) from None
     folder = out or Path("arena-results") / run_id
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "report.json").write_text(json.dumps(rep, indent=1) + "\n")
@@ -385,7 +381,6 @@ def _run_rows(store: ArenaStore) -> list[dict[str, Any]]:
 
 def _when(iso: str) -> str:
     """The store's UTC time stamp in local time, to the minute (``2026-11-22 17:19``)."""
-    import datetime as dt
 
     try:
         return dt.datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
@@ -401,8 +396,6 @@ def runs_view(rows: list[dict[str, Any]], width: int) -> RenderableType:
     from rich.padding import Padding
     from rich.table import Table
     from rich.text import Text
-
-    from banmen.cli._console import PIPE_WIDTH
 
     def games(r: dict[str, Any]) -> str:
         return f"{r['games_played']}/{'?' if r['games_planned'] is None else r['games_planned']}"
@@ -438,7 +431,6 @@ def list_runs(
     db: DbOption = None,
 ) -> None:
     """The runs in the database, newest first."""
-    from banmen.cli._console import make_console
 
     with _store(db) as store:
         rows = _run_rows(store)

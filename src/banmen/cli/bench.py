@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from banmen.cli._app import fail
+from banmen.cli._console import make_console
+
 if TYPE_CHECKING:
     from rich.table import Table
-
 
 #: How the tsume solvers are named in the summary.
 _SOLVER_NAMES = {"banmen": "banmen", "cshogi": "cshogi DfPn", "kh": "KomoringHeights"}
@@ -239,11 +242,8 @@ def bench(
     ] = None,
 ) -> None:
     """Measure speed and write the figures as JSON (see docs/BENCHMARKS.md)."""
-    import os
 
     from banmen.bench import run_suites
-    from banmen.cli import fail
-    from banmen.cli._console import make_console
 
     if kh is not None:
         # the suites read it from the environment, like BANMEN_TSUME_LIMIT

@@ -42,7 +42,7 @@ def gtp(
 ) -> None:
     """Speak GTP version 2 on stdin/stdout, for Go GUIs (Sabaki, GoGui) and match
     programs; the GTP command list_commands lists the commands."""
-    from banmen.cli import fail
+    from banmen.cli._app import fail
     from banmen.games import make_engine
     from banmen.games.go import Board
     from banmen.games.go.rules import komi_value, parse_rules

@@ -8,6 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
+from banmen.cli._app import fail
+
 
 def perft(
     depth: Annotated[int, typer.Argument(help="Plies from the standard start.", min=1, max=20)] = 9,
@@ -21,9 +23,9 @@ def perft(
     A pass uses one ply (``--pass-free``: none); a finished game is one leaf at any
     remaining depth. Every move of every ply is made, passes included.
     """
-    from banmen.games.othello.bitboard import U
-    from banmen.games.othello.bitboard import perft as perft_kernel
-    from banmen.games.othello.board import Board
+    from banmen.games.othello import Board
+    from banmen.games.othello.kernels import U
+    from banmen.games.othello.kernels import perft as perft_kernel
 
     b = Board()
     perft_kernel(U(b.black), U(b.white), 1, False, pass_free)  # load the compiled code
@@ -50,7 +52,7 @@ def perft(
 
 
 def solve_othello(position: str, timeout: float | None, all_best: bool) -> dict[str, Any]:
-    from banmen.games.othello.board import BLACK, Board, square_name
+    from banmen.games.othello import BLACK, Board, square_name
     from banmen.games.othello.endgame import EndgameSolver
 
     board = Board.from_string(position)
@@ -96,7 +98,6 @@ def nboard(
     ] = 60.0,
 ) -> None:
     """Speak the NBoard protocol (version 2) on stdin/stdout, for Othello GUIs."""
-    from banmen.cli import fail
     from banmen.protocols._cap import check_cap
     from banmen.protocols.nboard import main
 

@@ -7,6 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
+from banmen.cli._app import fail
+
 
 def solve_mattix(layout: str, timeout: float | None = None) -> dict[str, Any]:
     """Solve a Mattix layout; the record the CLI prints (``value`` is the final score margin
@@ -69,7 +71,6 @@ def solve(
     ] = None,
 ) -> None:
     """Solve a position exactly and print its value and best line (shogi: the mate)."""
-    from banmen.cli import fail
     from banmen.games import GAME_NAMES
 
     name = game.strip().lower()
@@ -123,7 +124,6 @@ def solve(
 def _solve_shogi(
     position: str, as_json: bool, timeout: float | None, nodes: int | None, hash_mb: int | None
 ) -> None:
-    from banmen.cli import fail
     from banmen.cli.shogi import HASH_DEFAULT, print_shogi, solve_shogi
 
     if nodes is not None and nodes < 1:

@@ -7,6 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
+from banmen.cli._app import fail
+
 app = typer.Typer(
     help="See how bit tricks move bits: `banmen viz line --kind diagonal --n 3 -o out.svg`, "
     '`banmen viz moves "<board> X" -o moves.html`. Docs: docs/VIZ.md.',
@@ -32,7 +34,6 @@ ColumnsOption = Annotated[
 
 
 def _emit(name: str, params: dict[str, Any], out: Path | None, columns: int) -> None:
-    from banmen.cli import fail
     from banmen.viz import VizError, walkthrough, walkthrough_html, walkthrough_svg
 
     suffix = out.suffix.lower() if out is not None else ""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # annotations only: importing a game's definition loads no nu
 
     from banmen.search.alphabeta import Kernels
 
-__all__ = ["GameBoard", "GameDef", "EngineFactory", "parse_json", "replay_names"]
+__all__ = ["GameBoard", "GameDef", "EngineFactory", "parse_json", "read_record", "replay_names"]
 
 B = TypeVar("B", bound=GameBoard)
 
@@ -57,6 +57,17 @@ class GameDef(Generic[B]):
     max_plies: int = 1000
     #: the engine kind a worker loads (and compiles) ahead of the first request
     default_engine: str = "alphabeta"
+    #: ``kernel_moves(board)``: the moves the compiled rules find (in any order), checked
+    #: against ``board.legal_moves`` by the contract test; ``None``: no compiled rules
+    kernel_moves: Callable[[B], Sequence[int]] | None = None
+    #: how terminal play (``banmen play``) and its messages name side 1 and side 2
+    sides: tuple[str, str] = ("player 1", "player 2")
+    #: ``diagram(board)``: the position as plain text for the terminal; ``None``: the
+    #: game cannot be played in the terminal
+    diagram: Callable[[B], str] | None = None
+    #: ``board_from_text(text)``: a position typed as text (a Mattix layout, an Othello
+    #: board string or transcript); ``None``: the game reads none
+    board_from_text: Callable[[str], B] | None = None
 
 
 def parse_json(text: str, error: type[ValueError]) -> Any:
@@ -65,6 +76,16 @@ def parse_json(text: str, error: type[ValueError]) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as e:
         raise error(f"not valid JSON: {e.msg} at position {e.pos}") from None
+
+
+def read_record(d: Any, game: str, what: str, error: type[ValueError]) -> dict[str, Any]:
+    """``d`` as a JSON record of ``game``: an object whose ``"game"`` (if any) is
+    ``game``; otherwise ``error`` (``what`` names the record: "a Mattix record")."""
+    if not isinstance(d, dict):
+        raise error(f"{what} must be a JSON object")
+    if d.get("game", game) != game:
+        raise error(f"record is for game {d.get('game')!r}, not {game!r}")
+    return d
 
 
 class _PushesNames(Protocol):

@@ -49,10 +49,10 @@ import sys
 import threading
 import time
 from collections.abc import Iterable
-from typing import IO, Any
+from typing import IO
 
-from banmen.games.othello.board import PASS, Board, OthelloError
-from banmen.games.othello.ggf import parse as parse_ggf
+from banmen.engine import Result
+from banmen.games.othello import PASS, Board, OthelloEngine, OthelloError
 from banmen.protocols._cap import capped, check_cap
 from banmen.protocols._lines import one_line
 from banmen.search.limits import Limit, StopFlag
@@ -76,8 +76,6 @@ class NBoardSession:
     """
 
     def __init__(self, out: IO[str], depth: int = 8, max_move_time: float = MAX_MOVE_TIME) -> None:
-        from banmen.games.othello.engine import OthelloEngine
-
         self.out = out
         self.board = Board()
         self.depth = depth
@@ -180,7 +178,7 @@ class NBoardSession:
             self.depth = DEPTH_MAX if len(digits) > 2 else min(int(digits), DEPTH_MAX)
         elif what == "game":
             text = line.split("game", 1)[1].strip()
-            self.board = parse_ggf(text).board()  # raises, and leaves the old board, if bad
+            self.board = Board.from_ggf(text)  # raises, and leaves the old board, if bad
         elif what == "contempt":
             pass
         else:
@@ -198,7 +196,7 @@ class NBoardSession:
 
     # ---- searches
 
-    def _think(self, stop: StopFlag, board: Board, limit: Limit) -> Any:
+    def _think(self, stop: StopFlag, board: Board, limit: Limit) -> Result:
         return self.engine.think(board, limit, None, stop)
 
     def _start(self) -> StopFlag | None:

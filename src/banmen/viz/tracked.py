@@ -1,7 +1,7 @@
 """64-bit values whose bits remember where they came from.
 
 A :class:`Tracked` is a 64-bit board (bit ``8 * row + col``, as in
-:mod:`banmen.games.othello.bitboard`) in which every set bit carries the set of
+:mod:`banmen.games.othello.kernels`) in which every set bit carries the set of
 :class:`Source` squares it was made from. The operations are those of the bitboard kernels
 (shifts, rotations, ``& | ^ ~``, masks, multiplication by a constant, addition,
 subtraction, negation, lowest / highest bit isolation, popcount), each computed **bit by

@@ -9,8 +9,9 @@ is hand-written data.
 - ``line``: gather a row, column, diagonal or anti-diagonal into one byte with shifts,
   masks and multiplications, then put it back on the board.
 - ``moves``: Othello legal moves by directional shift fills, exactly as
-  :func:`banmen.games.othello.bitboard.moves` computes them.
-- ``flips``: the discs one move turns over, by :func:`bitboard.flips`'s ray method.
+  :func:`banmen.games.othello.kernels.moves` computes them.
+- ``flips``: the discs one move turns over, by :func:`~banmen.games.othello.kernels.flips`'s
+  ray method.
 - ``popcount``: counting bits without a popcount instruction (SWAR), whose last
   multiplication adds eight byte counts by letting them collide.
 
@@ -26,7 +27,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from banmen.viz.svg import (
     LINE_KINDS,
@@ -38,6 +39,11 @@ from banmen.viz.svg import (
 )
 from banmen.viz.tracked import FULL, Tracked, VizError, square_name
 
+# Othello is imported by the walkthroughs that show it: the others (and `banmen viz
+# line`) load no numpy or numba.
+if TYPE_CHECKING:
+    from banmen.games.othello import Board
+
 __all__ = ["Step", "Walkthrough", "WALKTHROUGHS", "walkthrough", "walkthrough_svg"]
 
 FILE_A = 0x0101010101010101
@@ -45,7 +51,7 @@ FILE_H = 0x8080808080808080
 MAIN_DIAGONAL = 0x8040201008040201  # a1, b2, ..., h8
 COLUMN_MAGIC = 0x0102040810204080  # bits 7, 14, ..., 56: file bit r lands on bit 56 + r
 SPREAD = 0x0101010101010101  # one copy per row
-INNER = 0x7E7E7E7E7E7E7E7E  # files b-g (bitboard.INNER)
+INNER = 0x7E7E7E7E7E7E7E7E  # files b-g (kernels.INNER)
 HIGH = 1 << 63
 M1 = 0x5555555555555555
 M2 = 0x3333333333333333
@@ -234,7 +240,7 @@ class _Builder:
 # --------------------------------------------------------------------------- parameters
 
 
-def _int_param(name: str, value: Any) -> int:
+def _int_param(name: str, value: int | str) -> int:
     if isinstance(value, bool):
         raise VizError(f"{name} must be an integer, got {value!r}")
     if isinstance(value, int):
@@ -247,7 +253,7 @@ def _int_param(name: str, value: Any) -> int:
     raise VizError(f"{name} must be an integer, got {value!r}")
 
 
-def _bitboard_param(value: Any) -> int:
+def _bitboard_param(value: int | str) -> int:
     try:
         b = _int_param("board", value)
     except VizError:
@@ -259,9 +265,9 @@ def _bitboard_param(value: Any) -> int:
     return b
 
 
-def _othello_param(value: Any) -> tuple[Any, int, int]:
+def _othello_param(value: str) -> tuple[Board, int, int]:
     """``(board, P, O)`` of an Othello board string: P the side to move's discs."""
-    from banmen.games.othello.board import BLACK, Board, OthelloError
+    from banmen.games.othello import Board, OthelloError
 
     if not isinstance(value, str):
         raise VizError(f"board must be an Othello board string, got {value!r}")
@@ -269,13 +275,11 @@ def _othello_param(value: Any) -> tuple[Any, int, int]:
         board = Board.from_string(value)
     except OthelloError as e:
         raise VizError(f"bad board: {e}") from None
-    if board.turn == BLACK:
-        return board, board.black, board.white
-    return board, board.white, board.black
+    return (board, *board.pieces())
 
 
-def _side(board: Any) -> str:
-    from banmen.games.othello.board import BLACK
+def _side(board: Board) -> str:
+    from banmen.games.othello import BLACK
 
     return "black (X)" if board.turn == BLACK else "white (O)"
 
@@ -297,7 +301,7 @@ def _line_mask(kind: str, n: int) -> int:
     return m
 
 
-def _line(kind: Any = "diagonal", n: Any = 0, board: Any = FULL) -> Walkthrough:
+def _line(kind: str = "diagonal", n: int | str = 0, board: int | str = FULL) -> Walkthrough:
     if not isinstance(kind, str) or kind.strip().lower() not in LINE_KINDS:
         raise VizError(f"unknown line kind {kind!r}: expected one of {', '.join(LINE_KINDS)}")
     kind = kind.strip().lower()
@@ -516,7 +520,7 @@ def _run(w: _Builder, P: _V, m: _V, s: int, left: bool, mname: str, res: _V) -> 
     )
 
 
-def _moves(board: Any = DEFAULT_OTHELLO) -> Walkthrough:
+def _moves(board: str = DEFAULT_OTHELLO) -> Walkthrough:
     pos, p, o = _othello_param(board)
     w = _Builder()
     side = _side(pos)
@@ -571,9 +575,9 @@ def _moves(board: Any = DEFAULT_OTHELLO) -> Walkthrough:
 # --------------------------------------------------------------------------- flips
 
 
-def _flips(board: Any = DEFAULT_OTHELLO, move: Any = DEFAULT_MOVE) -> Walkthrough:
-    from banmen.games.othello.bitboard import RAYS
-    from banmen.games.othello.board import PASS, OthelloError
+def _flips(board: str = DEFAULT_OTHELLO, move: str = DEFAULT_MOVE) -> Walkthrough:
+    from banmen.games.othello import PASS, OthelloError
+    from banmen.games.othello.kernels import RAYS
 
     pos, p, o = _othello_param(board)
     if not isinstance(move, str):
@@ -706,7 +710,7 @@ def _flips(board: Any = DEFAULT_OTHELLO, move: Any = DEFAULT_MOVE) -> Walkthroug
 # --------------------------------------------------------------------------- popcount
 
 
-def _popcount(board: Any = TRIANGLE) -> Walkthrough:
+def _popcount(board: int | str = TRIANGLE) -> Walkthrough:
     b = _bitboard_param(board)
     w = _Builder()
     x = w.record(

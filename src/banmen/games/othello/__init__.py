@@ -1,27 +1,53 @@
-"""Othello / Reversi: bitboard rules (compiled), notation, formats, AI and solver."""
+"""Othello / Reversi: rules over compiled bitboards, notation, formats, player and solvers.
 
+``board`` (the rules; its legal moves come from the compiled ``kernels``), ``formats``
+(squares, board strings, transcripts, GGF), ``errors``; the player: ``engine`` (midgame
+alpha-beta over ``evaluation``'s kernels, then the exact ``endgame`` solver), ``wld``
+(win/loss/draw proofs by df-pn)::
+
+    >>> board = Board.from_transcript("f5d6")
+    >>> board.discs(), board.turn == BLACK
+    ((3, 3), True)
+"""
+
+from banmen._random import SplitMix64
 from banmen.engine import Engine, PlayerSpec
 from banmen.games._base import GameDef
 from banmen.games.engines import STANDARD_ENGINES
-from banmen.games.othello.board import (
-    BLACK,
-    PASS,
-    WHITE,
-    Board,
+from banmen.games.othello.board import Board
+from banmen.games.othello.engine import OthelloEngine
+from banmen.games.othello.errors import (
     IllegalMoveError,
     InvalidBoardError,
     InvalidMoveError,
     OthelloError,
-    parse_square,
-    square_name,
 )
+from banmen.games.othello.evaluation import kernel_moves
+from banmen.games.othello.formats import BLACK, PASS, WHITE, parse_square, square_name
+from banmen.protocols.nboard_client import NBoardEngine
+
+__all__ = [
+    "GAME",
+    "Board",
+    "OthelloEngine",
+    "OthelloError",
+    "InvalidBoardError",
+    "InvalidMoveError",
+    "IllegalMoveError",
+    "BLACK",
+    "WHITE",
+    "PASS",
+    "square_name",
+    "parse_square",
+]
+
+#: random plies of a seeded opening (see ``new_board``)
+OPENING_PLIES = 6
 
 
 def _new_board(seed: int, size: int | None) -> Board:
     """The standard start and then ``OPENING_PLIES`` random moves chosen by ``seed`` (the
     arena's seeded openings; both games of a pair start from the same one)."""
-    from banmen.games.mattix import SplitMix64
-
     if size not in (None, 8):
         raise InvalidBoardError(f"Othello is played on 8x8 only, got size {size}")
     rng = SplitMix64(seed)
@@ -31,22 +57,24 @@ def _new_board(seed: int, size: int | None) -> Board:
         if not legal:
             break
         b.push(legal[rng.below(len(legal))])
-    return Board(b.black, b.white, b.turn)  # a fresh start: the opening is the deal
+    return Board(*b.position())  # a fresh start: the opening is the deal
+
+
+def _board_from_text(text: str) -> Board:
+    """A board string (squares and a side: no digits) or else a transcript (an empty one
+    is the standard start)."""
+    if not text.strip() or any(ch.isdigit() for ch in text):
+        return Board.from_transcript(text)
+    return Board.from_string(text)
 
 
 def _alphabeta(game: GameDef[Board], spec: PlayerSpec) -> Engine[Board]:
-    from banmen.games.othello.engine import OthelloEngine
-
     return OthelloEngine(spec.limit, perfect=spec.kind == "perfect", name=spec.text)
 
 
 def _nboard(game: GameDef[Board], spec: PlayerSpec) -> Engine[Board]:
-    from banmen.protocols.nboard_client import NBoardEngine
-
     return NBoardEngine(spec.options["command"], depth=spec.options["depth"], name=spec.text)
 
-
-OPENING_PLIES = 6
 
 GAME: GameDef[Board] = GameDef(
     name="othello",
@@ -62,18 +90,8 @@ GAME: GameDef[Board] = GameDef(
         "random": STANDARD_ENGINES["random"],
         "nboard": _nboard,
     },
+    kernel_moves=kernel_moves,
+    sides=("black", "white"),
+    diagram=str,
+    board_from_text=_board_from_text,
 )
-
-__all__ = [
-    "GAME",
-    "Board",
-    "OthelloError",
-    "InvalidBoardError",
-    "InvalidMoveError",
-    "IllegalMoveError",
-    "BLACK",
-    "WHITE",
-    "PASS",
-    "square_name",
-    "parse_square",
-]

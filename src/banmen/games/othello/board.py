@@ -1,8 +1,9 @@
 """The Othello board: rules and notation in Python, over the compiled bitboards.
 
 Squares are named ``a1`` (top-left) to ``h8`` (bottom-right); square ``8 * row + col``
-is bit ``8 * row + col`` of a bitboard (see :mod:`.bitboard`). Black moves first from the
-standard start: white on d4 and e5, black on d5 and e4.
+is bit ``8 * row + col`` of a bitboard (see :mod:`.kernels`, whose compiled ``moves`` and
+``flips`` the board calls; :mod:`.formats` reads and writes its text). Black moves first
+from the standard start: white on d4 and e5, black on d5 and e4.
 
     >>> board = Board()
     >>> [square_name(m) for m in board.legal_moves]
@@ -20,63 +21,34 @@ from typing import Any
 
 import numpy as np
 
-from banmen.games._base import parse_json, replay_names
-from banmen.games.othello.bitboard import PASS, U, flips, moves
+from banmen.games._base import parse_json, read_record, replay_names
+from banmen.games.othello.errors import (
+    IllegalMoveError,
+    InvalidBoardError,
+    InvalidMoveError,
+    OthelloError,
+)
+from banmen.games.othello.formats import (
+    BLACK,
+    PASS,
+    START,
+    WHITE,
+    GgfGame,
+    Position,
+    parse_board_string,
+    parse_ggf,
+    parse_square,
+    square_name,
+    transcript_tokens,
+    write_board_string,
+    write_ggf,
+    write_transcript,
+)
+from banmen.games.othello.kernels import U, flips, moves
 
-__all__ = [
-    "Board",
-    "OthelloError",
-    "InvalidBoardError",
-    "InvalidMoveError",
-    "IllegalMoveError",
-    "BLACK",
-    "WHITE",
-    "PASS",
-    "square_name",
-    "parse_square",
-]
+__all__ = ["Board"]
 
-BLACK = 1
-WHITE = 2
 _FULL = (1 << 64) - 1
-_START_BLACK = (1 << 28) | (1 << 35)  # e4, d5
-_START_WHITE = (1 << 27) | (1 << 36)  # d4, e5
-
-
-class OthelloError(ValueError):
-    """Base class of Othello input errors; the message names the bad input."""
-
-
-class InvalidBoardError(OthelloError):
-    """A board string, transcript or record that does not describe a position or game."""
-
-
-class InvalidMoveError(OthelloError):
-    """Text that is not a square name (or ``pass``)."""
-
-
-class IllegalMoveError(OthelloError):
-    """A move the side to move may not make."""
-
-
-def square_name(sq: int) -> str:
-    """``a1``..``h8``; the pass is ``pass``."""
-    if sq == PASS:
-        return "pass"
-    return f"{chr(ord('a') + sq % 8)}{sq // 8 + 1}"
-
-
-def parse_square(text: str) -> int:
-    """Square number of a name like ``f5`` (case-insensitive); ``pass``/``pa``/``--`` is
-    :data:`PASS`."""
-    t = text.strip().lower()
-    if t in ("pass", "pa", "--", "ps"):
-        return PASS
-    if len(t) != 2 or not ("a" <= t[0] <= "h") or not ("1" <= t[1] <= "8"):
-        raise InvalidMoveError(
-            f"bad move {text.strip()!r}: expected a square a1-h8 (like f5) or 'pass'"
-        )
-    return (int(t[1]) - 1) * 8 + ord(t[0]) - ord("a")
 
 
 def _u(x: int) -> np.uint64:
@@ -98,7 +70,7 @@ class Board:
     """
 
     def __init__(
-        self, black: int = _START_BLACK, white: int = _START_WHITE, turn: int = BLACK
+        self, black: int = START.black, white: int = START.white, turn: int = BLACK
     ) -> None:
         if black & white:
             raise InvalidBoardError("a square holds both a black and a white disc")
@@ -113,16 +85,16 @@ class Board:
 
     # ---- state
 
-    def _pieces(self) -> tuple[int, int]:
-        """(side to move, opponent)."""
+    def pieces(self) -> tuple[int, int]:
+        """The bitboards ``(side to move, opponent)``."""
         return (self.black, self.white) if self.turn == BLACK else (self.white, self.black)
 
     def move_mask(self) -> int:
-        p, o = self._pieces()
+        p, o = self.pieces()
         return int(moves(_u(p), _u(o)))
 
     def _opponent_can_move(self) -> bool:
-        p, o = self._pieces()
+        p, o = self.pieces()
         return int(moves(_u(o), _u(p))) != 0
 
     @property
@@ -173,7 +145,7 @@ class Board:
         """Bitboard of the discs a move on ``sq`` would turn over (0 if illegal)."""
         if sq == PASS or not 0 <= sq < 64:
             return 0
-        p, o = self._pieces()
+        p, o = self.pieces()
         if (p | o) >> sq & 1:
             return 0
         return int(flips(_u(p), _u(o), sq))
@@ -219,7 +191,7 @@ class Board:
         if move == PASS:
             flipped = 0
         else:
-            p, o = self._pieces()
+            p, o = self.pieces()
             flipped = int(flips(_u(p), _u(o), move))
             bit = 1 << move
             if self.turn == BLACK:
@@ -269,40 +241,15 @@ class Board:
         """A 64-character board (a1..h8 row by row: ``X`` or ``*`` black, ``O`` white,
         ``-`` or ``.`` empty) and the side to move (``X``/``B``/``*`` or ``O``/``W``), as in
         OBF: ``"--XX...O X"`` (spaces, newlines and a trailing ``;`` are ignored)."""
-        if not isinstance(text, str):
-            raise InvalidBoardError("a board string must be text")
-        s = "".join(text.split()).rstrip(";")
-        if len(s) != 65:
-            raise InvalidBoardError(
-                f"board string has {len(s)} characters without spaces: expected 64 squares "
-                "(X black, O white, - empty) and the side to move (X or O)"
-            )
-        black = white = 0
-        for i, ch in enumerate(s[:64]):
-            c = ch.upper()
-            if c in ("X", "*", "B"):
-                black |= 1 << i
-            elif c in ("O", "W"):
-                white |= 1 << i
-            elif c not in ("-", ".", "E"):
-                raise InvalidBoardError(
-                    f"bad square {ch!r} at {square_name(i)}: expected X (black), O (white) or -"
-                )
-        side = s[64].upper()
-        if side in ("X", "*", "B"):
-            turn = BLACK
-        elif side in ("O", "W"):
-            turn = WHITE
-        else:
-            raise InvalidBoardError(f"side to move must be X (black) or O (white), got {s[64]!r}")
-        return cls(black, white, turn)
+        return cls(*parse_board_string(text))
 
     def to_string(self) -> str:
         """64 characters plus the side to move: ``"...X O"`` style, OBF-compatible."""
-        cells = []
-        for i in range(64):
-            cells.append("X" if self.black >> i & 1 else "O" if self.white >> i & 1 else "-")
-        return "".join(cells) + " " + ("X" if self.turn == BLACK else "O")
+        return write_board_string(self.black, self.white, self.turn)
+
+    def position(self) -> Position:
+        """``(black, white, turn)``."""
+        return Position(self.black, self.white, self.turn)
 
     @classmethod
     def from_transcript(cls, text: str, start: Board | None = None) -> Board:
@@ -310,20 +257,9 @@ class Board:
         accepted) from the standard start (or ``start``). Passes are played wherever they
         are forced, including after the last move, so the side to move can move (or the
         game is over)."""
-        if not isinstance(text, str):
-            raise InvalidBoardError("a transcript must be text")
+        tokens = transcript_tokens(text)
         board = start.copy() if start is not None else cls()
-        s = "".join(text.split()).lower()
-        i = 0
-        n = 0
-        while i < len(s):
-            if s.startswith("pass", i):
-                token, i = "pass", i + 4
-            elif s.startswith("pa", i) or s.startswith("--", i):
-                token, i = "pass", i + 2
-            else:
-                token, i = s[i : i + 2], i + 2
-            n += 1
+        for n, token in enumerate(tokens, 1):
             if board.legal_moves == [PASS] and token != "pass":
                 board.push(PASS)  # an implicit pass
             try:
@@ -336,7 +272,40 @@ class Board:
 
     def transcript(self) -> str:
         """The moves played, without passes: ``f5d6c3...``."""
-        return "".join(square_name(m) for m in self.move_stack if m != PASS)
+        return write_transcript(self.move_stack)
+
+    @classmethod
+    def from_ggf(cls, game: str | GgfGame) -> Board:
+        """The end of a GGF game (the first in ``game``, if text): its start position with
+        every move replayed, checked for legality (a pass the record left out is played)."""
+        g = parse_ggf(game) if isinstance(game, str) else game
+        b = cls(*g.start)
+        for i, (colour, move) in enumerate(g.moves):
+            if colour != b.turn:
+                if b.legal_moves == [PASS]:
+                    b.push(PASS)  # a pass the record left out
+                else:
+                    who = "black" if colour == BLACK else "white"
+                    raise InvalidBoardError(
+                        f"GGF move {i + 1} is {who}'s, but it is not {who}'s turn"
+                    )
+            try:
+                b.push(move)
+            except OthelloError as e:
+                raise InvalidBoardError(f"GGF move {i + 1} ({square_name(move)}): {e}") from None
+        return b
+
+    def to_ggf(self, tags: dict[str, str] | None = None) -> str:
+        """This board's game (start position and moves) as one GGF line; a finished game
+        gets its result (``RE``) unless ``tags`` gives one."""
+        start = self.start_board()
+        replay = start.copy()
+        moves = []
+        for m in self.move_stack:
+            moves.append((replay.turn, m))
+            replay.push(m)
+        result = self.final_margin(BLACK) if self.is_game_over() else None
+        return write_ggf(start.position(), moves, result, tags)
 
     def to_dict(self) -> dict[str, Any]:
         start = self.start_board()
@@ -355,13 +324,10 @@ class Board:
 
     @classmethod
     def from_dict(cls, d: Any) -> Board:
-        if not isinstance(d, dict):
-            raise InvalidBoardError("an Othello record must be a JSON object")
-        if d.get("game", "othello") != "othello":
-            raise InvalidBoardError(f"record is for game {d.get('game')!r}, not 'othello'")
-        start = d.get("start")
+        rec = read_record(d, "othello", "an Othello record", InvalidBoardError)
+        start = rec.get("start")
         board = cls.from_string(start) if isinstance(start, str) else cls()
-        replay_names(board, d.get("moves", []), InvalidBoardError, OthelloError)
+        replay_names(board, rec.get("moves", []), InvalidBoardError, OthelloError)
         return board
 
     @classmethod

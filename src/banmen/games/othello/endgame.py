@@ -23,13 +23,17 @@ A stop flag is polled every 4096 nodes; a stopped search reports "unknown", neve
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
 from numba import njit
 
 from banmen._bits import ctz64, mix64, popcnt64
-from banmen.games.othello.bitboard import U, flips, moves
+from banmen.games.othello.board import Board
+from banmen.games.othello.formats import PASS
+from banmen.games.othello.kernels import U, flips, moves
+from banmen.search.limits import STOP_REQUESTED, STOP_TIME, Deadline, StopFlag
 
 __all__ = ["EndgameSolver", "Solution"]
 
@@ -603,8 +607,6 @@ class EndgameSolver:
         """Load (or compile) every solver function before anything is timed."""
         # A 14-empties position from a real game: reaches the table, the small-empties
         # code and the last-four routines.
-        from banmen.games.othello.board import Board
-
         b = Board()
         while b.empties() > 14 and not b.is_game_over():
             b.push(b.legal_moves[-1])
@@ -621,16 +623,11 @@ class EndgameSolver:
         opponent: int,
         time_limit: float | None = None,
         node_limit: int | None = None,
-        stop: Any = None,
+        stop: StopFlag | None = None,
         all_best: bool = False,
     ) -> Solution:
         """Solve the position with ``player`` (side to move) and ``opponent`` bitboards."""
-        import time as _time
-
-        from banmen.games.othello.bitboard import PASS
-        from banmen.search.limits import STOP_REQUESTED, STOP_TIME, Deadline, StopFlag
-
-        t0 = _time.perf_counter()
+        t0 = time.perf_counter()
         flag = stop if stop is not None else StopFlag()
         P, O = U(player), U(opponent)
         n = 64 - int(popcnt64_py(player | opponent))
@@ -639,11 +636,11 @@ class EndgameSolver:
         ctl, tt = self.ctl, self.tt
         if int(moves(P, O)) == 0:
             if int(moves(O, P)) == 0:
-                return Solution("solved", int(_final(P, O)), [], 0, _time.perf_counter() - t0)
+                return Solution("solved", int(_final(P, O)), [], 0, time.perf_counter() - t0)
             sub = self.solve(opponent, player, time_limit, node_limit, stop)
             if sub.status != "solved" or sub.score is None:
                 return Solution("unknown", None, [], sub.nodes, sub.seconds, sub.stopped_by)
-            return Solution("solved", -sub.score, [PASS], sub.nodes, _time.perf_counter() - t0)
+            return Solution("solved", -sub.score, [PASS], sub.nodes, time.perf_counter() - t0)
 
         def aborted() -> str | None:
             if ctl[_ABORT]:
@@ -689,16 +686,12 @@ class EndgameSolver:
                         best.append(sq)
         if flag.reason == STOP_TIME:
             flag.clear()
-        return Solution("solved", score, best, int(ctl[_NODES]), _time.perf_counter() - t0)
+        return Solution("solved", score, best, int(ctl[_NODES]), time.perf_counter() - t0)
 
-    def _unknown(self, why: str, t0: float, flag: Any) -> Solution:
-        import time as _time
-
-        from banmen.search.limits import STOP_TIME
-
+    def _unknown(self, why: str, t0: float, flag: StopFlag) -> Solution:
         if flag.reason == STOP_TIME:
             flag.clear()
-        return Solution("unknown", None, [], int(self.ctl[_NODES]), _time.perf_counter() - t0, why)
+        return Solution("unknown", None, [], int(self.ctl[_NODES]), time.perf_counter() - t0, why)
 
 
 def popcnt64_py(x: int) -> int:

@@ -10,12 +10,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from banmen.engine import Info, Result
-from banmen.games.othello.board import BLACK, PASS, Board, square_name
+from banmen.games.othello.board import Board
 from banmen.games.othello.endgame import EndgameSolver
-from banmen.games.othello.evaluation import KERNELS, SCALE, context
+from banmen.games.othello.evaluation import ALPHABETA_KERNELS, SCALE, alphabeta_state, context
+from banmen.games.othello.formats import PASS, square_name
 from banmen.search.alphabeta import AlphaBeta, SearchInfo
 from banmen.search.limits import Limit, StopFlag
 
@@ -47,7 +46,7 @@ class OthelloEngine:
         self.limit = limit if limit is not None else Limit(time=1.0)
         self.perfect = perfect
         self.name = name
-        self.search = AlphaBeta(KERNELS, tt_bits=20)
+        self.search = AlphaBeta(ALPHABETA_KERNELS, tt_bits=20)
         self.solver = EndgameSolver(tt_bits=20)
         self.ctx = context()
 
@@ -56,11 +55,11 @@ class OthelloEngine:
         self.solver.clear()
 
     def warm_up(self) -> None:
-        self.search.search(self.ctx, _state(Board()), Limit(depth=2))
+        self.search.search(self.ctx, alphabeta_state(Board()), Limit(depth=2))
 
     def think(
         self,
-        board: Any,
+        board: Board,
         limit: Limit | None = None,
         on_info: Callable[[Info], None] | None = None,
         stop: StopFlag | None = None,
@@ -72,7 +71,7 @@ class OthelloEngine:
         legal = board.legal_moves
         if legal == [PASS]:
             return Result("pass", None, stopped_by="forced", seconds=time.perf_counter() - t0)
-        p, o = (board.black, board.white) if board.turn == BLACK else (board.white, board.black)
+        p, o = board.pieces()
         empties = board.empties()
         budget = lim.time
         if empties <= exact_empties_for(lim, self.perfect):
@@ -115,7 +114,7 @@ class OthelloEngine:
                 callback(Info(si.depth, _discs(si.score, si.exact), si.nodes, si.nps,
                               [square_name(m) for m in si.pv], si.seconds, si.exact))  # fmt: skip
 
-        r = self.search.search(self.ctx, _state(board), lim, stop=stop, on_info=relay)
+        r = self.search.search(self.ctx, alphabeta_state(board), lim, stop=stop, on_info=relay)
         return Result(
             move=None if r.move is None else square_name(r.move),
             score=_discs(r.score, r.exact),
@@ -131,8 +130,3 @@ class OthelloEngine:
 
 def _discs(value: int, exact: bool) -> Any:
     return value // SCALE if exact else round(value / SCALE, 2)
-
-
-def _state(board: Board) -> tuple[np.uint64, np.uint64, np.int64]:
-    p, o = (board.black, board.white) if board.turn == BLACK else (board.white, board.black)
-    return (np.uint64(p), np.uint64(o), np.int64(0))

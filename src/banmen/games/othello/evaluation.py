@@ -1,4 +1,5 @@
-"""Othello evaluation and the kernels through which the shared alpha-beta sees the game.
+"""Othello's evaluation, and :data:`ALPHABETA_KERNELS`: the compiled rules
+(:mod:`.kernels`) and this evaluation in the shape the shared alpha-beta searches.
 
 Values are in centi-discs (1/100 of a disc) from the side to move's view; finished games
 score ``100 x`` the final disc difference (empties to the winner), so the search compares
@@ -23,11 +24,23 @@ import numpy as np
 
 from banmen._bits import mix64, popcnt64
 from banmen._jit import kernel
-from banmen.games.othello.bitboard import PASS, U, flips, moves
+from banmen.games.othello.board import Board
 from banmen.games.othello.endgame import _final, stable_discs
+from banmen.games.othello.formats import PASS
+from banmen.games.othello.kernels import U, flips, moves
 from banmen.search.alphabeta import Kernels
 
-__all__ = ["KERNELS", "evaluate", "features", "context", "N_FEATURES", "PHASES", "SCALE"]
+__all__ = [
+    "ALPHABETA_KERNELS",
+    "alphabeta_state",
+    "kernel_moves",
+    "evaluate",
+    "features",
+    "context",
+    "N_FEATURES",
+    "PHASES",
+    "SCALE",
+]
 
 SCALE = 100  #: centi-discs per disc
 N_FEATURES = 8
@@ -74,6 +87,9 @@ def context(weights: np.ndarray | None = None) -> np.ndarray:
     if w.shape != (PHASES, N_FEATURES):
         raise ValueError(f"weights must be {PHASES}x{N_FEATURES}, got {w.shape}")
     return np.concatenate([ORDER, w.reshape(-1)]).astype(np.int64)
+
+
+_CONTEXT = context()
 
 
 @kernel(inline="always")
@@ -184,7 +200,7 @@ def _horizon(ctx: Any, st: Any) -> int:
     return 2 * np.int64(popcnt64(~(P | O))) + 1 - passed
 
 
-KERNELS = Kernels(
+ALPHABETA_KERNELS = Kernels(
     gen_moves=_gen_moves,
     play=_play,
     gain=_gain,
@@ -195,3 +211,17 @@ KERNELS = Kernels(
     max_moves=34,
     max_plies=128,
 )
+
+
+def alphabeta_state(board: Board) -> tuple[np.uint64, np.uint64, np.int64]:
+    """``(P, O, passed)`` of ``board`` for :data:`ALPHABETA_KERNELS` (no pass pending)."""
+    p, o = board.pieces()
+    return (np.uint64(p), np.uint64(o), np.int64(0))
+
+
+def kernel_moves(board: Board) -> list[int]:
+    """The moves the compiled move generator finds in ``board`` (in its search order):
+    ``[PASS]`` when the side to move must pass, none once the game is over."""
+    buf = np.empty(ALPHABETA_KERNELS.max_moves, dtype=np.int64)
+    n = ALPHABETA_KERNELS.gen_moves(_CONTEXT, alphabeta_state(board), buf)
+    return [int(m) for m in buf[:n]]

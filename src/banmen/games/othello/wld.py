@@ -33,13 +33,22 @@ import numpy.typing as npt
 
 from banmen._bits import ctz64, mix64, popcnt64
 from banmen._jit import kernel
-from banmen.games.othello.bitboard import PASS, U, flips, moves
-from banmen.games.othello.board import BLACK, Board, InvalidBoardError
+from banmen.games.othello.board import Board
 from banmen.games.othello.endgame import _solve_small
+from banmen.games.othello.errors import InvalidBoardError
+from banmen.games.othello.formats import BLACK, PASS
+from banmen.games.othello.kernels import U, flips, moves
 from banmen.search.dfpn import DfPn, Kernels
 from banmen.search.limits import Limit, StopFlag
 
-__all__ = ["WLDResult", "prove_wld", "KERNELS", "new_state", "LEAF_EMPTIES", "MAX_LEAF_EMPTIES"]
+__all__ = [
+    "WLDResult",
+    "prove_wld",
+    "DFPN_KERNELS",
+    "new_state",
+    "LEAF_EMPTIES",
+    "MAX_LEAF_EMPTIES",
+]
 
 # st[_LEAF_NODES] counts the leaf solver's nodes (it is handed ``st`` as its counter array,
 # whose slot 0 it increments)
@@ -159,7 +168,7 @@ def _no_hand_delta(ctx: Any, st: Any, m: int) -> tuple[int, int]:
     return 0, 0
 
 
-KERNELS = Kernels(
+DFPN_KERNELS = Kernels(
     or_moves=_moves,
     and_moves=_moves,
     play=_play,
@@ -232,7 +241,7 @@ def prove_wld(
     ctx = np.zeros(_CTX_SIZE, dtype=np.int64)
     ctx[_LEAF] = leaf_empties
     solver = DfPn(
-        KERNELS, ctx, limit=limit, stop=stop, progress=progress, hash_mb=hash_mb,
+        DFPN_KERNELS, ctx, limit=limit, stop=stop, progress=progress, hash_mb=hash_mb,
         workspace=1 << 14,  # a line is at most ~125 plies of at most 64 moves
     )  # fmt: skip
     # both proofs in one search session: one thread, one deadline

@@ -1,4 +1,8 @@
-"""Othello bitboards, compiled with numba.
+"""Othello's rules compiled with numba: legal moves, flips and perft on bitboards.
+
+These are the rules every compiled search builds on (the alpha-beta kernels and the
+evaluation in :mod:`.evaluation`, the exact endgame solver in :mod:`.endgame`, df-pn in
+:mod:`.wld`); the pure-Python board (:mod:`.board`) calls them too.
 
 A position is two ``uint64``: the discs of the side to move (``P``) and of its opponent
 (``O``). Bit ``8 * row + col`` is the square in row ``row`` (0 = rank 1, the top) and column
@@ -16,10 +20,9 @@ from numba import njit
 
 from banmen._bits import clz64, ctz64, popcnt64
 
-__all__ = ["moves", "flips", "perft", "popcount", "PASS", "U"]
+__all__ = ["moves", "flips", "perft", "popcount", "U", "RAYS"]
 
 U = np.uint64
-PASS = 64  #: the move number of a pass
 FULL = U(0xFFFFFFFFFFFFFFFF)
 NOT_A = U(0xFEFEFEFEFEFEFEFE)  # every square but file a
 NOT_H = U(0x7F7F7F7F7F7F7F7F)  # every square but file h

@@ -1,4 +1,4 @@
-"""Mattix (マティックス), Gakken's edition.
+"""The Mattix board: rules, notation and JSON in pure Python (no numpy, no numba).
 
 Pieces with point values lie on an N×N board together with one cross chip. Player 1 always
 takes a piece from the chip's **row**, player 2 always from its **column**; the taken piece's
@@ -8,13 +8,10 @@ wins, equal scores draw.
 
 Sets (Gakken): 4×4 uses 15 pieces 1,1,2,2,…,7,7,8; 6×6 uses 35 pieces — 1, 2, 3 three times
 each, 4–9 twice, 10 once, −1, −2, −3 twice and −4…−10 once. The chip's square starts empty.
-Any N×N board from 2×2 to 8×8 can be given as a layout string.
-
-Squares are numbered ``row * N + col`` with row 0 at the top; their names are a column letter
-and a row number counted from the top, so ``a1`` is the top-left square (as in Othello)::
+Any N×N board from 2×2 to 8×8 can be given as a layout string (see :mod:`.formats`)::
 
     >>> board = Board.from_layout("3,X,7,1/5,2,8,4/6,1,2,7/5,3,4,6")
-    >>> [square_name(sq, 4) for sq in board.legal_moves]
+    >>> [board.move_name(sq) for sq in board.legal_moves]
     ['a1', 'c1', 'd1']
     >>> board.push_name("c1")
     >>> board.scores, board.turn
@@ -26,36 +23,31 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
+from banmen._random import SplitMix64
+from banmen.games._base import parse_json, read_record, replay_names
+from banmen.games.mattix.errors import (
+    IllegalMoveError,
+    InvalidLayoutError,
+    InvalidMoveError,
+    MattixError,
+)
+from banmen.games.mattix.formats import (
+    CHIP,
+    MAX_SIZE,
+    MIN_SIZE,
+    parse_layout,
+    parse_square,
+    square_name,
+    write_layout,
+)
 
-from banmen._bits import mix64, popcount64
-from banmen._jit import kernel
-from banmen.games._base import GameDef, parse_json, replay_names
-from banmen.games.engines import STANDARD_ENGINES
-from banmen.search.alphabeta import Kernels
+if TYPE_CHECKING:  # the search's context, kept on the board by kernels.kernel_position
+    import numpy as np
+    import numpy.typing as npt
 
-__all__ = [
-    "Board",
-    "MattixError",
-    "InvalidLayoutError",
-    "InvalidMoveError",
-    "IllegalMoveError",
-    "PIECES",
-    "SIZES",
-    "CHIP",
-    "deal",
-    "square_name",
-    "parse_square",
-    "KERNELS",
-    "kernel_position",
-]
-
-CHIP = "X"
-ORDER = False
-MIN_SIZE, MAX_SIZE = 2, 8
+__all__ = ["Board", "PIECES", "SIZES", "deal"]
 
 #: Gakken's piece sets by board size (the cross chip is extra).
 PIECES: dict[int, tuple[int, ...]] = {
@@ -72,78 +64,6 @@ PIECES: dict[int, tuple[int, ...]] = {
 }
 SIZES = tuple(sorted(PIECES))
 _MAX_ABS_VALUE = 999
-
-
-class MattixError(ValueError):
-    """Base class of Mattix input errors; the message names the bad input."""
-
-
-class InvalidLayoutError(MattixError):
-    """A layout string, JSON record or deal request that cannot describe a board."""
-
-
-class InvalidMoveError(MattixError):
-    """A move that is not a square name on this board."""
-
-
-class IllegalMoveError(MattixError):
-    """A square the side to move may not take."""
-
-
-# --------------------------------------------------------------------------- squares
-
-
-def square_name(sq: int, size: int) -> str:
-    """``"c2"``-style name: column letter, then row number counted from the top."""
-    return f"{chr(ord('a') + sq % size)}{sq // size + 1}"
-
-
-def parse_square(text: str, size: int) -> int:
-    """Square index from a name like ``"c2"`` (case-insensitive).
-
-    >>> parse_square("c2", 4)
-    6
-    """
-    t = text.strip().lower()
-    last = chr(ord("a") + size - 1)
-    if len(t) < 2 or not ("a" <= t[0] <= last) or not t[1:].isdigit():
-        raise InvalidMoveError(
-            f"bad square {text.strip()!r}: expected a column a-{last} and a row 1-{size}, "
-            f"like 'a1' or '{last}{size}'"
-        )
-    row = int(t[1:]) - 1
-    if not 0 <= row < size:
-        raise InvalidMoveError(f"bad square {text.strip()!r}: rows run from 1 to {size}")
-    return row * size + (ord(t[0]) - ord("a"))
-
-
-# --------------------------------------------------------------------------- deals
-
-
-class SplitMix64:
-    """The SplitMix64 generator (Steele, Lea & Flood 2014): tiny, and the same everywhere.
-
-    Deals use it instead of Python's or NumPy's generators so that a seed names the same
-    board on every machine and every version, and can be re-implemented in any language.
-    """
-
-    def __init__(self, seed: int) -> None:
-        self.state = seed & 0xFFFFFFFFFFFFFFFF
-
-    def next(self) -> int:
-        self.state = (self.state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
-        return z ^ (z >> 31)
-
-    def below(self, n: int) -> int:
-        """Uniform integer in ``[0, n)`` by rejection (no modulo bias)."""
-        limit = (1 << 64) - ((1 << 64) % n)
-        while True:
-            x = self.next()
-            if x < limit:
-                return x % n
 
 
 def deal(size: int, seed: int) -> list[int | str]:
@@ -167,9 +87,6 @@ def deal(size: int, seed: int) -> list[int | str]:
         j = rng.below(i + 1)
         cells[i], cells[j] = cells[j], cells[i]
     return cells
-
-
-# --------------------------------------------------------------------------- the board
 
 
 @dataclass(frozen=True)
@@ -220,7 +137,8 @@ class Board:
         self.move_stack: list[int] = []
         self._undo: list[_Undo] = []
         self._start = (list(self.cells), chip, turn, (self._scores[0], self._scores[1]))
-        self._kernel_ctx: npt.NDArray[np.int64] | None = None  # see kernel_position()
+        #: the search's context of this game (see kernels.kernel_position)
+        self._kernel_ctx: npt.NDArray[np.int64] | None = None
 
     # ---- construction
 
@@ -233,59 +151,11 @@ class Board:
 
     @classmethod
     def from_layout(cls, text: str) -> Board:
-        """Parse a layout string: rows top to bottom separated by ``/``, cells by ``,``;
-        each cell an integer piece value, ``X`` (the chip) or ``.`` (empty); optionally a
-        space and the side to move, ``1`` or ``2``."""
-        if not isinstance(text, str) or not text.strip():
-            raise InvalidLayoutError("empty layout: expected rows like '3,X,7,1/5,2,8,4/...'")
-        parts = text.split()
-        if len(parts) > 2:
-            raise InvalidLayoutError(
-                f"layout has {len(parts)} space-separated fields: expected 'ROWS' or 'ROWS SIDE'"
-            )
-        turn = 1
-        if len(parts) == 2:
-            if parts[1] not in ("1", "2"):
-                raise InvalidLayoutError(f"side to move must be 1 or 2, got {parts[1]!r}")
-            turn = int(parts[1])
-        rows = parts[0].split("/")
-        size = len(rows)
-        if not MIN_SIZE <= size <= MAX_SIZE:
-            raise InvalidLayoutError(
-                f"layout has {size} rows: expected a square board of {MIN_SIZE} to {MAX_SIZE} rows"
-            )
-        cells: list[int | None] = []
-        chip = -1
-        for r, row in enumerate(rows):
-            items = row.split(",")
-            if len(items) != size:
-                raise InvalidLayoutError(
-                    f"row {r + 1} has {len(items)} cells, expected {size} (the board is square)"
-                )
-            for c, raw in enumerate(items):
-                item = raw.strip()
-                if item.upper() == CHIP:
-                    if chip >= 0:
-                        raise InvalidLayoutError(
-                            f"second cross chip at {square_name(r * size + c, size)}: "
-                            "a layout has exactly one X"
-                        )
-                    chip = r * size + c
-                    cells.append(None)
-                elif item == ".":
-                    cells.append(None)
-                else:
-                    try:
-                        value = int(item)
-                    except ValueError:
-                        raise InvalidLayoutError(
-                            f"bad cell {item!r} at {square_name(r * size + c, size)}: "
-                            "expected an integer piece value, X or ."
-                        ) from None
-                    cells.append(value)
-        if chip < 0:
-            raise InvalidLayoutError("no cross chip in layout: exactly one cell must be X")
-        return cls(size, cells, chip, turn)
+        """Parse a layout string (:func:`~banmen.games.mattix.formats.parse_layout`):
+        rows top to bottom separated by ``/``, cells by ``,``; each cell an integer piece
+        value, ``X`` (the chip) or ``.`` (empty); optionally a space and the side to move,
+        ``1`` or ``2``."""
+        return cls(*parse_layout(text))
 
     def copy(self) -> Board:
         b = Board.__new__(Board)
@@ -411,17 +281,7 @@ class Board:
 
     def layout(self) -> str:
         """The layout string of this position (side appended when it is 2)."""
-        n = self.size
-        rows = []
-        for r in range(n):
-            items = []
-            for c in range(n):
-                sq = r * n + c
-                v = self.cells[sq]
-                items.append(CHIP if sq == self.chip else ("." if v is None else str(v)))
-            rows.append(",".join(items))
-        text = "/".join(rows)
-        return text if self.turn == 1 else f"{text} 2"
+        return write_layout(self.size, self.cells, self.chip, self.turn)
 
     def start_board(self) -> Board:
         """The position this board's move stack starts from."""
@@ -449,15 +309,12 @@ class Board:
     @classmethod
     def from_dict(cls, d: Any) -> Board:
         """Rebuild a board from :meth:`to_dict` output by replaying its moves."""
-        if not isinstance(d, dict):
-            raise InvalidLayoutError("a Mattix record must be a JSON object")
-        if d.get("game", "mattix") != "mattix":
-            raise InvalidLayoutError(f"record is for game {d.get('game')!r}, not 'mattix'")
-        start = d.get("start")
+        rec = read_record(d, "mattix", "a Mattix record", InvalidLayoutError)
+        start = rec.get("start")
         if not isinstance(start, str):
             raise InvalidLayoutError("record needs 'start': the layout string it starts from")
         b = cls.from_layout(start)
-        scores = d.get("start_scores", [0, 0])
+        scores = rec.get("start_scores", [0, 0])
         if (
             not isinstance(scores, list)
             or len(scores) != 2
@@ -465,7 +322,7 @@ class Board:
         ):
             raise InvalidLayoutError("'start_scores' must be a list of two integers")
         b = cls(b.size, b.cells, b.chip, b.turn, (scores[0], scores[1]))
-        replay_names(b, d.get("moves", []), InvalidLayoutError, MattixError)
+        replay_names(b, rec.get("moves", []), InvalidLayoutError, MattixError)
         return b
 
     @classmethod
@@ -508,158 +365,3 @@ class Board:
             status = f"player {self.turn} ({'row' if self.turn == 1 else 'column'}) to move"
         lines.append(f"scores {p1} : {p2}, {status}")
         return "\n".join(lines)
-
-
-# --------------------------------------------------------------------------- search kernels
-#
-# State: (mask, chip, side) — mask has bit sq set where a piece remains (int64 bit pattern),
-# chip is the chip's square, side is 0 for player 1 (row) and 1 for player 2 (column).
-# ctx (int64): [0, NN) piece values; [NN, 2NN) for each row its squares by value, highest
-# first; [2NN, 3NN) the same for each column; ctx[3NN] = N. Precomputing the order per line
-# gives "biggest piece first" move ordering for free.
-
-
-@kernel
-def _gen_moves(ctx: Any, st: Any, buf: Any) -> int:
-    mask, chip, side = st
-    size = ctx[ctx.shape[0] - 1]
-    nn = size * size
-    if side == 0:
-        base = nn + (chip // size) * size
-    else:
-        base = 2 * nn + (chip % size) * size
-    n = 0
-    for i in range(size):
-        sq = ctx[base + i]
-        if (mask >> sq) & 1:
-            buf[n] = sq
-            n += 1
-    if n > 1 and ORDER:
-        # Order by net gain: the piece's value minus the best piece the opponent can then
-        # take from the line through it (the line is sorted, so the first hit is the best).
-        scores = np.empty(8, np.int64)
-        obase = 2 * nn if side == 0 else nn
-        for i in range(n):
-            sq = buf[i]
-            m2 = mask & ~(np.int64(1) << sq)
-            ob = obase + ((sq % size) if side == 0 else (sq // size)) * size
-            best = 0
-            for j in range(size):
-                s2 = ctx[ob + j]
-                if (m2 >> s2) & 1:
-                    best = ctx[s2]
-                    break
-            scores[i] = ctx[sq] - best
-        for i in range(1, n):
-            sq = buf[i]
-            sc = scores[i]
-            j = i - 1
-            while j >= 0 and scores[j] < sc:
-                buf[j + 1] = buf[j]
-                scores[j + 1] = scores[j]
-                j -= 1
-            buf[j + 1] = sq
-            scores[j + 1] = sc
-    return n
-
-
-@kernel
-def _play(ctx: Any, st: Any, mv: int) -> Any:
-    mask, chip, side = st
-    return (mask & ~(np.int64(1) << mv), np.int64(mv), np.int64(1) - side)
-
-
-@kernel
-def _gain(ctx: Any, st: Any, mv: int) -> int:
-    return ctx[mv]
-
-
-@kernel
-def _zero(ctx: Any, st: Any) -> int:
-    # Scores are banked as gains, so both the heuristic (the write-up's "score difference")
-    # and the value of a finished game are zero from here on.
-    return 0
-
-
-@kernel
-def _key(ctx: Any, st: Any) -> int:
-    mask, chip, side = st
-    return mix64(mask ^ mix64((chip << 1 | side) + 1))
-
-
-@kernel
-def _horizon(ctx: Any, st: Any) -> int:
-    return popcount64(st[0])
-
-
-KERNELS = Kernels(
-    gen_moves=_gen_moves,
-    play=_play,
-    gain=_gain,
-    evaluate=_zero,
-    final=_zero,
-    key=_key,
-    horizon=_horizon,
-    max_moves=MAX_SIZE,
-    max_plies=MAX_SIZE * MAX_SIZE,
-)
-
-
-def kernel_context(board: Board) -> npt.NDArray[np.int64]:
-    n = board.size
-    nn = n * n
-    values = [0 if v is None else v for v in board.cells]
-    ctx = np.zeros(3 * nn + 1, dtype=np.int64)
-    ctx[:nn] = values
-    for r in range(n):
-        line = sorted(range(r * n, r * n + n), key=lambda s: (-values[s], s))
-        ctx[nn + r * n : nn + r * n + n] = line
-    for c in range(n):
-        line = sorted(range(c, nn, n), key=lambda s: (-values[s], s))
-        ctx[2 * nn + c * n : 2 * nn + c * n + n] = line
-    ctx[3 * nn] = n
-    return ctx
-
-
-def kernel_state(board: Board) -> tuple[np.int64, np.int64, np.int64]:
-    mask = 0
-    for sq, v in enumerate(board.cells):
-        if v is not None:
-            mask |= 1 << sq
-    if mask >= 1 << 63:
-        mask -= 1 << 64
-    return (np.int64(mask), np.int64(board.chip), np.int64(board.turn - 1))
-
-
-def kernel_position(board: Board) -> tuple[npt.NDArray[np.int64], tuple[Any, ...]]:
-    """``(ctx, state)`` of ``board`` for the search kernels.
-
-    The context depends only on the piece values of the start position, so it is the same
-    for all positions of one game (a search salts its table with a hash of it); it is built
-    once per game and kept on the board.
-    """
-    ctx = board._kernel_ctx
-    if ctx is None:
-        ctx = board._kernel_ctx = kernel_context(board.start_board())
-    return ctx, kernel_state(board)
-
-
-GAME: GameDef[Board] = GameDef(
-    name="mattix",
-    title="Mattix",
-    board_from_dict=Board.from_dict,
-    engines=STANDARD_ENGINES,
-    kernels=KERNELS,
-    search_position=kernel_position,
-    score_offset=lambda board: board.margin(),
-    sample=lambda: Board.from_seed(0, 4),
-    new_board=lambda seed, size: Board.from_seed(seed, 6 if size is None else size),
-    scores=lambda board: board.scores,
-    max_plies=MAX_SIZE * MAX_SIZE,
-    # 2**18 buckets (8 MiB): the exact 6x6 solve is memory-bound, and this size solves
-    # fastest on the benchmark (docs/BENCHMARKS.md).
-    tt_bits=18,
-    # A whole 6x6 game (35 plies) solves in well under a second, so solve whenever
-    # a 6x6 game or less is left; 8x8 games deepen ply by ply until then.
-    solve_horizon=36,
-)

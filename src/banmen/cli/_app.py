@@ -1,0 +1,114 @@
+"""The root of the ``banmen`` command: the typer app, and :func:`fail` for the commands.
+
+A leaf of the CLI package: the command modules import it, and ``banmen.cli`` registers
+them on :data:`app`. Errors in what the user typed (a bad layout, spec, move or option) end
+the command with a one-line ``error: ...`` on stderr and exit status 2 — never a
+traceback, never a box: :class:`_Banmen` does that for the errors typer finds itself,
+:func:`fail` for the commands' own checks.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+from banmen import __version__
+
+try:  # typer >= 0.22 carries its own copy of click
+    from typer._click.exceptions import ClickException
+except ImportError:  # pragma: no cover - older typer runs on click itself
+    from click.exceptions import ClickException  # type: ignore[assignment]
+
+
+def _given(e: BaseException) -> str:
+    """The value a bad option was given, when typer's validator (pydantic) kept it."""
+    errors = getattr(e.__cause__, "errors", None)
+    try:
+        first = errors()[0] if callable(errors) else None
+    except Exception:
+        return ""
+    if isinstance(first, dict) and isinstance(first.get("input"), (str, int, float)):
+        given = repr(first["input"])
+        return f", got {given if len(given) <= 60 else given[:57] + '...'}"
+    return ""
+
+
+def usage_message(e: Exception) -> str:
+    """A usage error as one line: click's message, whitespace collapsed, the value given
+    (when known) and where to look."""
+    message = " ".join(str(getattr(e, "format_message", lambda: str(e))()).split())
+    message = message.rstrip(".") + _given(e)
+    ctx = getattr(e, "ctx", None)
+    if ctx is not None and getattr(ctx, "command_path", None):
+        message += f" (see: {ctx.command_path} --help)"
+    return message
+
+
+class _Banmen(TyperGroup):
+    """The root command: typer's standalone mode, except that usage errors (a bad option
+    value, a negative number where none is allowed, a missing argument, an unknown
+    option) end in one ``error:`` line on stderr and exit status 2, as :func:`fail` does,
+    instead of typer's usage box."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        except ClickException as e:
+            if type(e).__name__ == "NoArgsIsHelpError":  # bare `banmen` / `banmen arena`
+                e.show()
+            else:
+                typer.echo(f"error: {usage_message(e)}", err=True)
+            sys.exit(e.exit_code)
+        except typer.Abort:  # end of input at a prompt
+            typer.echo("error: aborted", err=True)
+            sys.exit(1)
+        # Not standalone, typer returns an exit status (from typer.Exit, --help, Ctrl-C)
+        # or the command's return value (None).
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+app = typer.Typer(
+    cls=_Banmen,
+    name="banmen",
+    help="banmen (盤面): a workbench for board-game AI.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def fail(message: str) -> typer.Exit:
+    """Print ``error: message`` on stderr; the exit (status 2) for the caller to raise."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"banmen {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    pass

@@ -1,0 +1,69 @@
+"""``banmen serve``: the web app."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from banmen.cli._app import fail
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Address to bind (default: this machine only).")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    db: Annotated[
+        str | None,
+        typer.Option(help="SQLite file for saved games (default: the user data directory)."),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            help="Engine worker processes, the cap on searches at once (default: one per core)."
+        ),
+    ] = None,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-host",
+            help="Another host name (or address) pages may use to reach the server, "
+            "repeatable. Accepted anyway: localhost, 127.0.0.1, [::1], the --host "
+            "address, and with --host 0.0.0.0 this machine's name. '*' accepts any "
+            "(only behind a proxy that checks it).",
+        ),
+    ] = None,
+    limit: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--limit",
+            help="Change one of the server's limits, NAME=VALUE, repeatable "
+            "(e.g. max_sessions=50, max_solve_seconds=600; the names are in "
+            "README's web server section).",
+        ),
+    ] = None,
+) -> None:
+    """Start the web app (http://127.0.0.1:8000 by default)."""
+    if not 0 < port < 65536:
+        raise fail(f"port must be 1-65535, got {port}")
+    if workers is not None and workers < 1:
+        raise fail(f"--workers must be at least 1, got {workers}")
+    from banmen.web.limits import Limits
+    from banmen.web.server import allowed_hosts
+    from banmen.web.server import serve as run_server
+
+    overrides: dict[str, str] = {}
+    for item in limit or []:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            raise fail(f"--limit takes NAME=VALUE, got {item!r}")
+        overrides[name.strip()] = value.strip()
+    try:
+        limits = Limits().replace(overrides)
+        allowed_hosts(host, allowed_host or [])
+    except ValueError as e:
+        raise fail(str(e)) from None
+    run_server(
+        host=host, port=port, db=db, workers=workers, allowed=allowed_host or [], limits=limits
+    )

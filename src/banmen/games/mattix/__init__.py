@@ -1,0 +1,64 @@
+"""Mattix (マティックス), Gakken's edition: take pieces from the chip's row or column.
+
+``board`` holds the rules (pure Python), ``formats`` the square names and layout strings,
+``kernels`` the compiled kernels the shared alpha-beta searches (Mattix has no player of
+its own: :data:`GAME` offers the standard engines)::
+
+    >>> board = Board.from_seed(0, 4)
+    >>> board.size, len(board.legal_moves) > 0
+    (4, True)
+"""
+
+from banmen.games._base import GameDef
+from banmen.games.engines import STANDARD_ENGINES
+from banmen.games.mattix.board import PIECES, SIZES, Board, deal
+from banmen.games.mattix.errors import (
+    IllegalMoveError,
+    InvalidLayoutError,
+    InvalidMoveError,
+    MattixError,
+)
+from banmen.games.mattix.formats import CHIP, parse_layout, parse_square, square_name, write_layout
+from banmen.games.mattix.kernels import KERNELS, kernel_moves, kernel_position
+
+__all__ = [
+    "GAME",
+    "Board",
+    "MattixError",
+    "InvalidLayoutError",
+    "InvalidMoveError",
+    "IllegalMoveError",
+    "PIECES",
+    "SIZES",
+    "CHIP",
+    "deal",
+    "square_name",
+    "parse_square",
+    "parse_layout",
+    "write_layout",
+    "KERNELS",
+    "kernel_position",
+]
+
+GAME: GameDef[Board] = GameDef(
+    name="mattix",
+    title="Mattix",
+    board_from_dict=Board.from_dict,
+    engines=STANDARD_ENGINES,
+    kernels=KERNELS,
+    search_position=kernel_position,
+    score_offset=lambda board: board.margin(),
+    sample=lambda: Board.from_seed(0, 4),
+    new_board=lambda seed, size: Board.from_seed(seed, 6 if size is None else size),
+    scores=lambda board: board.scores,
+    max_plies=KERNELS.max_plies,
+    # 2**18 buckets (8 MiB): the exact 6x6 solve is memory-bound, and this size solves
+    # fastest on the benchmark (docs/BENCHMARKS.md).
+    tt_bits=18,
+    # A whole 6x6 game (35 plies) solves in well under a second, so solve whenever
+    # a 6x6 game or less is left; 8x8 games deepen ply by ply until then.
+    solve_horizon=36,
+    kernel_moves=kernel_moves,
+    diagram=str,
+    board_from_text=Board.from_layout,
+)
