@@ -15,12 +15,34 @@ if TYPE_CHECKING:  # annotations only: importing a game's definition loads no nu
 
     from banmen.search.alphabeta import Kernels
 
-__all__ = ["GameBoard", "GameDef", "EngineFactory", "parse_json", "read_record", "replay_names"]
+__all__ = [
+    "GameBoard",
+    "GameDef",
+    "EngineFactory",
+    "TextFormat",
+    "parse_json",
+    "read_record",
+    "replay_names",
+]
 
 B = TypeVar("B", bound=GameBoard)
 
 #: builds an engine for a game from a parsed player spec
 EngineFactory = Callable[["GameDef[Any]", PlayerSpec], Engine[Any]]
+
+
+@dataclass(frozen=True)
+class TextFormat(Generic[B]):
+    """One of a game's text formats: ``write(board)`` and ``read(text)``.
+
+    The contract (tests/test_games_contract.py): ``write(read(write(board)))`` is
+    ``write(board)``, and with ``game`` (a game record, not a position) the board read
+    back has the same ``to_dict()``: the same start, moves and position.
+    """
+
+    write: Callable[[B], str]
+    read: Callable[[str], B]
+    game: bool = False
 
 
 @dataclass(frozen=True)
@@ -68,6 +90,8 @@ class GameDef(Generic[B]):
     #: ``board_from_text(text)``: a position typed as text (a Mattix layout, an Othello
     #: board string or transcript); ``None``: the game reads none
     board_from_text: Callable[[str], B] | None = None
+    #: the game's text formats by name (Mattix: layout; Othello: board string, GGF)
+    text_formats: Mapping[str, TextFormat[B]] = field(default_factory=dict)
 
 
 def parse_json(text: str, error: type[ValueError]) -> Any:

@@ -9,7 +9,7 @@ its own: :data:`GAME` offers the standard engines)::
     (4, True)
 """
 
-from banmen.games._base import GameDef
+from banmen.games._base import GameDef, TextFormat
 from banmen.games.engines import STANDARD_ENGINES
 from banmen.games.mattix.board import PIECES, SIZES, Board, deal
 from banmen.games.mattix.errors import (
@@ -61,4 +61,5 @@ GAME: GameDef[Board] = GameDef(
     kernel_moves=kernel_moves,
     diagram=str,
     board_from_text=Board.from_layout,
+    text_formats={"layout": TextFormat(Board.layout, Board.from_layout)},
 )

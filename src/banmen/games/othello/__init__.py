@@ -12,7 +12,7 @@ alpha-beta over ``evaluation``'s kernels, then the exact ``endgame`` solver), ``
 
 from banmen._random import SplitMix64
 from banmen.engine import Engine, PlayerSpec
-from banmen.games._base import GameDef
+from banmen.games._base import GameDef, TextFormat
 from banmen.games.engines import STANDARD_ENGINES
 from banmen.games.othello.board import Board
 from banmen.games.othello.engine import OthelloEngine
@@ -94,4 +94,10 @@ GAME: GameDef[Board] = GameDef(
     sides=("black", "white"),
     diagram=str,
     board_from_text=_board_from_text,
+    # (Transcripts name no start position and leave passes out: they are checked from the
+    # standard start in tests/test_othello.py.)
+    text_formats={
+        "board string": TextFormat(Board.to_string, Board.from_string),
+        "GGF": TextFormat(Board.to_ggf, Board.from_ggf, game=True),
+    },
 )

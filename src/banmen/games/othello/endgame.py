@@ -18,7 +18,8 @@ narrows on the exact score with MTD-style tests), with the standard acceleration
   ``TT_EMPTIES`` empties up; above ``ETC_EMPTIES``, each child is looked up before any is
   searched (enhanced transposition cut-off).
 
-A stop flag is polled every 4096 nodes; a stopped search reports "unknown", never a score.
+A stop flag and the node limit are checked every 4096 nodes; a stopped search reports
+"unknown", never a score.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ _EDGE_RIGHT = U(0x8080808080808080)
 _NODES = 0
 _ABORT = 1
 _TT_SHIFT = 2
+_NODE_LIMIT = 3  # the search aborts once it has visited this many nodes (checked with stop)
 _SMALL = 7  # from here down: parity ordering, no move lists, no table
 TT_EMPTIES = 11  # from here up: the transposition table
 ETC_EMPTIES = 14  # above this: enhanced transposition cut-offs
@@ -404,7 +406,7 @@ def _solve(
     if n <= _SMALL:
         return _solve_small(P, O, alpha, beta, n, passed, ctl)
     ctl[_NODES] += 1
-    if (ctl[_NODES] & 4095) == 0 and stop[0] != 0:
+    if (ctl[_NODES] & 4095) == 0 and (stop[0] != 0 or ctl[_NODES] >= ctl[_NODE_LIMIT]):
         ctl[_ABORT] = 1
     if ctl[_ABORT]:
         return 0
@@ -633,6 +635,7 @@ class EndgameSolver:
         n = 64 - int(popcnt64_py(player | opponent))
         self.ctl[_NODES] = 0
         self.ctl[_ABORT] = 0
+        self.ctl[_NODE_LIMIT] = node_limit if node_limit is not None else 1 << 62
         ctl, tt = self.ctl, self.tt
         if int(moves(P, O)) == 0:
             if int(moves(O, P)) == 0:

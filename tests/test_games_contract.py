@@ -1,0 +1,150 @@
+"""One contract over every registered game (``banmen.games.GAME_NAMES``).
+
+As OpenSpiel runs ``RandomSimTest`` for every game, each game here plays seeded random
+games, and along them: ``push``/``pop`` restore the record exactly, every legal move's
+name reads back as that move, the JSON record and each text format round-trip, the
+board's legal moves are the compiled rules' (``GameDef.kernel_moves``), and every engine
+the game offers answers with a legal move. What a game does not have, its
+:class:`~banmen.games.GameDef` says (a hook left ``None`` or empty): the test skips that
+part with the hook's name, never by the game's name.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from banmen.engine import ENGINE_KINDS
+from banmen.games import GAME_NAMES, GameDef, get_game, make_engine
+from banmen.search.limits import Limit
+
+#: random games per game, and their longest stretch in plies (Go's games are long)
+GAMES_PER_GAME = 2
+MAX_PLIES = 60
+#: engines that are external programs: tests/test_nboard.py and tests/test_gtp.py
+EXTERNAL = ("nboard", "gtp")
+#: a tiny search: an engine must still answer with a legal move
+TINY = Limit(depth=2, nodes=500)
+
+
+def _start(g: GameDef[Any], seed: int) -> Any:
+    return g.new_board(seed, None) if g.new_board is not None else g.sample()  # type: ignore[misc]
+
+
+def _random_game(g: GameDef[Any], seed: int) -> Iterator[Any]:
+    """The positions of a seeded random game (the board itself, moved on after each
+    yield), up to its end or :data:`MAX_PLIES`."""
+    rng = random.Random(seed)
+    board = _start(g, seed)
+    for _ in range(MAX_PLIES):
+        yield board
+        legal = list(board.legal_moves)
+        if board.is_game_over() or not legal:
+            return
+        board.push(rng.choice(legal))
+    yield board
+
+
+def _positions(g: GameDef[Any]) -> Iterator[Any]:
+    for seed in range(GAMES_PER_GAME):
+        yield from _random_game(g, seed)
+
+
+@pytest.fixture(params=GAME_NAMES)
+def game(request: pytest.FixtureRequest) -> GameDef[Any]:
+    return get_game(request.param)
+
+
+def test_every_game_is_registered_under_its_name() -> None:
+    assert list(GAME_NAMES) == sorted(GAME_NAMES)
+    for name in GAME_NAMES:
+        assert get_game(name).name == name
+
+
+def test_push_pop_restores_the_record(game: GameDef[Any]) -> None:
+    for seed in range(GAMES_PER_GAME):
+        rng = random.Random(seed)
+        board = _start(game, seed)
+        first = board.to_dict()
+        records = []
+        for _ in range(MAX_PLIES):
+            legal = list(board.legal_moves)
+            if board.is_game_over() or not legal:
+                assert board.result() != "*"
+                break
+            assert board.result() == "*"
+            before = board.to_dict()
+            move = rng.choice(legal)
+            board.push(move)
+            assert board.move_stack[-1] == move
+            assert board.pop() == move
+            assert board.to_dict() == before
+            board.push(move)
+            records.append(before)
+        for before in reversed(records):
+            board.pop()
+            assert board.to_dict() == before
+        assert board.to_dict() == first and list(board.move_stack) == []
+
+
+def test_every_legal_move_reads_back_from_its_name(game: GameDef[Any]) -> None:
+    for board in _positions(game):
+        for move in board.legal_moves:
+            name = board.move_name(move)
+            assert board.parse_move(name) == move, name
+        if board.legal_moves:
+            move = board.legal_moves[-1]
+            board.push(move)
+            pushed = board.to_dict()
+            board.pop()
+            board.push_name(board.move_name(move))
+            assert board.to_dict() == pushed
+            board.pop()
+
+
+def test_json_records_round_trip(game: GameDef[Any]) -> None:
+    for board in _positions(game):
+        record = board.to_dict()
+        again = game.board_from_dict(json.loads(json.dumps(record)))
+        assert again.to_dict() == record
+        assert list(again.move_stack) == list(board.move_stack)
+
+
+def test_text_formats_round_trip(game: GameDef[Any]) -> None:
+    if not game.text_formats:
+        pytest.skip(f"{game.name}: GameDef.text_formats is empty")
+    for board in _positions(game):
+        for name, fmt in game.text_formats.items():
+            text = fmt.write(board)
+            again = fmt.read(text)
+            assert fmt.write(again) == text, (name, text)
+            if fmt.game:
+                assert again.to_dict() == board.to_dict(), (name, text)
+
+
+def test_legal_moves_are_the_compiled_rules_moves(game: GameDef[Any]) -> None:
+    if game.kernel_moves is None:
+        pytest.skip(f"{game.name}: GameDef.kernel_moves is None (no compiled rules)")
+    for board in _positions(game):
+        assert sorted(game.kernel_moves(board)) == sorted(board.legal_moves), board.to_dict()
+
+
+def test_every_engine_answers_with_a_legal_move(game: GameDef[Any]) -> None:
+    kinds = [k for k in game.engines if k not in EXTERNAL]
+    assert kinds, f"{game.name} offers no engine of its own"
+    assert set(kinds) <= set(ENGINE_KINDS), "a new engine kind: name it in banmen.engine"
+    positions = [b.to_dict() for b in _random_game(game, 7)]
+    picked = positions[:: max(1, len(positions) // 3)][:3]
+    for kind in kinds:
+        engine = make_engine(game, kind)
+        for record in picked:
+            board = game.board_from_dict(record)
+            if board.is_game_over():
+                continue
+            r = engine.think(board, TINY)
+            assert r.move is not None, (kind, record)
+            assert board.parse_move(r.move) in board.legal_moves, (kind, r.move)
