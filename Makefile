@@ -1,6 +1,7 @@
 # Two commands do all set-up on a fresh machine with Python >= 3.11 and make:
 #   make serve   create .venv, install banmen, start the web app on http://127.0.0.1:8000
-#   make test    install what the tests need, run the whole suite
+#   make test    install what the tests need, run the whole suite (and every module's
+#                doctests: pyproject.toml collects src/banmen with --doctest-modules)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -30,8 +31,8 @@ test: $(VENV)/.installed-test lint typecheck
 	$(BIN)/python -m pytest
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check src tests
-	$(BIN)/ruff format --check src tests
+	$(BIN)/ruff check src tests tools
+	$(BIN)/ruff format --check src tests tools
 
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
