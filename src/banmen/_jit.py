@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from numba import njit
+from numba import njit, typeof
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -62,7 +62,6 @@ def bound(dispatcher: Any, *args: Any) -> Callable[..., Any]:
     compiled (or loaded from the cache), not run: for a search, one call would be a whole
     search outside its caller's time limit.
     """
-    from numba import typeof
 
     sig = tuple(typeof(a) for a in args)  # type: ignore[no-untyped-call]
     dispatcher.compile(sig)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
 import secrets
 import sqlite3
 import time
@@ -50,7 +51,6 @@ CREATE TABLE IF NOT EXISTS arena_games (
 
 def default_db_path() -> Path:
     """The same file as the web app's saved games: ``$BANMEN_DB`` or the user data folder."""
-    import os
 
     env = os.environ.get("BANMEN_DB")
     if env:

@@ -7,14 +7,17 @@ from typing import Any
 
 import numpy as np
 
+from banmen.games.go import Board
+from banmen.games.go import kernel as K
+from banmen.games.go.engine import GoEngine
+from banmen.search.limits import Limit
+
 __all__ = ["bench_random_playouts", "bench_mcts_playouts"]
 
 
 def bench_random_playouts(size: int, n: int) -> dict[str, Any]:
     """Uniformly random playouts (never filling a player's own single-point eye) from the
     empty board to two passes, compiled (``kernel.run_playouts``)."""
-    from banmen.games.go import Board
-    from banmen.games.go import kernel as K
 
     pos = Board(size).position
     scores = np.zeros(n, dtype=np.int64)
@@ -36,9 +39,6 @@ def bench_random_playouts(size: int, n: int) -> dict[str, Any]:
 def bench_mcts_playouts(size: int, playouts: int) -> dict[str, Any]:
     """The Go engine's search from the empty board with a playout budget: simulations
     (tree descent + policy playout + backup) per second."""
-    from banmen.games.go import Board
-    from banmen.games.go.engine import GoEngine
-    from banmen.search.limits import Limit
 
     engine = GoEngine(seed=1)
     engine.warm_up()

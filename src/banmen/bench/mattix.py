@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from banmen.games import get_game
+from banmen.games.engines import AlphaBetaEngine
 from banmen.games.mattix import Board, kernel_position
 from banmen.search.alphabeta import AlphaBeta
 from banmen.search.limits import Deadline, Limit, StopFlag
@@ -130,7 +132,6 @@ def plain_depth_in(board: Board, seconds: float, pruning: bool) -> dict[str, Any
 
 def solve_boards(seeds: list[int], size: int = 6) -> list[dict[str, Any]]:
     """Cold exact solves (table cleared before each board)."""
-    from banmen.games import get_game
 
     game = get_game("mattix")
     assert game.kernels is not None
@@ -172,9 +173,6 @@ def bench_solve(n: int = 20) -> dict[str, Any]:
 
 
 def bench_depth(seeds: list[int], seconds: float = 1.0) -> dict[str, Any]:
-    from banmen.games import get_game
-    from banmen.games.engines import AlphaBetaEngine
-
     rows: list[dict[str, Any]] = []
     for seed in seeds:
         board = Board.from_seed(seed, 6)
@@ -247,8 +245,6 @@ def first_player(size: int, n: int, workers: int = 2) -> dict[str, Any]:
 def deadline_overshoot(limit_seconds: float = 0.1, runs: int = 30) -> dict[str, Any]:
     """How far past its deadline a time-limited search returns (an 8x8 board, never solved
     in time, so every run ends by the clock)."""
-    from banmen.games import get_game
-    from banmen.games.engines import AlphaBetaEngine
 
     layout = "/".join(
         ",".join("X" if (r, c) == (3, 4) else str((r * 8 + c) * 37 % 23 - 9) for c in range(8))

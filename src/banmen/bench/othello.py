@@ -7,6 +7,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from banmen.games.othello import BLACK, Board, square_name
+from banmen.games.othello.endgame import EndgameSolver
+from banmen.games.othello.kernels import U, perft
+
 __all__ = ["ffo_positions", "bench_perft", "bench_ffo"]
 
 #: The FFO endgame suite in the shared reference data (positions #40-#59).
@@ -32,8 +36,6 @@ def ffo_positions(path: Path | None = None) -> dict[int, dict[str, Any]]:
 def bench_perft(depth: int = 11, pass_free: bool = False) -> dict[str, Any]:
     """Perft from the start on one thread: every move of every ply made (passes
     included), nothing bulk-counted."""
-    from banmen.games.othello import Board
-    from banmen.games.othello.kernels import U, perft
 
     b = Board()
     perft(U(b.black), U(b.white), 2, False, pass_free)  # load the compiled code
@@ -55,8 +57,6 @@ def bench_ffo(ids: list[int], time_limit: float | None = None,
     """Solve FFO positions exactly, one thread, a cleared table for each; check the score
     and the move against the suite. A position stopped by ``time_limit`` is reported as
     unsolved ("unknown"), never with a score."""
-    from banmen.games.othello import BLACK, Board, square_name
-    from banmen.games.othello.endgame import EndgameSolver
 
     suite = ffo_positions(path)
     solver = EndgameSolver()

@@ -30,7 +30,18 @@ from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
+from banmen.games import get_game
+from banmen.games.engines import AlphaBetaEngine
+from banmen.games.go.board import BLACK, PASS, vertex_name
+from banmen.games.go.board import Board as GoBoard
+from banmen.games.go.engine import GoEngine
+from banmen.games.mattix import Board as MattixBoard
+from banmen.games.othello import Board as OthelloBoard
+from banmen.games.othello.engine import OthelloEngine
+from banmen.games.shogi.tsume import solve, warm_up
 from banmen.protocols._lines import LineProcess
+from banmen.search.limits import Limit
+from banmen.worker import EngineWorker
 
 __all__ = ["allowed_overrun", "busy_loops", "bench_time_limits", "summarise"]
 
@@ -90,12 +101,10 @@ def summarise(
 
 
 def _go_positions(size: int, n: int, seed: int) -> list[Any]:
-    from banmen.games.go.board import PASS, Board
-
     rng = random.Random(seed)
     out: list[Any] = []
     while len(out) < n:
-        b = Board(size)
+        b = GoBoard(size)
         for _ in range(rng.randrange(0, size * size // 3)):
             moves = [m for m in b.legal_moves if m != PASS] or list(b.legal_moves)
             b.push(rng.choice(moves))
@@ -107,12 +116,10 @@ def _go_positions(size: int, n: int, seed: int) -> list[Any]:
 
 
 def _othello_positions(empties: int, n: int, seed: int) -> list[Any]:
-    from banmen.games.othello import Board
-
     rng = random.Random(seed)
     out: list[Any] = []
     while len(out) < n:
-        b = Board()
+        b = OthelloBoard()
         while b.empties() > empties and not b.is_game_over():
             b.push(rng.choice(b.legal_moves))
         if not b.is_game_over() and b.empties() == empties:
@@ -132,8 +139,6 @@ def _timed(think: Callable[[], Any]) -> tuple[float, Any]:
 def _engine_case(
     make: Callable[[], Any], boards: list[Any], limit: float, *, new_game: bool = True
 ) -> dict[str, Any]:
-    from banmen.search.limits import Limit
-
     engine = make()
     warm = getattr(engine, "warm_up", None)
     if warm is not None:
@@ -150,31 +155,20 @@ def _engine_case(
 
 
 def _mattix(limit: float, runs: int) -> dict[str, Any]:
-    from banmen.games import get_game
-    from banmen.games.engines import AlphaBetaEngine
-    from banmen.games.mattix import Board
-
-    board = Board.from_layout(MATTIX_8X8)
+    board = MattixBoard.from_layout(MATTIX_8X8)
     return _engine_case(lambda: AlphaBetaEngine(get_game("mattix")), [board] * runs, limit)
 
 
 def _othello(limit: float, runs: int, empties: int) -> dict[str, Any]:
-    from banmen.games.othello.engine import OthelloEngine
-
     boards = _othello_positions(empties, runs, seed=empties)
     return _engine_case(OthelloEngine, boards, limit)
 
 
 def _go(limit: float, runs: int, size: int) -> dict[str, Any]:
-    from banmen.games.go.engine import GoEngine
-
     return _engine_case(GoEngine, _go_positions(size, runs, seed=size), limit)
 
 
 def _dfpn(limit: float, runs: int) -> dict[str, Any]:
-    from banmen.games.shogi.tsume import solve, warm_up
-    from banmen.search.limits import Limit
-
     warm_up()  # the compiled solver loaded first, as every front end does
     walls = []
     statuses: dict[str, int] = {}
@@ -190,9 +184,6 @@ def _dfpn(limit: float, runs: int) -> dict[str, Any]:
 
 
 def _worker(limit: float, runs: int) -> dict[str, Any]:
-    from banmen.search.limits import Limit
-    from banmen.worker import EngineWorker
-
     boards = _go_positions(9, runs, seed=99)
     walls = []
     with EngineWorker(warm=("go",)) as w:
@@ -224,8 +215,6 @@ def _until(engine: LineProcess, done: Callable[[str], bool]) -> str:
 
 
 def _gtp(limit: float, runs: int) -> dict[str, Any]:
-    from banmen.games.go.board import BLACK, vertex_name
-
     engine = _engine("gtp", "--engine", f"mcts:time={limit}", "--size", "9")
     walls = []
     try:

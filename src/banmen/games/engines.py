@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from banmen.engine import GameBoard, Info, PlayerSpec, Result, SpecError
+from banmen.search.alphabeta import AlphaBeta
 from banmen.search.limits import Limit, StopFlag
 
 if TYPE_CHECKING:  # the compiled search is imported by the first AlphaBetaEngine
@@ -41,7 +42,6 @@ class AlphaBetaEngine:
         self.game = game
         self.limit = limit if limit is not None else Limit(time=1.0)
         self.name = name or "alphabeta"
-        from banmen.search.alphabeta import AlphaBeta
 
         self.search = AlphaBeta(game.kernels, tt_bits=tt_bits or game.tt_bits)
         self.search.solve_horizon = game.solve_horizon

@@ -1,0 +1,59 @@
+"""The Mattix part of ``banmen solve``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+
+def solve_mattix(layout: str, timeout: float | None = None) -> dict[str, Any]:
+    """Solve a Mattix layout; the record the CLI prints (``value`` is the final score margin
+    for the side to move under perfect play, or ``None`` if the time ran out first)."""
+    from banmen.games import get_game
+    from banmen.games.engines import AlphaBetaEngine
+    from banmen.games.mattix import Board
+    from banmen.search.limits import Limit
+
+    board = Board.from_layout(layout)
+    engine = AlphaBetaEngine(get_game("mattix"), Limit(time=timeout))
+    engine.warm_up()  # so that "seconds" is the solve's own time
+    r = engine.think(board)
+    solved = r.exact
+    return {
+        "game": "mattix",
+        "layout": board.layout(),
+        "turn": board.turn,
+        "status": "solved" if solved else "unknown",
+        "stopped_by": r.stopped_by,
+        "value": r.score if solved else None,
+        "best_move": r.move if solved else None,
+        "pv": r.pv if solved else [],
+        # What the search had established when it stopped: a heuristic, not a result.
+        "best_so_far": None if solved else {"move": r.move, "score": r.score, "depth": r.depth},
+        "nodes": r.nodes,
+        "seconds": r.seconds,
+    }
+
+
+def print_mattix(rec: dict[str, Any]) -> None:
+    """The human form of a :func:`solve_mattix` record."""
+    side = f"player {rec['turn']} ({'row' if rec['turn'] == 1 else 'column'}) to move"
+    if rec["status"] == "solved":
+        if rec["best_move"] is None:
+            typer.echo(f"value: {rec['value']:+d} (the game is over; {side})")
+        else:
+            typer.echo(
+                f"value: {rec['value']:+d} — final score margin for {side} "
+                "under perfect play (proved)"
+            )
+            typer.echo(f"best move: {rec['best_move']}")
+            typer.echo(f"best line: {' '.join(rec['pv'])}")
+    else:
+        b = rec["best_so_far"]
+        typer.echo(
+            f"unknown: stopped by {rec['stopped_by']} before the solve finished; "
+            f"best so far {b['move']} (score {b['score']:+d} at depth {b['depth']}, not proved)"
+        )
+    nps = rec["nodes"] / rec["seconds"] if rec["seconds"] > 0 else 0.0
+    typer.echo(f"nodes: {rec['nodes']:,} in {rec['seconds']:.3f} s ({nps / 1e6:.1f} M nodes/s)")
