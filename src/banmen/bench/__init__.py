@@ -2,7 +2,8 @@
 
 Each suite returns a JSON-ready dict. A run records the machine, the versions and the
 command beside the figures, so docs/BENCHMARKS.md can cite them. Speed is measured here,
-never asserted in a test.
+never asserted in a test. Each suite imports its module when it runs, so a run of one
+suite loads no other game (nor the web server).
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numba
+import numpy
+
 __all__ = ["DEFAULT_SUITES", "SUITES", "machine", "run_suites"]
 
 
@@ -29,9 +33,6 @@ def machine() -> dict[str, Any]:
                 break
     except OSError:
         pass
-    import numba
-    import numpy
-
     return {
         "cpu": cpu,
         "cores": os.cpu_count(),

@@ -39,36 +39,12 @@ def _line_moves(values: Any, mask: int, chip: int, side: int, size: int, buf: An
 
 
 @njit(cache=True, nogil=True)
-def _plain_negamax(
-    values: Any, mask: int, chip: int, side: int, size: int, depth: int,
-    bufs: Any, ply: int, counters: Any, stop: Any,
-) -> int:  # fmt: skip
-    counters[0] += 1
-    if stop[0] != 0:
-        return 0
-    if depth == 0:
-        return 0
-    buf = bufs[ply]
-    n = _line_moves(values, mask, chip, side, size, buf)
-    if n == 0:
-        return 0
-    best = -(1 << 30)
-    for i in range(n):
-        sq = buf[i]
-        v = values[sq] - _plain_negamax(
-            values, mask & ~(np.int64(1) << sq), sq, 1 - side, size, depth - 1,
-            bufs, ply + 1, counters, stop,
-        )  # fmt: skip
-        if v > best:
-            best = v
-    return best
-
-
-@njit(cache=True, nogil=True)
-def _plain_alphabeta(
+def _plain(
     values: Any, mask: int, chip: int, side: int, size: int, depth: int, alpha: int,
-    beta: int, bufs: Any, ply: int, counters: Any, stop: Any,
+    beta: int, prune: bool, bufs: Any, ply: int, counters: Any, stop: Any,
 ) -> int:  # fmt: skip
+    """Plain negamax over the rules (moves in board order, no table); with ``prune``,
+    alpha-beta (the window is never narrowed without it)."""
     counters[0] += 1
     if stop[0] != 0:
         return 0
@@ -82,13 +58,13 @@ def _plain_alphabeta(
     for i in range(n):
         sq = buf[i]
         g = values[sq]
-        v = g - _plain_alphabeta(
+        v = g - _plain(
             values, mask & ~(np.int64(1) << sq), sq, 1 - side, size, depth - 1,
-            g - beta, g - alpha, bufs, ply + 1, counters, stop,
+            g - beta, g - alpha, prune, bufs, ply + 1, counters, stop,
         )  # fmt: skip
         if v > best:
             best = v
-            if v > alpha:
+            if prune and v > alpha:
                 alpha = v
                 if alpha >= beta:
                     break
@@ -103,23 +79,16 @@ def plain_depth_in(board: Board, seconds: float, pruning: bool) -> dict[str, Any
     bufs = np.zeros((size * size + 2, size), dtype=np.int64)
     counters = np.zeros(1, dtype=np.int64)
     flag = StopFlag()
+    window = (-(1 << 30), 1 << 30)
     # Compile outside the timed region.
-    if pruning:
-        _plain_alphabeta(values, mask, chip, side, size, 1, -(1 << 30), 1 << 30, bufs, 0,
-                         counters, flag.array)  # fmt: skip
-    else:
-        _plain_negamax(values, mask, chip, side, size, 1, bufs, 0, counters, flag.array)
+    _plain(values, mask, chip, side, size, 1, *window, pruning, bufs, 0, counters, flag.array)
     counters[0] = 0
     completed = 0
     t0 = time.perf_counter()
     with Deadline(flag, seconds):
         for depth in range(1, board.pieces_left() + 1):
-            if pruning:
-                _plain_alphabeta(values, mask, chip, side, size, depth, -(1 << 30), 1 << 30,
-                                 bufs, 0, counters, flag.array)  # fmt: skip
-            else:
-                _plain_negamax(values, mask, chip, side, size, depth, bufs, 0, counters,
-                               flag.array)  # fmt: skip
+            _plain(values, mask, chip, side, size, depth, *window, pruning, bufs, 0, counters,
+                   flag.array)  # fmt: skip
             if flag.is_set():
                 break
             completed = depth

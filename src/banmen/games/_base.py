@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, Self, TypeVar
 
 from banmen.engine import Engine, GameBoard, PlayerSpec
 
@@ -20,12 +20,14 @@ __all__ = [
     "GameDef",
     "EngineFactory",
     "TextFormat",
+    "StackBoard",
     "parse_json",
     "read_record",
     "replay_names",
 ]
 
 B = TypeVar("B", bound=GameBoard)
+U = TypeVar("U")
 
 #: builds an engine for a game from a parsed player spec
 EngineFactory = Callable[["GameDef[Any]", PlayerSpec], Engine[Any]]
@@ -127,3 +129,57 @@ def replay_names(board: _PushesNames, moves: Any, error: type[ValueError],
             board.push_name(m)
         except catch as e:
             raise error(f"move {i + 1} ({m!r}): {e}") from None
+
+
+class StackBoard(Generic[U]):
+    """What the two-player boards share (python-chess style): a move stack with one undo
+    record ``U`` per move, sides 1 and 2 taking turns, ``push_name`` and JSON text.
+
+    A subclass's ``push`` ends with :meth:`_pushed` and its ``pop`` starts with
+    :meth:`_popped`; ``_record_error`` is the error a bad JSON document raises.
+    """
+
+    turn: int
+    move_stack: list[int]
+    _undo: list[U]
+    _record_error: type[ValueError] = ValueError
+
+    def push(self, move: int) -> None:
+        raise NotImplementedError
+
+    def parse_move(self, text: str) -> int:
+        raise NotImplementedError
+
+    def to_dict(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @classmethod
+    def from_dict(cls, d: Any) -> Self:
+        raise NotImplementedError
+
+    def _pushed(self, move: int, undo: U) -> None:
+        """Record a move made: its undo record, the stack, the other side to move."""
+        self._undo.append(undo)
+        self.move_stack.append(move)
+        self.turn = 3 - self.turn
+
+    def _popped(self) -> U:
+        """Take the last move off the stack (the side to move is its mover again) and
+        return its undo record; ``IndexError`` if there is none."""
+        if not self._undo:
+            raise IndexError("no move to undo")
+        u = self._undo.pop()
+        self.move_stack.pop()
+        self.turn = 3 - self.turn
+        return u
+
+    def push_name(self, text: str) -> None:
+        """Play the move named ``text`` (checked for legality)."""
+        self.push(self.parse_move(text))
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_json(cls, text: str) -> Self:
+        return cls.from_dict(parse_json(text, cls._record_error))

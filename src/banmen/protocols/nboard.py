@@ -48,7 +48,8 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import IO
 
 from banmen.engine import Result
@@ -199,35 +200,34 @@ class NBoardSession:
     def _think(self, stop: StopFlag, board: Board, limit: Limit) -> Result:
         return self.engine.think(board, limit, None, stop)
 
-    def _start(self) -> StopFlag | None:
-        """A stop flag for a new search, or ``None`` if the search is obsolete already."""
+    @contextmanager
+    def _searching(self) -> Iterator[StopFlag | None]:
+        """The stop flag of a new search, capped at the maximum time, or ``None`` if the
+        search is obsolete already (a ping read from now on sets the flag)."""
         stop = StopFlag()
         with self._lock:
             self._stop = stop
-        if self._obsolete():  # (a ping read from now on sets the flag)
-            self._finish()
-            return None
-        return stop
-
-    def _finish(self) -> None:
-        with self._lock:
-            self._stop = None
+        try:
+            if self._obsolete():
+                yield None
+                return
+            self.send(f"status {NAME} is thinking")
+            with capped(stop, self.max_move_time):
+                yield stop
+        finally:
+            with self._lock:
+                self._stop = None
 
     def _go(self) -> None:
         if self.board.is_game_over():
             self.error("the game is over: there is no move to make")
             return
-        stop = self._start()
-        if stop is None:
-            return
-        try:
-            self.send(f"status {NAME} is thinking")
+        with self._searching() as stop:
+            if stop is None:
+                return
             t0 = time.perf_counter()
-            with capped(stop, self.max_move_time):
-                r = self._think(stop, self.board, self._limit())
+            r = self._think(stop, self.board, self._limit())
             seconds = time.perf_counter() - t0
-        finally:
-            self._finish()
         if self._obsolete():  # a ping came: the GUI no longer wants this move
             return
         self.send(f"nodestats {r.nodes} {seconds:.2f}")
@@ -245,28 +245,23 @@ class NBoardSession:
         if self.board.is_game_over():
             self.send("status")
             return
-        stop = self._start()
-        if stop is None:
-            return
         scored: list[tuple[float, str, int]] = []
-        try:
-            self.send(f"status {NAME} is thinking")
-            with capped(stop, self.max_move_time):
-                for mv in self.board.legal_moves:
-                    if mv == PASS:
-                        scored.append((0.0, "PA", 0))
-                        continue
-                    child = self.board.copy()
-                    child.push(mv)
-                    r = self._think(stop, child, Limit(depth=max(1, self.depth - 1)))
-                    value = 0.0 if r.score is None else -float(r.score)
-                    if r.move is None:  # the move ended the game
-                        value = float(child.final_margin(self.board.turn))
-                    scored.append((value, self.board.move_name(mv), r.depth + 1))
-                    if stop.is_set() or self._obsolete():  # time is up, or a ping came
-                        break
-        finally:
-            self._finish()
+        with self._searching() as stop:
+            if stop is None:
+                return
+            for mv in self.board.legal_moves:
+                if mv == PASS:
+                    scored.append((0.0, "PA", 0))
+                    continue
+                child = self.board.copy()
+                child.push(mv)
+                r = self._think(stop, child, Limit(depth=max(1, self.depth - 1)))
+                value = 0.0 if r.score is None else -float(r.score)
+                if r.move is None:  # the move ended the game
+                    value = float(child.final_margin(self.board.turn))
+                scored.append((value, self.board.move_name(mv), r.depth + 1))
+                if stop.is_set() or self._obsolete():  # time is up, or a ping came
+                    break
         if self._obsolete():
             return
         scored.sort(key=lambda x: -x[0])

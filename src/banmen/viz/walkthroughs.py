@@ -472,7 +472,7 @@ _DIRECTIONS = {  # shift amount: (direction of <<, direction of >>)
 
 
 def _run(w: _Builder, P: _V, m: _V, s: int, left: bool, mname: str, res: _V) -> _V:
-    """``bitboard._run_left`` / ``_run_right`` on tracked bits; returns ``res | run``."""
+    """``kernels._run_left`` / ``_run_right`` on tracked bits; returns ``res | run``."""
     op = "<<" if left else ">>"
     d = _DIRECTIONS[s][0 if left else 1]
 
@@ -499,18 +499,11 @@ def _run(w: _Builder, P: _V, m: _V, s: int, left: bool, mname: str, res: _V) -> 
         f"disc: where a run may jump two squares at once.",
         m & sh(m, s),
     )
-    t = w.record(
-        f"t |= pre & (t {op} {2 * s})",
-        "or",
+    for why in (
         "Doubling: grow the runs by two squares at once (as in a Kogge-Stone adder).",
-        t | (pre & sh(t, 2 * s)),
-    )
-    t = w.record(
-        f"t |= pre & (t {op} {2 * s})",
-        "or",
         "Two more: a run of up to 6 opponent discs is now complete.",
-        t | (pre & sh(t, 2 * s)),
-    )
+    ):
+        t = w.record(f"t |= pre & (t {op} {2 * s})", "or", why, t | (pre & sh(t, 2 * s)))
     return w.record(
         f"res |= t {op} {s}",
         "or",

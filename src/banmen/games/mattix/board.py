@@ -20,13 +20,12 @@ Any N×N board from 2×2 to 8×8 can be given as a layout string (see :mod:`.for
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from banmen._random import SplitMix64
-from banmen.games._base import parse_json, read_record, replay_names
+from banmen.games._base import StackBoard, read_record, replay_names
 from banmen.games.mattix.errors import (
     IllegalMoveError,
     InvalidLayoutError,
@@ -96,13 +95,15 @@ class _Undo:
     chip: int
 
 
-class Board:
+class Board(StackBoard[_Undo]):
     """A Mattix position with its move history (``push`` / ``pop``, as in python-chess).
 
     ``cells[sq]`` is the piece value on ``sq`` or ``None`` (empty, or the chip's square);
     ``chip`` is the chip's square; ``turn`` is 1 (takes from the chip's row) or 2 (takes from
     its column); ``scores`` is ``(player 1, player 2)``.
     """
+
+    _record_error = InvalidLayoutError
 
     def __init__(
         self,
@@ -255,23 +256,14 @@ class Board:
         self._check_legal(sq)
         value = self.cells[sq]
         assert value is not None
-        self._undo.append(_Undo(sq, value, self.chip))
-        self.move_stack.append(sq)
         self._scores[self.turn - 1] += value
+        self._pushed(sq, _Undo(sq, value, self.chip))
         self.cells[sq] = None
         self.chip = sq
-        self.turn = 3 - self.turn
-
-    def push_name(self, text: str) -> None:
-        self.push(self.parse_move(text))
 
     def pop(self) -> int:
         """Undo the last move and return its square."""
-        if not self._undo:
-            raise IndexError("no move to undo")
-        u = self._undo.pop()
-        self.move_stack.pop()
-        self.turn = 3 - self.turn
+        u = self._popped()
         self._scores[self.turn - 1] -= u.value
         self.cells[u.square] = u.value
         self.chip = u.chip
@@ -303,9 +295,6 @@ class Board:
             "result": self.result(),
         }
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict())
-
     @classmethod
     def from_dict(cls, d: Any) -> Board:
         """Rebuild a board from :meth:`to_dict` output by replaying its moves."""
@@ -324,10 +313,6 @@ class Board:
         b = cls(b.size, b.cells, b.chip, b.turn, (scores[0], scores[1]))
         replay_names(b, rec.get("moves", []), InvalidLayoutError, MattixError)
         return b
-
-    @classmethod
-    def from_json(cls, text: str) -> Board:
-        return cls.from_dict(parse_json(text, InvalidLayoutError))
 
     def __iter__(self) -> Iterator[int | None]:
         return iter(self.cells)

@@ -15,13 +15,12 @@ from the standard start: white on d4 and e5, black on d5 and e4.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from banmen.games._base import parse_json, read_record, replay_names
+from banmen.games._base import StackBoard, read_record, replay_names
 from banmen.games.othello.errors import (
     IllegalMoveError,
     InvalidBoardError,
@@ -61,13 +60,15 @@ class _Undo:
     flipped: int
 
 
-class Board:
+class Board(StackBoard[_Undo]):
     """An Othello position with its move history (``push`` / ``pop``).
 
     ``black`` and ``white`` are the two bitboards (Python ints); ``turn`` is
     :data:`BLACK` or :data:`WHITE`. A pass is a move (:data:`PASS`) and is legal exactly
     when the side to move has no other move and the game is not over.
     """
+
+    _record_error = InvalidBoardError
 
     def __init__(
         self, black: int = START.black, white: int = START.white, turn: int = BLACK
@@ -200,19 +201,11 @@ class Board:
             else:
                 self.white |= bit | flipped
                 self.black &= ~flipped
-        self._undo.append(_Undo(move, flipped))
-        self.move_stack.append(move)
-        self.turn = 3 - self.turn
-
-    def push_name(self, text: str) -> None:
-        self.push(self.parse_move(text))
+        self._pushed(move, _Undo(move, flipped))
 
     def pop(self) -> int:
-        if not self._undo:
-            raise IndexError("no move to undo")
-        u = self._undo.pop()
-        self.move_stack.pop()
-        self.turn = 3 - self.turn
+        """Undo the last move and return it."""
+        u = self._popped()
         if u.move != PASS:
             bit = 1 << u.move
             if self.turn == BLACK:
@@ -319,9 +312,6 @@ class Board:
             "result": self.result(),
         }
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict())
-
     @classmethod
     def from_dict(cls, d: Any) -> Board:
         rec = read_record(d, "othello", "an Othello record", InvalidBoardError)
@@ -329,10 +319,6 @@ class Board:
         board = cls.from_string(start) if isinstance(start, str) else cls()
         replay_names(board, rec.get("moves", []), InvalidBoardError, OthelloError)
         return board
-
-    @classmethod
-    def from_json(cls, text: str) -> Board:
-        return cls.from_dict(parse_json(text, InvalidBoardError))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Board):
