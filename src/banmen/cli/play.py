@@ -86,7 +86,7 @@ def play(
             if g.board_from_text is None:
                 raise fail(f"{g.title} reads no position as text: leave out --layout")
             board: GameBoard = g.board_from_text(layout)
-            origin = f"position {layout}"
+            origin = f"position {layout.strip() or '(the start)'}"
         else:
             if seed is None:
                 seed = secrets.randbelow(1 << 31)

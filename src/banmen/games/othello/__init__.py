@@ -60,14 +60,6 @@ def _new_board(seed: int, size: int | None) -> Board:
     return Board(*b.position())  # a fresh start: the opening is the deal
 
 
-def _board_from_text(text: str) -> Board:
-    """A board string (squares and a side: no digits) or else a transcript (an empty one
-    is the standard start)."""
-    if not text.strip() or any(ch.isdigit() for ch in text):
-        return Board.from_transcript(text)
-    return Board.from_string(text)
-
-
 def _alphabeta(game: GameDef[Board], spec: PlayerSpec) -> Engine[Board]:
     return OthelloEngine(spec.limit, perfect=spec.kind == "perfect", name=spec.text)
 
@@ -93,7 +85,7 @@ GAME: GameDef[Board] = GameDef(
     kernel_moves=kernel_moves,
     sides=("black", "white"),
     diagram=str,
-    board_from_text=_board_from_text,
+    board_from_text=Board.from_text,
     # (Transcripts name no start position and leave passes out: they are checked from the
     # standard start in tests/test_othello.py.)
     text_formats={

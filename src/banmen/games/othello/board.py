@@ -263,6 +263,14 @@ class Board(StackBoard[_Undo]):
             board.push(PASS)
         return board
 
+    @classmethod
+    def from_text(cls, text: str) -> Board:
+        """A position typed or pasted: a board string (squares and a side, no digits) or
+        else a transcript (an empty one is the standard start)."""
+        if not text.strip() or any(ch.isdigit() for ch in text):
+            return cls.from_transcript(text)
+        return cls.from_string(text)
+
     def transcript(self) -> str:
         """The moves played, without passes: ``f5d6c3...``."""
         return write_transcript(self.move_stack)

@@ -12,11 +12,6 @@ from banmen.web.levels import OTHELLO_LEVELS, make_levels
 from banmen.web.protocol import GameRules, NewGame, ProtocolError
 
 
-def _is_board_string(text: str) -> bool:
-    """Board strings are squares (X, O, -, ...) and a side; transcripts have digits."""
-    return not any(ch.isdigit() for ch in text)
-
-
 class OthelloGame(WebGame[othello.Board]):
     name = "othello"
     title = "Othello"
@@ -45,9 +40,7 @@ class OthelloGame(WebGame[othello.Board]):
                 "(64 squares X, O or - and the side to move, X or O)"
             )
         try:
-            if _is_board_string(text):
-                return othello.Board.from_string(text)
-            return othello.Board.from_transcript(text)
+            return othello.Board.from_text(text)
         except othello.OthelloError as e:
             raise ProtocolError(str(e)) from None
 
