@@ -97,7 +97,7 @@ def bradley_terry(
     Returns the ratings and their covariance matrix (Elo², from the inverse Fisher
     information), so ``var(r_i - r_j) = C_ii + C_jj - 2 C_ij``.
     """
-    import numpy as np
+    import numpy as np  # only this fit needs it: the arena's light commands load stats
 
     games = np.zeros((n, n))
     points = np.zeros((n, n))

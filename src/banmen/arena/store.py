@@ -14,7 +14,7 @@ import os
 import secrets
 import sqlite3
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -77,17 +77,7 @@ class RunConfig:
     beta: float = 0.05
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "game": self.game,
-            "players": self.players,
-            "games": self.games,
-            "seed": self.seed,
-            "size": self.size,
-            "gauntlet": self.gauntlet,
-            "sprt": self.sprt,
-            "alpha": self.alpha,
-            "beta": self.beta,
-        }
+        return asdict(self)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunConfig:
@@ -118,19 +108,8 @@ class GameRecord:
         return {"1-0": 1.0, "0-1": 0.0}.get(self.result, 0.5)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "pairing": self.pairing,
-            "pair": self.pair,
-            "swapped": self.swapped,
-            "first": self.first,
-            "second": self.second,
-            "deal_seed": self.deal_seed,
-            "result": self.result,
-            "score1": self.score1,
-            "score2": self.score2,
-            "moves": self.moves,
-            "times": self.times,
-        }
+        """The stored fields (not ``seconds`` and ``stored``)."""
+        return {k: v for k, v in asdict(self).items() if k not in ("seconds", "stored")}
 
 
 class ArenaStore:

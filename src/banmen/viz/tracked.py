@@ -175,31 +175,28 @@ class Tracked:
 
     # ---- shifts and rotations
 
-    def __lshift__(self, s: int) -> Tracked:
-        s = _check_shift(s)
+    def _shifted(self, s: int) -> tuple[tuple[Cell, ...], list[Cell]]:
+        """The bits moved ``s`` places up (down if negative), and the bits pushed past
+        the end, nearest first."""
         bits: list[Cell] = [None] * 64
-        over: list[Cell] = [None] * s
+        off: list[Cell] = [None] * abs(s)
         for i, c in enumerate(self.bits):
             if c is None:
                 continue
-            if i + s < 64:
-                bits[i + s] = c
+            j = i + s
+            if 0 <= j < 64:
+                bits[j] = c
             else:
-                over[i + s - 64] = c
-        return Tracked(tuple(bits), overflow=_trim(over))
+                off[j - 64 if j >= 64 else -1 - j] = c
+        return tuple(bits), off
+
+    def __lshift__(self, s: int) -> Tracked:
+        bits, over = self._shifted(_check_shift(s))
+        return Tracked(bits, overflow=_trim(over))
 
     def __rshift__(self, s: int) -> Tracked:
-        s = _check_shift(s)
-        bits: list[Cell] = [None] * 64
-        under: list[Cell] = [None] * s
-        for i, c in enumerate(self.bits):
-            if c is None:
-                continue
-            if i - s >= 0:
-                bits[i - s] = c
-            else:
-                under[s - i - 1] = c
-        return Tracked(tuple(bits), underflow=_trim(under))
+        bits, under = self._shifted(-_check_shift(s))
+        return Tracked(bits, underflow=_trim(under))
 
     def rotl(self, s: int) -> Tracked:
         """Rotate left: bits pushed past bit 63 come back in at bit 0."""
