@@ -58,8 +58,10 @@ def play(
     layout: Annotated[
         str | None,
         typer.Option(
+            "--position",
+            "--layout",
             help="Start from a position given as text instead: a Mattix layout string, "
-            "an Othello board string or transcript."
+            "an Othello board string or transcript.",
         ),
     ] = None,
     first: Annotated[str, typer.Option(help="Side 1: 'human' or an engine spec.")] = "human",
@@ -84,7 +86,7 @@ def play(
     try:
         if layout is not None:
             if g.board_from_text is None:
-                raise fail(f"{g.title} reads no position as text: leave out --layout")
+                raise fail(f"{g.title} reads no position as text: leave out --position")
             board: GameBoard = g.board_from_text(layout)
             origin = f"position {layout.strip() or '(the start)'}"
         else:
