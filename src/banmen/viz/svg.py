@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from banmen.viz.tracked import Cell, Source, Tracked, VizError, square_name
 
-__all__ = ["Colouring", "LINE_KINDS", "board_svg", "board_element", "strip_svg"]
+__all__ = ["Colouring", "LINE_KINDS", "board_svg", "board_element", "strip_svg", "svg_document"]
 
 LINE_KINDS = ("row", "column", "diagonal", "anti-diagonal")
 RAY_NAMES = (
@@ -373,7 +373,8 @@ def _row_label(svg: ET.Element, y: int, text: str) -> None:
     el.text = text
 
 
-def _to_string(svg: ET.Element) -> str:
+def svg_document(svg: ET.Element) -> str:
+    """An ``<svg>`` element as a standalone SVG document (text)."""
     svg.set("xmlns", "http://www.w3.org/2000/svg")
     return ET.tostring(svg, encoding="unicode")
 
@@ -390,7 +391,7 @@ def board_svg(
     colours (``colouring``, by default by row), the rows of bits pushed past either end,
     ``label`` on top and ``footer`` (default: the value in hex) below.
     ``multi_board`` prefixes each cell's square name with its operand's initial."""
-    return _to_string(
+    return svg_document(
         board_element(t, colouring, label=label, multi_board=multi_board, footer=footer)
     )
 
@@ -440,4 +441,4 @@ def strip_svg(
             p.set("y", str(y))
             svg.append(p)
         y += h + pad
-    return _to_string(svg)
+    return svg_document(svg)

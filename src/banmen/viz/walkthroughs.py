@@ -34,8 +34,8 @@ from banmen.viz.svg import (
     RAY_NAMES,
     Colouring,
     board_element,
-    board_svg,
     strip_svg,
+    svg_document,
 )
 from banmen.viz.tracked import FULL, Tracked, VizError, square_name
 
@@ -118,15 +118,7 @@ class Walkthrough:
 
     def step_svg(self, i: int) -> str:
         """Step ``i`` as a standalone SVG document."""
-        s = self.steps[i]
-        foot = f"{s.hex} = {s.value}" if s.number is None else f"= {s.number}"
-        return board_svg(
-            s.tracked,
-            self.colouring,
-            label=f"{i + 1}. {s.label}",
-            multi_board=self.multi_board,
-            footer=foot,
-        )
+        return svg_document(self.panel(i))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able: name, title, params and every step with its SVG."""
