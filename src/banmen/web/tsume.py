@@ -1,7 +1,7 @@
 """Tsume-shogi in the web app: the ``/tsume`` page, SFEN checks and solves in worker processes.
 
-Routes (see :func:`tsume_routes`): ``/tsume`` (the page: ``static/tsume.html``,
-``static/js/tsume.js``, ``static/js/shogi-board.js``), ``GET /api/tsume/sfen?sfen=…``
+Routes (see :func:`tsume_routes`; the page ``/tsume`` itself is one of :mod:`banmen.web.pages`:
+``static/pages/tsume.html``, ``static/js/tsume.js``), ``GET /api/tsume/sfen?sfen=…``
 (checks a position: ``{"ok": true, "sfen": canonical, "turn", "notes"}``, or
 ``{"ok": false, "error": one line}`` — the check itself succeeded, so both are 200s and the
 browser logs no failed request; a missing ``?sfen=`` is a 400) and the socket ``/ws/tsume``.
@@ -59,11 +59,10 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
@@ -875,14 +874,8 @@ def _checked(text: Any) -> dict[str, Any]:
 # --------------------------------------------------------------------------- routes
 
 
-def tsume_routes(
-    service: SolverService, static_dir: Path, page_headers: dict[str, str]
-) -> list[BaseRoute]:
-    """``/tsume``, ``/api/tsume/sfen`` and ``/ws/tsume``."""
-    page_html = (static_dir / "tsume.html").read_text(encoding="utf-8")
-
-    async def page(request: Request) -> Response:
-        return HTMLResponse(page_html, headers=page_headers)
+def tsume_routes(service: SolverService) -> list[BaseRoute]:
+    """``/api/tsume/sfen`` and ``/ws/tsume``."""
 
     async def sfen_api(request: Request) -> Response:
         text = request.query_params.get("sfen")
@@ -916,7 +909,6 @@ def tsume_routes(
             await client.close()
 
     return [
-        Route("/tsume", page, name="tsume"),
         Route("/api/tsume/sfen", sfen_api),
         WebSocketRoute("/ws/tsume", socket, name="ws-tsume"),
     ]
