@@ -3,12 +3,17 @@
 Every page has the same head (charset, viewport, colour schemes, icon, ``app.css``, its
 own stylesheets and its one module script — no inline script: the pages' CSP forbids them)
 and the same top bar (the brand, the page's title, its links, and for a page that holds a
-socket, the connection badge). A :class:`Page` says what differs; its body is
-``static/pages/<name>.html``, whose ``<!--NAME-->`` markers are filled with the page's
-``parts`` (HTML made here: the game list of the home page, the game pages' CPU panel,
-players panel and buttons, which the three game pages share). Data for a page's scripts
-goes into ``<body data-*>`` as JSON: the game pages get :data:`~banmen.web.games.STOPPED_BY`,
-so the words for why a search ended are written once, in Python.
+socket, the connection badge). A :class:`Page` says what differs.
+
+Its body comes from ``static/pages/``. A page of its own (home, tsume, viz, arena) has its
+body in ``<name>.html``. The game pages share one frame, ``game.html`` (the scoreboard,
+status line, board, result, buttons, CPU panel, new-game form, players and "This game"
+panels), and ``<name>.html`` holds only the game's blocks: each starts at a marker line
+``<!--BLOCK-->`` and fills the frame's line with the same marker (a marker left unfilled
+is dropped). The blocks every game page has alike are made here (:data:`GAME_PARTS`: the
+buttons, the CPU panel and the players panel). Data for a page's scripts goes into
+``<body data-*>`` as JSON: the game pages get :data:`~banmen.web.games.STOPPED_BY`, so the
+words for why a search ended are written once, in Python.
 
 The pages are rendered once, when the app is made (:func:`render_pages`): a request gets
 the finished text, with no template work and no client-side templating.
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +35,18 @@ from starlette.routing import Route
 from banmen.web.catalog import CATALOG, GameEntry
 from banmen.web.games import STOPPED_BY
 
-__all__ = ["Page", "PAGES", "STATIC_DIR", "render_page", "render_pages", "page_routes"]
+__all__ = [
+    "Page",
+    "PAGES",
+    "PAGE_HEADERS",
+    "STATIC_DIR",
+    "blocks",
+    "fill",
+    "page_routes",
+    "render_page",
+    "render_pages",
+    "shell",
+]
 
 STATIC_DIR = Path(__file__).parent / "static"
 BODIES_DIR = STATIC_DIR / "pages"
@@ -56,7 +73,9 @@ class Page:
     nav: tuple[tuple[str, str], ...] = ARENA_LINK
     #: a connection badge in the top bar (the page talks to the server over a socket)
     live: bool = False
-    #: HTML for the body's ``<!--NAME-->`` markers
+    #: the frame its body's blocks fill (``static/pages/<frame>.html``), if any
+    frame: str | None = None
+    #: blocks made in Python, for the body's (or the frame's) ``<!--NAME-->`` markers
     parts: Mapping[str, str] = field(default_factory=dict)
     #: JSON for the page's scripts, as ``<body data-NAME>``
     data: Mapping[str, object] = field(default_factory=dict)
@@ -71,17 +90,56 @@ def _json_attr(value: object) -> str:
     return html.escape(json.dumps(value), quote=False).replace("'", "&#x27;")
 
 
-def render_page(page: Page, body: str | None = None) -> str:
-    """The whole HTML of ``page``; ``body``: its body template (default: read from
-    ``static/pages/``)."""
-    text = body if body is not None else (BODIES_DIR / f"{page.name}.html").read_text("utf-8")
-    lines = text.strip("\n").split("\n")
-    for name, part in page.parts.items():
-        # the marker's whole line: a part brings its own indentation
-        at = [i for i, line in enumerate(lines) if line.strip() == f"<!--{name}-->"]
-        if len(at) != 1:
-            raise ValueError(f"the body of page {page.name!r} needs one <!--{name}--> line")
-        lines[at[0]] = part
+_MARKER = re.compile(r"\s*<!--([a-z][a-z-]*)-->\s*")
+
+
+def blocks(text: str) -> dict[str, str]:
+    """The blocks of a page that fills a frame: each runs from its marker line
+    ``<!--NAME-->`` to the next (lines before the first are a note for the reader)."""
+    found: dict[str, list[str]] = {}
+    current: list[str] = []
+    for line in text.split("\n"):
+        m = _MARKER.fullmatch(line)
+        if m is not None:
+            current = found.setdefault(m.group(1), [])
+        else:
+            current.append(line)
+    return {name: "\n".join(lines).strip("\n") for name, lines in found.items()}
+
+
+def fill(template: str, parts: Mapping[str, str], page: str = "?") -> list[str]:
+    """The lines of ``template`` with each marker line replaced by its part (a part brings
+    its own indentation; a marker without one is dropped). Every part must have a place."""
+    out: list[str] = []
+    placed = set()
+    for line in template.strip("\n").split("\n"):
+        m = _MARKER.fullmatch(line)
+        if m is None:
+            out.append(line)
+        elif parts.get(m.group(1)):
+            out.append(parts[m.group(1)])
+            placed.add(m.group(1))
+    lost = sorted(set(parts) - placed)
+    if lost:
+        raise ValueError(f"page {page!r}: no <!--NAME--> line for its parts {lost}")
+    return out
+
+
+def _read(name: str) -> str:
+    return (BODIES_DIR / f"{name}.html").read_text(encoding="utf-8")
+
+
+def render_page(page: Page) -> str:
+    """The whole HTML of ``page``."""
+    if page.frame is None:
+        lines = fill(_read(page.name), page.parts, page.name)
+    else:
+        lines = fill(_read(page.frame), {**blocks(_read(page.name)), **page.parts}, page.name)
+    return shell(page, lines)
+
+
+def shell(page: Page, body: Sequence[str]) -> str:
+    """The shell of ``page`` (its head, its top bar) around ``body``'s lines."""
     head = [
         '<meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -118,7 +176,7 @@ def render_page(page: Page, body: str | None = None) -> str:
             '  <header class="topbar">',
             *(f"    {item}" for item in bar),
             "  </header>",
-            *lines,
+            *body,
             "</body>",
             "</html>",
             "",
@@ -254,6 +312,7 @@ def _game_page(entry: GameEntry) -> Page:
         entry.name,
         entry.title,
         live=True,
+        frame="game",
         parts=GAME_PARTS[entry.name],
         data={"stopped-by": STOPPED_BY},
     )

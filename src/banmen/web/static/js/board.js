@@ -6,7 +6,7 @@
 // scale it to any width. It is redrawn from scratch on every state: boards are at most
 // 8x8, and a full redraw can never leave stale highlights behind.
 
-import { Board, el, pickable } from "./svg.js";
+import { Board, el, gridLabels, pickable } from "./svg.js";
 
 const CELL = 100;
 const MARGIN = 34; // room for the column letters (top) and row numbers (left)
@@ -63,14 +63,7 @@ function drawBoard(svg, state, interactive, onTake) {
   svg.append(el("rect", { x: 0, y: 0, width: span, height: span, rx: 14, class: "board-bg" }));
 
   // Coordinates: columns a, b, c... across the top; rows 1, 2, 3... down the left side.
-  for (let i = 0; i < n; i++) {
-    svg.append(
-      el("text", { x: MARGIN + i * CELL + CELL / 2, y: MARGIN - 10, class: "coord", "text-anchor": "middle" },
-        String.fromCharCode(97 + i)),
-      el("text", { x: MARGIN / 2, y: MARGIN + i * CELL + CELL / 2 + 7, class: "coord", "text-anchor": "middle" },
-        String(i + 1)),
-    );
-  }
+  svg.append(...gridLabels(n, MARGIN, CELL, 10));
 
   // The line the side to move takes from.
   if (!state.over) {

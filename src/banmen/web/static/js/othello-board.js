@@ -14,7 +14,7 @@
 //   text.hint[data-square]                 the flip count shown on it (when hints are on)
 //   .last-move[data-square]                the last move played
 
-import { Board, el, pickable } from "./svg.js";
+import { Board, el, gridLabels, pickable } from "./svg.js";
 
 const CELL = 100;
 const MARGIN = 28; // room for the file letters (top) and rank numbers (left)
@@ -51,14 +51,7 @@ function drawBoard(svg, state, interactive, hints, onPlay) {
   svg.append(el("rect", { x: 0, y: 0, width: span, height: span, rx: 12, class: "board-frame" }));
   svg.append(el("rect", { x: MARGIN, y: MARGIN, width: N * CELL, height: N * CELL, class: "felt" }));
 
-  for (let i = 0; i < N; i++) {
-    svg.append(
-      el("text", { x: MARGIN + i * CELL + CELL / 2, y: MARGIN - 7, class: "coord", "text-anchor": "middle" },
-        String.fromCharCode(97 + i)),
-      el("text", { x: MARGIN / 2, y: MARGIN + i * CELL + CELL / 2 + 7, class: "coord", "text-anchor": "middle" },
-        String(i + 1)),
-    );
-  }
+  svg.append(...gridLabels(N, MARGIN, CELL, 7));
   for (let i = 0; i <= N; i++) {
     const p = MARGIN + i * CELL;
     svg.append(

@@ -23,6 +23,22 @@ export function el(name, attrs = {}, text) {
   return node;
 }
 
+// The coordinates of a square grid of n × n cells `cell` units wide whose top-left corner is
+// at (margin, margin): letters a, b, c… over the columns (their baseline `above` units over
+// the grid), numbers 1, 2, 3… left of the rows.
+export function gridLabels(n, margin, cell, above) {
+  const labels = [];
+  for (let i = 0; i < n; i++) {
+    const mid = margin + i * cell + cell / 2;
+    labels.push(
+      el("text", { x: mid, y: margin - above, class: "coord", "text-anchor": "middle" },
+        String.fromCharCode(97 + i)),
+      el("text", { x: margin / 2, y: mid + 7, class: "coord", "text-anchor": "middle" }, String(i + 1)),
+    );
+  }
+  return labels;
+}
+
 // Make `node` a button the user can pick: click, tap, or Enter / Space when focused.
 export function pickable(node, label, onPick) {
   node.setAttribute("role", "button");
