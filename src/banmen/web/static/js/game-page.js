@@ -257,6 +257,9 @@ export function gamePage(game, texts) {
 
   // ---------------------------------------------------------------- the page's controls
 
+  // What the game's own code may use: the state shown, whether an act is pending, the
+  // phase ("human", "cpu", "paused", "over" or the game's own), a side's name, and
+  // sending: `send` any request, `act` one the board waits for, `move`, `load`.
   const page = {
     get state() {
       return state;
@@ -266,7 +269,6 @@ export function gamePage(game, texts) {
     },
     phase,
     sideName,
-    render: () => state && render(),
     send: (msg) => sock.send(msg),
     // A request whose answer the board waits for: one at a time.
     act(msg) {

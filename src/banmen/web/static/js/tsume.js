@@ -1,8 +1,9 @@
 // The tsume-shogi page: a position editor, solves on the server, the answer step by step.
 //
-// The page keeps the position being edited (see shogi-board.js) and mirrors it in the
-// SFEN box and in the address (?sfen=…, so a link shares it). The server checks positions
-// (/api/tsume/sfen) and solves them in a worker process (/ws/tsume): the page sends
+// The page keeps the position being edited (shogi-position.js; the board widget,
+// shogi-board.js, draws it) and mirrors it in the SFEN box and in the address (?sfen=…, so
+// a link shares it). The server checks positions (/api/tsume/sfen) and solves them in a
+// worker process (/ws/tsume, through page.js's socket like every page): the page sends
 // "solve" / "cancel" and shows the "progress" and "result" messages; the positions of a
 // solution come from the server too, so the page needs no shogi rules.
 
