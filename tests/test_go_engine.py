@@ -17,7 +17,7 @@ from banmen.arena.schedule import Job
 from banmen.engine import Info, Result, SpecError, parse_spec
 from banmen.games import get_game, make_engine
 from banmen.games.go import BLACK, PASS, WHITE, Board, parse_vertex
-from banmen.games.go import kernel as K
+from banmen.games.go import kernels as K
 from banmen.games.go import policy as P
 from banmen.games.go.engine import GoEngine
 from banmen.search.limits import Limit, StopFlag
@@ -369,7 +369,7 @@ def test_arena_report_writes_each_go_game_as_sgf(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
     from banmen.cli import app
-    from banmen.games.go.sgf import read_sgf
+    from banmen.games.go.formats import read_sgf
 
     runner = CliRunner()
     db = tmp_path / "go.db"

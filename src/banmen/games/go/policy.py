@@ -57,7 +57,7 @@ import numpy.typing as npt
 from numba import njit
 
 from banmen._jit import kernel
-from banmen.games.go.kernel import (
+from banmen.games.go.kernels import (
     BLACK,
     BORDER,
     EMPTY,
