@@ -302,12 +302,13 @@ def test_specs() -> None:
 def test_game_definition() -> None:
     game = get_game("go")
     assert game.new_board is not None
-    board = game.new_board(7, None)
+    record = game.new_board(7, None)  # a game record (Game)
+    board = record.board
     assert board.size == 9 and board.komi == 7.5 and board.rules.name == "chinese"
-    assert game.new_board(0, 13).size == 13
-    assert game.scores(board) == (0, 7)
+    assert game.new_board(0, 13).board.size == 13
+    assert game.scores(record) == (0, 7)
     assert game.max_plies >= 3 * 9 * 9 and game.default_engine == "mcts"
-    assert game.board_from_dict(board.to_dict()) == board
+    assert game.board_from_dict(record.to_dict()) == record
 
 
 def test_results_from_the_first_movers_side() -> None:

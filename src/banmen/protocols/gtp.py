@@ -105,23 +105,31 @@ from typing import IO
 
 from banmen import __version__
 from banmen.engine import Engine
-from banmen.games.go.board import (
+from banmen.games.go import (
     BLACK,
     EMPTY,
     MAX_SIZE,
     MIN_SIZE,
     PASS,
+    RESIGN,
     WHITE,
     Board,
+    Game,
+    GoError,
+    HandicapError,
+    IllegalMoveError,
+    Rules,
+    estimate_dead,
     handicap_points,
+    is_resignation,
     parse_color,
+    parse_rules,
     parse_vertex,
+    read_sgf,
+    write_sgf,
 )
-from banmen.games.go.errors import GoError, HandicapError, IllegalMoveError
-from banmen.games.go.formats import read_sgf, write_sgf
-from banmen.games.go.game import RESIGN, Game, is_resignation
-from banmen.games.go.rules import Rules, komi_value, parse_rules
-from banmen.games.go.scoring import chains, estimate_dead, seki_stones
+from banmen.games.go.rules import komi_value
+from banmen.games.go.scoring import chains, seki_stones
 from banmen.protocols._cap import capped, check_cap
 from banmen.search.limits import Limit, StopFlag
 
@@ -403,9 +411,13 @@ class GTPSession:
 
     # ---- play
 
-    def _play(self, args: list[str]) -> str:
+    def _move_args(self, args: list[str]) -> tuple[int, int]:
+        """(colour, point) of the arguments ``COLOR VERTEX``."""
         a = _args(args, 2)
-        color, move = _color(a[0]), self._vertex(a[1])
+        return _color(a[0]), self._vertex(a[1])
+
+    def _play(self, args: list[str]) -> str:
+        color, move = self._move_args(args)
         try:
             self.game.play(move, color)  # as recorded: after two passes, or a resignation
         except IllegalMoveError:
@@ -603,15 +615,15 @@ class GTPSession:
             record = read_sgf(text, rules=self.rules)
         except (OSError, GoError):
             raise GTPFailure("cannot load file") from None
-        game = record.game
+        game, board = record.game, record.board
         if record.info("KM") is None:
-            game.board.rules = game.rules.with_komi(self.komi)
+            board.rules = board.rules.with_komi(self.komi)
         if number is not None:
-            while len(game.move_stack) > number - 1:
+            while len(board.move_stack) > number - 1:
                 game.pop()
         self.game = game
-        self.size = game.size
-        self.komi = game.komi
+        self.size = board.size
+        self.komi = board.komi
         self._engine_new_game()
         return ""
 
@@ -628,8 +640,7 @@ class GTPSession:
     # ---- GNU Go's test commands
 
     def _is_legal(self, args: list[str]) -> str:
-        a = _args(args, 2)
-        color, move = _color(a[0]), self._vertex(a[1])
+        color, move = self._move_args(args)
         return "1" if self.board.why_illegal(move, color) is None else "0"
 
     def _all_legal(self, args: list[str]) -> str:

@@ -52,7 +52,6 @@ from banmen.games.go.board import (
     parse_vertex,
 )
 from banmen.games.go.errors import GoError, IllegalMoveError, InvalidBoardError, ScoringError
-from banmen.games.go.rules import Rules
 from banmen.games.go.scoring import Score, estimate_dead
 
 __all__ = [
@@ -145,18 +144,6 @@ class Game:
         self.propose_dead = propose_dead
 
     # ---- the board API the front ends use
-
-    @property
-    def size(self) -> int:
-        return self.board.size
-
-    @property
-    def rules(self) -> Rules:
-        return self.board.rules
-
-    @property
-    def komi(self) -> float:
-        return self.board.komi
 
     @property
     def turn(self) -> int:
@@ -433,7 +420,7 @@ class Game:
                 dead = counting.get("dead")
                 if game.counting and isinstance(dead, list):
                     if all(isinstance(v, str) for v in dead):
-                        marks = frozenset(parse_vertex(v, game.size) for v in dead)
+                        marks = frozenset(parse_vertex(v, game.board.size) for v in dead)
                         game.count(marks)  # stones that cannot be dead: refused
                 game.done = game.counting and counting.get("done") is True
         except InvalidBoardError:

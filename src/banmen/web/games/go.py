@@ -57,16 +57,17 @@ class GoGame(WebGame[go.Game]):
         super().__init__(levels, rules)
 
     def new_board(self, msg: NewGame, current: go.Game | None) -> tuple[go.Game, int | None]:
-        size = msg.size or (current.size if current is not None else self.default_size)
+        now = None if current is None else current.board
+        size = msg.size or (now.size if now is not None else self.default_size)
         if msg.rules is not None:
             rules = go.parse_rules(msg.rules)
-        elif current is not None:
-            rules = current.rules
+        elif now is not None:
+            rules = now.rules
         else:
             rules = go.CHINESE
         komi = msg.komi
-        if komi is None and msg.rules is None and current is not None:
-            komi = current.komi  # the same rules: the same komi
+        if komi is None and msg.rules is None and now is not None:
+            komi = now.komi  # the same rules: the same komi
         return go.Game(go.Board(size, rules, komi), propose_dead=True), None
 
     def board_from_record(self, data: Any) -> go.Game:
@@ -122,7 +123,7 @@ class GoGame(WebGame[go.Game]):
                 board.finish()
             else:
                 assert kind == "toggle" and square is not None
-                p = go.parse_vertex(square, board.size)
+                p = go.parse_vertex(square, board.board.size)
                 if p == go.PASS:
                     raise go.ScoringError("toggle needs a stone's point, like 'D4', not 'pass'")
                 board.toggle(p)
@@ -193,7 +194,7 @@ class GoGame(WebGame[go.Game]):
         }
 
     def _counting(self, game: go.Game) -> dict[str, Any]:
-        n = game.size
+        n = game.board.size
 
         def names(points: Iterable[int]) -> list[str]:
             return [go.vertex_name(p, n) for p in sorted(points)]
