@@ -44,6 +44,7 @@ from banmen.games.go.board import (
     point,
     vertex_name,
 )
+from banmen.games.go.engine import GoEngine
 from banmen.games.go.errors import (
     GoError,
     HandicapError,
@@ -88,12 +89,12 @@ def _write_record(game: Game, black: str, white: str) -> str:
 
 
 def _mcts(game: GameDef[Game], spec: PlayerSpec) -> Engine[Game]:
-    from banmen.games.go.engine import GoEngine
-
     return GoEngine.from_spec(spec)
 
 
 def _gtp(game: GameDef[Game], spec: PlayerSpec) -> Engine[Game]:
+    # Imported here: the client imports this package's modules, so importing it first
+    # (``import banmen.protocols.gtp_client``) runs this file before the client exists.
     from banmen.protocols.gtp_client import GTPEngine
 
     return GTPEngine(spec.options["command"], name=spec.text)
@@ -131,6 +132,7 @@ __all__ = [
     "WHITE",
     "Board",
     "Game",
+    "GoEngine",
     "GoError",
     "HandicapError",
     "IllegalMoveError",

@@ -52,6 +52,7 @@ from banmen.games.go.board import (
     parse_vertex,
 )
 from banmen.games.go.errors import GoError, IllegalMoveError, InvalidBoardError, ScoringError
+from banmen.games.go.rules import Rules
 from banmen.games.go.scoring import Score, estimate_dead
 
 __all__ = [
@@ -137,7 +138,8 @@ class Game:
         self.done = False
         self._resigned: int | None = None
         self._dead: frozenset[int] = frozenset()
-        self._score: tuple[tuple[frozenset[int], int, float], Score] | None = None
+        #: the last count: (marks, rules) and the score (moves clear it)
+        self._score: tuple[tuple[frozenset[int], Rules], Score] | None = None
         self._propose = False
         for move, color in zip(board.move_stack, board.colors, strict=True):
             self._apply(move, color, tolerant=True)
@@ -164,17 +166,11 @@ class Game:
 
     def parse_move(self, text: str) -> int:
         """The legal move ``text`` names: a GTP vertex, ``pass``, or ``resign``
-        (:data:`RESIGN`). Raises :class:`~.errors.GoError`."""
-        if self.is_game_over() and not self.board.is_game_over():
-            why = "being counted" if self._resigned is None else "over"
-            raise IllegalMoveError(
-                f"{text.strip()} cannot be played: the game is {why}", "game over"
-            )
-        if is_resignation(text):
-            if self.is_game_over():
-                raise IllegalMoveError("cannot resign: the game is over", "game over")
-            return RESIGN
-        return self.board.parse_move(text)
+        (:data:`RESIGN`). Raises :class:`~.errors.GoError`, and
+        :class:`~.errors.IllegalMoveError` for anything once the game is over."""
+        if self.is_game_over():
+            raise IllegalMoveError(f"{text.strip()} cannot be played: {self._over()}", "game over")
+        return RESIGN if is_resignation(text) else self.board.parse_move(text)
 
     def push_name(self, text: str) -> None:
         self.push(self.parse_move(text))
@@ -192,12 +188,9 @@ class Game:
         if move == RESIGN:
             self.resign()
             return
-        if self.is_game_over() and not self.board.is_game_over():
-            why = "being counted" if self._resigned is None else "over"
-            raise IllegalMoveError(
-                f"{self.board.move_name(move)} cannot be played: the game is {why}",
-                "game over",
-            )
+        if self.is_game_over():
+            name = self.board.move_name(move)
+            raise IllegalMoveError(f"{name} cannot be played: {self._over()}", "game over")
         self._apply(move, None, tolerant=False)
 
     def play(self, move: int, color: int) -> None:
@@ -232,7 +225,7 @@ class Game:
     def resign(self, color: int | None = None) -> None:
         """``color`` (default: the side to move) resigns: the game is over."""
         if self.is_game_over():
-            raise IllegalMoveError("cannot resign: the game is over", "game over")
+            raise IllegalMoveError(f"cannot resign: {self._over()}", "game over")
         self._resigned = self.turn if color is None else parse_color(color)
 
     @property
@@ -245,6 +238,14 @@ class Game:
     def is_game_over(self) -> bool:
         """After a resignation, and while counting (two passes, or asked for)."""
         return self._resigned is not None or self.counting
+
+    def _over(self) -> str:
+        """Why no move can be played (once the game is over)."""
+        if self._resigned is not None:
+            return f"the game is over ({color_name(self._resigned)} resigned)"
+        if self.board.is_game_over():
+            return "the game is over (both sides passed): it is being counted"
+        return "the game is being counted"
 
     @property
     def counting(self) -> bool:
@@ -272,6 +273,7 @@ class Game:
     def _reset_count(self) -> None:
         self.requested = self.done = False
         self._dead = frozenset()
+        self._score = None
 
     def request_count(self) -> None:
         """Count the game now, without two passes (a move takes it back)."""
@@ -344,7 +346,7 @@ class Game:
         """The score with the stones marked dead (or ``dead``); raises
         :class:`~.errors.ScoringError` for pass-alive stones marked dead."""
         marks = self._dead if dead is None else dead
-        key = (marks, len(self.board.move_stack), self.board.komi)
+        key = (marks, self.board.rules)  # (GTP's komi command changes the rules)
         if self._score is None or self._score[0] != key:
             self._score = (key, self.board.score(marks))
         return self._score[1]

@@ -87,6 +87,7 @@ from banmen.games.go.kernels import (
     playout_score,
     rand_below,
 )
+from banmen.search.mcts import MctsKernels
 
 __all__ = [
     "PATTERNS",
@@ -714,10 +715,8 @@ def go_evaluate(ctx: Any, st: Any) -> float:
     return _reward(2 * area_score(st[0], st[2]) - ctx[0][P_KOMI2])
 
 
-def kernels() -> Any:
+def kernels() -> MctsKernels:
     """The Go :class:`~banmen.search.mcts.MctsKernels` (any size up to 19x19)."""
-    from banmen.search.mcts import MctsKernels
-
     s = MAX_SIZE + 2
     return MctsKernels(
         go_copy, go_to_move, go_expand, go_play, go_playout, go_evaluate,
