@@ -127,7 +127,8 @@ class Game:
     """
 
     def __init__(self, board: Board, *, propose_dead: bool = False) -> None:
-        #: the position and its moves (the rules); do not push on it directly
+        #: the position and its moves (the rules): read it, set it up (handicap) before
+        #: the first move; moves go through the record, which keeps :attr:`removed`
         self.board = board.start_board()
         #: the stones each move took off the board (its captures, or its own stones for
         #: a suicide), in point order
@@ -169,7 +170,8 @@ class Game:
         (:data:`RESIGN`). Raises :class:`~.errors.GoError`, and
         :class:`~.errors.IllegalMoveError` for anything once the game is over."""
         if self.is_game_over():
-            raise IllegalMoveError(f"{text.strip()} cannot be played: {self._over()}", "game over")
+            shown = text.strip() if isinstance(text, str) else repr(text)
+            raise IllegalMoveError(f"{shown} cannot be played: {self._over()}", "game over")
         return RESIGN if is_resignation(text) else self.board.parse_move(text)
 
     def push_name(self, text: str) -> None:
@@ -305,7 +307,7 @@ class Game:
         stones, _ = self.board.group(p)
         if not stones:
             raise ScoringError(
-                f"no stone on {self.board.move_name(p)}: click a stone to mark its group "
+                f"no stone on {self.board.move_name(p)}: only a stone's group can be marked "
                 "dead or alive"
             )
         group = frozenset(stones)
