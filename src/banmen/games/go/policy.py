@@ -2,7 +2,7 @@
 
 These are the Go kernels of the generic search in :mod:`banmen.search.mcts`
 (:func:`kernels`; the contract is described there). A search state is the kernel position as a tuple
-``(board, grp, meta)`` (see :mod:`.kernel`); ``ctx`` is ``(params, patterns)``: an int64
+``(board, grp, meta)`` (see :mod:`.kernels`); ``ctx`` is ``(params, patterns)``: an int64
 array of the constants below and the 3x3 pattern table.
 
 Playout policy
@@ -18,12 +18,12 @@ paper):
 2. **3x3 patterns** on the empty points around ``L`` (the table below), unless the move
    would be a self-atari.
 3. **Captures** of enemy groups in atari next to ``L`` or next to our own previous move.
-4. A **random** move, never in the mover's own single-point eye (:func:`.kernel.is_eye`)
+4. A **random** move, never in the mover's own single-point eye (:func:`.kernels.is_eye`)
    and never a self-atari that joins existing stones (a lone-stone self-atari — a throw-in,
    a nakade — is kept with probability 1/2). With no such move the player passes.
 
 Playouts end after two passes (or a ply limit) and are counted like
-:func:`.kernel.playout_score`, komi included: the reward is 1 for a black win, 0 for a
+:func:`.kernels.playout_score`, komi included: the reward is 1 for a black win, 0 for a
 white win, 1/2 for a draw.
 
 Priors

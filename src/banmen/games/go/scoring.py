@@ -351,7 +351,7 @@ def score(board: Board, dead: Iterable[int] = ()) -> Score:
 
 def ownership(board: Board, playouts: int = 256, seed: int = 0) -> dict[int, float]:
     """Average final ownership of every board point over ``playouts`` random playouts
-    from the position (see :func:`.kernel.random_playout`): +1 always black's, -1 always
+    from the position (see :func:`.kernels.random_playout`): +1 always black's, -1 always
     white's."""
     if playouts < 1:
         raise ScoringError(f"playouts must be at least 1, got {playouts}")
