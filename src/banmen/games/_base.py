@@ -57,6 +57,12 @@ class GameDef(Generic[B]):
     max_plies: int = 1000
     #: the engine kind a worker loads (and compiles) ahead of the first request
     default_engine: str = "alphabeta"
+    #: ``write_record(board, first, second)``: the game on ``board`` as a file of the
+    #: game's own record format (Go: SGF), naming the players of sides 1 and 2 (the
+    #: arena writes one per game); ``None``: the game has no record format
+    write_record: Callable[[B, str, str], str] | None = None
+    #: the file name suffix of those records (Go: ``".sgf"``)
+    record_suffix: str = ""
 
 
 def parse_json(text: str, error: type[ValueError]) -> Any:

@@ -34,7 +34,7 @@ from banmen.web.protocol import GameRules, NewGame, ProtocolError
 
 __all__ = ["Defaults", "WebGame", "STOPPED_BY"]
 
-#: the game's board type (its own ``Board``; Go: the game record ``GoPlay``)
+#: the game's board type (its own ``Board``; Go: the game record ``Game``)
 B = TypeVar("B", bound=GameBoard)
 
 
