@@ -62,7 +62,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal, Self
 
+import cshogi
+
+from banmen.games.shogi.formats import normalize_sfen
 from banmen.protocols._lines import LineProcess
+from banmen.search.limits import Limit
 
 __all__ = [
     "TSUME_TSV",
@@ -205,8 +209,8 @@ def classify(answer: dict[str, Any], mate_length: str) -> dict[str, Any]:
 
 def solve_banmen(sfen: str, limit: float, hash_mb: int = HASH_MB) -> dict[str, Any]:
     """banmen's answer for one problem, in this process, a fresh table for it."""
+    # (here: the cshogi child process imports this module, and needs no numba)
     from banmen.games.shogi.tsume import solve, warm_up
-    from banmen.search.limits import Limit
 
     warm_up()  # (once per process in effect: the compiled code is loaded, not timed)
     t0 = time.perf_counter()
@@ -245,7 +249,6 @@ def _error(e: BaseException, seconds: float) -> dict[str, Any]:
 def _cshogi_worker() -> None:
     """The child's loop: an SFEN per line in; a JSON line ``["searched", found, nodes,
     seconds]`` then ``["pv", [usi, ...]]`` (or ``["error", text]``) out."""
-    import cshogi
 
     def send(msg: list[Any]) -> None:
         sys.stdout.write(json.dumps(msg) + "\n")
@@ -278,8 +281,6 @@ class _ChildSolver:
 
     def solve(self, sfen: str, limit: float) -> dict[str, Any]:
         """The answer for ``sfen`` within ``limit`` seconds (a bad SFEN is an ``error``)."""
-        from banmen.games.shogi.formats import normalize_sfen
-
         try:
             sfen = normalize_sfen(sfen)
         except Exception as e:
