@@ -94,6 +94,9 @@ DEFAULT_HASH_MB = 256
 
 _EXAMPLE = '{"type": "solve", "sfen": "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1", "time": 30}'
 _TYPES = ("solve", "cancel", "check", "status")
+#: the fields of every ``result`` (what an answer lacks, and a solve that had none)
+_RESULT: dict[str, Any] = {"status": "unknown", "pv": [], "length": None, "shortest": False,
+                           "reason": None, "nodes": 0, "seconds": 0.0, "steps": []}  # fmt: skip
 
 
 class SolveJob:
@@ -127,17 +130,8 @@ class SolveJob:
         """The result of a solve that ended without the solver's answer."""
         p = self.progress or {}
         spent = time.monotonic() - self.started if self.started is not None else 0.0
-        out: dict[str, Any] = {
-            "sfen": self.sfen,
-            "status": "unknown",
-            "pv": [],
-            "length": None,
-            "shortest": False,
-            "reason": reason,
-            "nodes": int(p.get("nodes") or 0),
-            "seconds": spent,
-            "steps": [],
-        }
+        out = {**_RESULT, "sfen": self.sfen, "reason": reason,
+               "nodes": int(p.get("nodes") or 0), "seconds": spent}  # fmt: skip
         if error is not None:
             out["error"] = error
         return out
@@ -158,12 +152,7 @@ def _progress(info: Info) -> dict[str, Any]:
 
 def _answer(extra: dict[str, Any], sfen: str) -> dict[str, Any]:
     """The ``result`` message's fields from the mate engine's ``Result.extra``."""
-    out = dict(extra)
-    for key, value in (("sfen", sfen), ("status", "unknown"), ("pv", []), ("length", None),
-                       ("shortest", False), ("reason", None), ("nodes", 0), ("seconds", 0.0),
-                       ("steps", [])):  # fmt: skip
-        out.setdefault(key, value)
-    return out
+    return {**_RESULT, "sfen": sfen, **extra}
 
 
 class SolverService:
