@@ -41,7 +41,7 @@ from collections.abc import Callable, Hashable, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
-from banmen.engine import Engine, GameBoard, Info, PlayerSpec, Result, SpecError, parse_spec
+from banmen.engine import Engine, GameBoard, Info, Result, SpecError, parse_spec
 from banmen.games import GameDef, get_game, make_engine
 from banmen.search.limits import Limit, StopFlag
 
@@ -65,8 +65,6 @@ OVERRUN_GRACE = 5.0
 
 _PROGRESS_PERIOD = 0.25  # seconds between node-count updates during a long iteration
 _ids = itertools.count(1)
-#: spec options that bound a search: the job's limit, not a property of the engine
-_LIMIT_OPTIONS = frozenset({"time", "depth", "nodes", "playouts"})
 
 #: what a worker is asked to run: (game, board as JSON, player spec, limit, factory)
 _Request = tuple[str, dict[str, Any], str, Limit | None, str | None]
@@ -80,28 +78,23 @@ class EngineError(RuntimeError):
 
 
 def _engine_for(
-    cache: dict[tuple[str, ...], Engine[GameBoard]],
+    cache: dict[tuple[str, str, str], Engine[GameBoard]],
     game: GameDef[Any],
-    spec: PlayerSpec,
+    kind: str,
     factory: str | None = None,
 ) -> Engine[GameBoard]:
-    """One engine per (game, kind, options that are not limits) in this process, warmed up
-    on first use; the limit comes with each job. Its table persists between jobs (keys are
-    salted per deal). ``factory`` (``module:function``, called as the registry's factories
-    are) builds an engine the registry does not list — a test's stand-in."""
-    options = {k: v for k, v in spec.options.items() if k not in _LIMIT_OPTIONS}
-    text = spec.kind + (
-        ":" + ",".join(f"{k}={v}" for k, v in sorted(options.items())) if options else ""
-    )
-    key = (game.name, factory or "", text)
+    """One engine per (game, kind) in this process, built from the kind alone (a job's
+    limit comes with the job) and warmed up on first use. Its table persists between jobs
+    (keys are salted per deal). ``factory`` (``module:function``, called as the registry's
+    factories are) builds an engine the registry does not list — a test's stand-in."""
+    key = (game.name, factory or "", kind)
     engine = cache.get(key)
     if engine is None:
-        base = PlayerSpec(spec.kind, options, text)
         if factory is None:
-            engine = make_engine(game, base)
+            engine = make_engine(game, kind)
         else:
             module, _, name = factory.partition(":")
-            engine = getattr(importlib.import_module(module), name)(game, base)
+            engine = getattr(importlib.import_module(module), name)(game, parse_spec(kind))
         engine.warm_up()
         cache[key] = engine
     return engine
@@ -155,11 +148,11 @@ def _worker_main(conn: Connection, stop: StopFlag, warm: Sequence[str]) -> None:
         with lock:
             conn.send(msg)
 
-    engines: dict[tuple[str, ...], Engine[GameBoard]] = {}
+    engines: dict[tuple[str, str, str], Engine[GameBoard]] = {}
     for g in warm:
         try:
             game = get_game(g)
-            _engine_for(engines, game, parse_spec(game.default_engine))
+            _engine_for(engines, game, game.default_engine)
         except Exception as e:  # pragma: no cover - reported, not fatal
             send(("log", f"warm-up of {g} failed: {e}"))
     send(("ready", os.getpid()))
@@ -182,7 +175,7 @@ def _worker_main(conn: Connection, stop: StopFlag, warm: Sequence[str]) -> None:
             if spec.kind == "random" and factory is None:
                 engine: Engine[GameBoard] = make_engine(game, spec)  # seeded per job
             else:
-                engine = _engine_for(engines, game, spec, factory)
+                engine = _engine_for(engines, game, spec.kind, factory)
             send(("started", job_id))  # the search's own clock starts now
             result = _think_with_progress(engine, board, limit, stop, job_id, send)
             send(("result", job_id, result.to_dict()))

@@ -89,8 +89,6 @@ DEFAULT_SECONDS = 30.0
 MAX_SECONDS = 300.0
 #: Solves that may wait in line, unless the service says otherwise.
 MAX_QUEUED = 32
-#: Transposition table of one solve, in MB.
-DEFAULT_HASH_MB = 256
 
 _EXAMPLE = '{"type": "solve", "sfen": "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1", "time": 30}'
 _TYPES = ("solve", "cancel", "check", "status")
@@ -171,14 +169,12 @@ class SolverService:
         *,
         max_queued: int = MAX_QUEUED,
         max_seconds: float = MAX_SECONDS,
-        hash_mb: int = DEFAULT_HASH_MB,
         factory: str | None = None,
     ) -> None:
         if max_queued < 1 or not max_seconds > 0:
             raise ValueError("max_queued and max_seconds must be positive")
         self.max_queued = max_queued
         self.max_seconds = float(max_seconds)
-        self.hash_mb = hash_mb
         self.factory = factory
         self.pool: EnginePool | None = None
         #: client addresses with a solve running or waiting
@@ -247,7 +243,7 @@ class SolverService:
             job.job = pool.submit(
                 self.game,
                 {"sfen": job.sfen},
-                f"mate:hash={self.hash_mb}",
+                "mate",  # (its table: the engine's default, 256 MB)
                 Limit(time=job.seconds),
                 on_info=lambda info: session.on_info(job, info),
                 owner=("tsume", job.client),
