@@ -35,7 +35,7 @@ from banmen.games.shogi import normalize_sfen, parse_sfen
 from banmen.games.shogi.problem import line_steps, summary
 from banmen.web.server import create_app
 from banmen.web.tsume import SolverService
-from banmen.worker import STOP_GRACE
+from banmen.worker import OVERRUN_GRACE, STOP_GRACE
 
 pytestmark = [
     pytest.mark.timeout(90),
@@ -423,6 +423,29 @@ def test_a_solver_that_ignores_the_stop_flag_is_killed(own_app: TestClient) -> N
         assert STOP_GRACE - 0.5 < time.monotonic() - t0 < STOP_GRACE + 2
         assert msg["status"] == "unknown" and msg["reason"] == "stopped"
         wait_until(lambda: not _alive(pid))
+
+
+def test_a_solver_that_overruns_its_time_limit_is_stopped_then_killed(
+    own_app: TestClient,
+) -> None:
+    service: SolverService = own_app.app.state.tsume  # type: ignore[attr-defined]
+    service.factory = "test_web_tsume:stubborn_engine"
+    with own_app.websocket_connect("/ws/tsume") as ws:
+        c = Conn(ws)
+        c.recv()
+        c.solve(ONE, 0.5)
+        pid = c.until_type("progress")["nodes"]
+        t0 = time.monotonic()
+        msg = c.result()
+        took = time.monotonic() - t0
+        assert OVERRUN_GRACE + STOP_GRACE - 1 < took < OVERRUN_GRACE + STOP_GRACE + 2
+        assert msg["status"] == "unknown" and msg["reason"] == "timeout"
+        assert "time limit (0.5 s)" in msg["summary"]
+        wait_until(lambda: not _alive(pid))
+        # the worker was restarted: the next solve is answered
+        service.factory = None
+        c.solve(ONE, 30)
+        assert c.result()["status"] == "mate"
 
 
 def test_a_crashing_solver_is_an_error_and_the_connection_lives_on(own_app: TestClient) -> None:

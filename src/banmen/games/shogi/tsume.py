@@ -36,11 +36,11 @@ from banmen.search.dfpn_reference import DfPn, no_cyclic_gc
 from banmen.search.limits import Limit, StopFlag
 from banmen.search.proof import INF, ProofResult, Unknown
 
-__all__ = ["TsumeResult", "solve", "warm_up", "Progress", "Engine"]
+__all__ = ["TsumeResult", "solve", "warm_up", "Progress", "SolverKind"]
 
 Status = Literal["mate", "no_mate", "unknown"]
 #: which df-pn runs the solve: the compiled one (what users run) or the Python reference
-Engine = Literal["compiled", "reference"]
+SolverKind = Literal["compiled", "reference"]
 #: ``progress(info)`` is called about every 0.1 s with ``nodes``, ``seconds``, ``nps``,
 #: ``pn``, ``dn`` (the root's proof and disproof numbers) and ``phase`` (``"proof"`` while
 #: looking for any mate, ``"shortest"`` while shortening it, ``"pv"`` while reading the line)
@@ -80,7 +80,7 @@ def solve(
     stop: StopFlag | None = None,
     progress: Progress | None = None,
     hash_mb: int = 256,
-    engine: Engine = "compiled",
+    engine: SolverKind = "compiled",
 ) -> TsumeResult:
     """Solve the mate problem ``sfen`` (the attacker is the side to move).
 
@@ -97,7 +97,7 @@ def _solve_problem(
     stop: StopFlag | None,
     progress: Progress | None,
     hash_mb: int,
-    engine: Engine,
+    engine: SolverKind,
 ) -> TsumeResult:
     board = parse_sfen(sfen)
     sfen = normalize_sfen(sfen)
