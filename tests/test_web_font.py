@@ -20,7 +20,7 @@ import pytest
 from fontTools.ttLib import TTFont
 
 import banmen.games.shogi as shogi_pkg
-from banmen.games.shogi.notation import bod, csa_moves, kif_document, kif_moves
+from banmen.games.shogi.formats import bod, csa_moves, kif_document, kif_moves
 from banmen.web import tsume as web_tsume
 from banmen.web.pages import BODIES_DIR, PAGES, render_page
 

@@ -93,7 +93,7 @@ from banmen.web.limits import Limits, client_address
 from banmen.web.pages import STATIC_DIR, page_routes
 from banmen.web.protocol import MAX_MESSAGE_BYTES
 from banmen.web.replies import one_line
-from banmen.web.session import Client, Hub, Services
+from banmen.web.session import Hub, Services, serve_socket
 from banmen.web.store import GameStore, is_game_id
 from banmen.web.tsume import SolverService, tsume_routes
 from banmen.web.viz import viz_routes
@@ -259,22 +259,6 @@ class SocketGuard:
             conns.close(address)
 
 
-async def _game_socket(websocket: WebSocket, game: str) -> None:
-    await websocket.accept()
-    hub: Hub = websocket.app.state.hub
-    client = Client(websocket.send_text, game, client_address(websocket))
-    try:
-        while True:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            raw = message.get("text")
-            await hub.handle(client, raw if raw is not None else message.get("bytes"))
-    finally:
-        hub.leave(client)
-        await client.close()
-
-
 async def _expire_games(store: GameStore, hub: Hub, limits: Limits) -> int:
     """Delete the abandoned saved games (none that is open now); how many were deleted."""
     try:
@@ -332,20 +316,19 @@ def create_app(
         raise RuntimeError(f"no web adapter for the catalog's games {missing}")
     pages = page_routes()
     arena = ArenaViews(path)
-    tsume = SolverService(
-        max_solves=n_workers,
-        max_queued=lim.max_queued_solves,
-        max_seconds=lim.max_solve_seconds,
-    )
+    tsume = SolverService(max_queued=lim.max_queued_solves, max_seconds=lim.max_solve_seconds)
     connections = Connections(lim)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         started = time.monotonic()
         store = GameStore(path, clock=clock)
-        # Every game is warmed up in every worker, so no first CPU move waits for it.
-        pool = EnginePool(n_workers, warm=tuple(games_by_name), max_queued=lim.max_queued_moves)
+        # Every game is warmed up in every worker, so no first CPU move (or tsume solve:
+        # shogi's mate engine) waits for it.
+        warm = (*games_by_name, tsume.game)
+        pool = EnginePool(n_workers, warm=warm, max_queued=lim.max_queued_moves)
         await pool.start()  # spawns the processes; their warm-up runs on in the background
+        tsume.attach(pool)
         lag = LagMonitor()
         hub = Hub(Services(store, pool, games_by_name, lim, clock))
         app.state.hub, app.state.pool, app.state.lag, app.state.store = hub, pool, lag, store
@@ -359,16 +342,16 @@ def create_app(
             yield
         finally:
             hub.close()  # stops running searches, so the workers can quit promptly
+            tsume.close()  # (the same for solves)
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             await pool.close()
-            await tsume.close()
             store.close()
 
     def game_socket(entry: GameEntry) -> WebSocketRoute:
         async def socket(websocket: WebSocket) -> None:
-            await _game_socket(websocket, entry.name)
+            await serve_socket(websocket, entry.name, websocket.app.state.hub)
 
         return WebSocketRoute(f"/ws/{entry.name}", socket, name=f"ws-{entry.name}")
 
