@@ -17,7 +17,7 @@ from banmen.arena.schedule import Job
 from banmen.engine import Info, Result, SpecError, parse_spec
 from banmen.games import get_game, make_engine
 from banmen.games.go import BLACK, PASS, WHITE, Board, parse_vertex
-from banmen.games.go import kernel as K
+from banmen.games.go import kernels as K
 from banmen.games.go import policy as P
 from banmen.games.go.engine import GoEngine
 from banmen.search.limits import Limit, StopFlag
@@ -302,12 +302,13 @@ def test_specs() -> None:
 def test_game_definition() -> None:
     game = get_game("go")
     assert game.new_board is not None
-    board = game.new_board(7, None)
+    record = game.new_board(7, None)  # a game record (Game)
+    board = record.board
     assert board.size == 9 and board.komi == 7.5 and board.rules.name == "chinese"
-    assert game.new_board(0, 13).size == 13
-    assert game.scores(board) == (0, 7)
+    assert game.new_board(0, 13).board.size == 13
+    assert game.scores(record) == (0, 7)
     assert game.max_plies >= 3 * 9 * 9 and game.default_engine == "mcts"
-    assert game.board_from_dict(board.to_dict()) == board
+    assert game.board_from_dict(record.to_dict()) == record
 
 
 def test_results_from_the_first_movers_side() -> None:
@@ -369,7 +370,7 @@ def test_arena_report_writes_each_go_game_as_sgf(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
     from banmen.cli import app
-    from banmen.games.go.sgf import read_sgf
+    from banmen.games.go.formats import read_sgf
 
     runner = CliRunner()
     db = tmp_path / "go.db"

@@ -29,7 +29,7 @@ from banmen.games.go import (
     handicap_points,
     parse_vertex,
 )
-from banmen.games.go import kernel as K
+from banmen.games.go import kernels as K
 from banmen.games.go.board import color_name, vertex_name
 
 GNUGO = "/usr/games/gnugo"

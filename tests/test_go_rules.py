@@ -25,6 +25,7 @@ from banmen.games.go import (
     TROMP_TAYLOR,
     WHITE,
     Board,
+    Game,
     GoError,
     HandicapError,
     IllegalMoveError,
@@ -41,7 +42,7 @@ from banmen.games.go import (
     pass_alive,
     vertex_name,
 )
-from banmen.games.go import kernel as K
+from banmen.games.go import kernels as K
 from banmen.games.go.scoring import ownership, result_string
 
 # --------------------------------------------------------------------------- helpers
@@ -83,7 +84,6 @@ def state(board: Board) -> tuple[object, ...]:
         pos.meta.tobytes(),
         tuple(board.move_stack),
         tuple(board.colors),
-        board.resigned,
         json.dumps(board.to_dict()),
     )
 
@@ -567,14 +567,15 @@ def test_two_passes_end_the_game_and_resignation() -> None:
     assert board.result() == "B+73.5"
     board.pop()
     assert not board.is_game_over() and board.result() == "*"
-    board.resign()
-    assert board.result() == "W+R" and board.is_game_over()
+    game = Game(board)  # the game record holds a resignation
+    game.resign()
+    assert game.result() == "W+R" and game.is_game_over()
     with pytest.raises(IllegalMoveError):
-        board.resign()
-    board.pop()  # undoes the resignation with the last move
-    assert board.resigned is None
-    board.resign(WHITE)
-    assert board.result() == "B+R"
+        game.resign()
+    game.pop()  # undoes the resignation with the last move
+    assert game.resigned is None
+    game.resign(WHITE)
+    assert game.result() == "B+R"
 
 
 def test_moves_out_of_turn() -> None:
@@ -772,8 +773,9 @@ def test_json_round_trip() -> None:
     d = board.to_dict()
     assert d["game"] == "go" and d["size"] == 9 and d["komi"] == 3.5
     assert d["setup"]["turn"] == "white" and len(d["board"]) == 9
-    board.resign()
-    assert Board.from_dict(board.to_dict()).result() in ("B+R", "W+R")
+    game = Game(board)
+    game.resign()
+    assert Game.from_dict(game.to_dict()).result() in ("B+R", "W+R")
     plain = Board.from_dict({"size": 9, "moves": ["D4", "pass", "E5"]})
     assert [plain.move_name(m) for m in plain.move_stack] == ["D4", "pass", "E5"]
 
@@ -1077,7 +1079,7 @@ def test_stones_in_pass_alive_territory_are_dead() -> None:
 # --------------------------------------------------------------------------- docs
 
 
-@pytest.mark.parametrize("module", ["rules", "board", "scoring", "sgf"])
+@pytest.mark.parametrize("module", ["rules", "board", "scoring", "game", "formats"])
 def test_module_doctests(module: str) -> None:
     result = doctest.testmod(importlib.import_module(f"banmen.games.go.{module}"))
     assert result.attempted > 0 and result.failed == 0

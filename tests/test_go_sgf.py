@@ -16,6 +16,7 @@ from banmen.games.go import (
     PRESETS,
     WHITE,
     Board,
+    Game,
     InvalidBoardError,
     Rules,
     SgfError,
@@ -25,7 +26,7 @@ from banmen.games.go import (
     vertex_name,
     write_sgf,
 )
-from banmen.games.go.sgf import parse_point, parse_sgf, sgf_point
+from banmen.games.go.formats import parse_point, parse_sgf, sgf_point
 
 DATA = Path(__file__).parent / "data" / "go"
 
@@ -82,9 +83,9 @@ def test_points_and_passes() -> None:
 
 
 def test_resignation_and_result() -> None:
-    game = read_sgf("(;GM[1]SZ[9]RE[W+Resign];B[ee];W[cc])")
-    assert game.board.result() == "W+R"
-    assert "RE[W+R]" in write_sgf(game.board)
+    game = read_sgf("(;GM[1]SZ[9]RE[W+Resign];B[ee];W[cc])").game
+    assert game.result() == "W+R"
+    assert "RE[W+R]" in write_sgf(game)
     board = Board(9, "chinese", komi=7.5)
     board.push(PASS)
     board.push(PASS)
@@ -114,7 +115,7 @@ def test_recorded_moves_may_be_out_of_turn() -> None:
 
 
 @st.composite
-def games(draw: st.DrawFn) -> Board:
+def games(draw: st.DrawFn) -> Game:
     size = draw(st.sampled_from([5, 7, 9, 13, 19]))
     rules = draw(st.sampled_from([*PRESETS.values(), Rules(ko="positional", scoring="territory")]))
     komi = draw(st.sampled_from([None, 0.0, -3.5, 6.5, 7.0, 100.5]))
@@ -137,14 +138,16 @@ def games(draw: st.DrawFn) -> Board:
         if not legal:
             break
         board.push(PASS if rng.random() < 0.05 else rng.choice(legal))
-    if not board.is_game_over() and draw(st.booleans()):
-        board.resign()
-    return board
+    game = Game(board)
+    if not game.is_game_over() and draw(st.booleans()):
+        game.resign()
+    return game
 
 
 @given(games())
-def test_round_trip(board: Board) -> None:
-    text = write_sgf(board, black="B \\ ]", white="W")
+def test_round_trip(record: Game) -> None:
+    board = record.board
+    text = write_sgf(record, black="B \\ ]", white="W")
     game = read_sgf(text)
     back = game.board
     assert back == board
@@ -152,9 +155,9 @@ def test_round_trip(board: Board) -> None:
     assert back.rules.same_rules(board.rules) and back.komi == board.komi
     assert back.handicap == board.handicap and back.prisoners == board.prisoners
     assert back.start_board() == board.start_board()
-    assert back.result() == board.result()
+    assert game.game.result() == record.result()
     assert game.info("PB") == "B \\ ]"
-    assert write_sgf(back, black="B \\ ]", white="W") == text
+    assert write_sgf(game.game, black="B \\ ]", white="W") == text
 
 
 def test_handicap_is_written_as_setup() -> None:

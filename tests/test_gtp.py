@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 from banmen.cli import app
 from banmen.engine import Result, SpecError, parse_spec
 from banmen.games import make_engine
-from banmen.games.go import BLACK, PASS, WHITE, Board
+from banmen.games.go import BLACK, PASS, WHITE, Board, Game
 from banmen.protocols.gtp import GTPSession, free_handicap_points, preprocess
 from banmen.protocols.gtp_client import GTPCommandError, GTPEngine, GTPError
 from banmen.search.limits import Limit
@@ -965,17 +965,15 @@ def test_gnugo_against_banmen_gtp() -> None:
     gnugo = make_gnugo()
     ours = GTPEngine([*BANMEN_GTP, "--engine", "random:seed=5"], name="banmen")
     try:
-        b = Board(9, rules="chinese", komi=7.5)
+        game = Game(Board(9, rules="chinese", komi=7.5))
+        b = game.board
         players = {BLACK: gnugo, WHITE: ours}
         for _ in range(250):
-            if b.is_game_over():
+            if game.is_game_over():
                 break
-            r = players[b.turn].think(b)
+            r = players[game.turn].think(game)
             assert r.move is not None
-            if r.move == "resign":
-                b.resign()
-                break
-            b.push(b.parse_move(r.move))
+            game.push(game.parse_move(r.move))  # a resignation ends the game
         assert len(b.move_stack) >= 10
         assert ours.command("list_stones b").split() == [b.move_name(p) for p in b.stones(BLACK)]
         # a random player loses by a lot: both scorers see it

@@ -19,7 +19,7 @@ import cshogi
 import numpy as np
 import pytest
 
-from banmen.games.shogi import kernel as K
+from banmen.games.shogi import kernels as K
 
 CTX = K.CTX
 DATA = Path(__file__).parent / "data" / "shogi_positions.txt"

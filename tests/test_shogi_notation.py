@@ -1,4 +1,4 @@
-"""Shogi notation (:mod:`banmen.games.shogi.notation`): USI moves in, KIF and CSA out.
+"""Shogi notation (:mod:`banmen.games.shogi.formats`): USI moves in, KIF and CSA out.
 
 The expected texts are written out by hand from the positions (the square names, the
 piece that moves, ``同`` for a recapture), so a change in cshogi's output shows here.
@@ -7,13 +7,15 @@ piece that moves, ``同`` for a recapture), so a change in cshogi's output shows
 from __future__ import annotations
 
 import doctest
+from types import ModuleType
 
 import cshogi
 import cshogi.KIF
 import pytest
 
-from banmen.games.shogi import ShogiError, notation, parse_sfen
-from banmen.games.shogi.notation import (
+import banmen.games.shogi.board as shogi_board
+from banmen.games.shogi import ShogiError, formats, parse_sfen, problem
+from banmen.games.shogi.formats import (
     KIF_MOVES_HEADER,
     bod,
     csa_moves,
@@ -34,8 +36,9 @@ ONE = "k8/9/PK7/9/9/9/9/9/9 b 2r2b4g4s4n4l17p 1"
 ONE_WHITE = "9/9/9/9/9/9/7kp/9/8K w 2R2B4G4S4N4L17P 1"
 
 
-def test_module_doctests() -> None:
-    result = doctest.testmod(notation)
+@pytest.mark.parametrize("module", [formats, shogi_board, problem])
+def test_module_doctests(module: ModuleType) -> None:
+    result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
 
 

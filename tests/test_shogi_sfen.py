@@ -1,4 +1,4 @@
-"""SFEN input (:mod:`banmen.games.shogi.sfen`): whatever the text, a position or one
+"""SFEN input (:mod:`banmen.games.shogi.formats`): whatever the text, a position or one
 :class:`ShogiError` line — never another exception, never a crash of the process (cshogi
 aborts on some malformed strings), never cshogi's own diagnostics on standard output (which
 would corrupt a USI session or ``--json`` output).

@@ -3,7 +3,7 @@ tools/make_font_subset.py): every character the page and the KIF notation can wr
 in them, or a machine without a Japanese font shows an empty box.
 
 The characters are gathered here independently of the script: from the files the page
-loads (followed from tsume.html through its stylesheets and its module imports), from the
+loads (followed from the rendered page through its stylesheets and its module imports), from the
 Python modules whose text reaches the page, and from what the notation module actually
 writes for positions that use every piece, promotion, drop, recapture and hand count.
 """
@@ -20,8 +20,9 @@ import pytest
 from fontTools.ttLib import TTFont
 
 import banmen.games.shogi as shogi_pkg
-from banmen.games.shogi.notation import bod, csa_moves, kif_document, kif_moves
+from banmen.games.shogi.formats import bod, csa_moves, kif_document, kif_moves
 from banmen.web import tsume as web_tsume
+from banmen.web.pages import BODIES_DIR, PAGES, render_page
 
 STATIC = Path(web_tsume.__file__).resolve().parent / "static"
 FONTS = STATIC / "fonts"
@@ -33,14 +34,17 @@ def non_ascii(text: str) -> set[str]:
     return {c for c in text if ord(c) > 127}
 
 
-def page_files(entry: str = "tsume.html") -> list[Path]:
-    """The page and every static file it loads: stylesheets and scripts named in the HTML,
-    and the modules those scripts import (transitively)."""
-    html = STATIC / entry
-    found = [html]
+def page_html() -> str:
+    """The tsume page as the server sends it."""
+    return render_page(next(p for p in PAGES if p.path == "/tsume"))
+
+
+def page_files() -> list[Path]:
+    """The page's body and every static file it loads: stylesheets and scripts named in
+    the HTML, and the modules those scripts import (transitively)."""
+    found = [BODIES_DIR / "tsume.html"]
     todo = [
-        STATIC / m
-        for m in re.findall(r'(?:href|src)="/static/([^"]+\.(?:css|js))"', html.read_text())
+        STATIC / m for m in re.findall(r'(?:href|src)="/static/([^"]+\.(?:css|js))"', page_html())
     ]
     while todo:
         path = todo.pop()
@@ -75,7 +79,7 @@ LINES = [
 
 @cache
 def required_sans() -> set[str]:
-    chars: set[str] = set()
+    chars = non_ascii(page_html())
     for path in page_files():
         chars |= non_ascii(path.read_text(encoding="utf-8"))
     # what the server writes into the page: summaries, notes, errors (web/tsume.py and the
@@ -108,8 +112,9 @@ def required_sans() -> set[str]:
 
 
 def piece_labels() -> set[str]:
-    """The piece names shogi-board.js draws on pieces, in hands and in the palette."""
-    text = (STATIC / "js" / "shogi-board.js").read_text(encoding="utf-8")
+    """The piece names shogi-board.js draws on pieces, in hands and in the palette (from
+    shogi-position.js)."""
+    text = (STATIC / "js" / "shogi-position.js").read_text(encoding="utf-8")
     block = re.search(r"export const LABELS = \{(.*?)\};", text, re.S)
     assert block is not None
     labels = set(re.findall(r':\s*"([^"]+)"', block.group(1)))

@@ -25,7 +25,7 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from banmen.games import go
-from banmen.web.games.go import GO_MAX_LOAD, GoGame, GoPlay
+from banmen.web.games.go import GO_MAX_LOAD, GoGame
 from banmen.web.levels import GO_LEVELS
 from banmen.web.server import create_app
 
@@ -614,12 +614,12 @@ def test_the_count_is_saved_and_survives_a_restart(tmp_path: Path) -> None:
 
 
 def test_records_read_back() -> None:
-    play = GoPlay(go.Board(9, "japanese", 3.5))
+    play = go.Game(go.Board(9, "japanese", 3.5), propose_dead=True)  # as the page's games
     for v in ("E5", "E6", "pass", "pass"):
         play.push(play.board.parse_move(v))
     play.toggle(go.parse_vertex("E6", 9))
-    play.done = True
-    back = GoPlay.from_dict(json.loads(json.dumps(play.to_dict())))
+    play.finish()
+    back = go.Game.from_dict(json.loads(json.dumps(play.to_dict())), propose_dead=True)
     assert back.to_dict() == play.to_dict()
     assert back.result() == play.result() and back.done and back.dead == play.dead
     # the worker's reader takes the same record

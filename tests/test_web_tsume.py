@@ -4,9 +4,10 @@ per connection, solves waiting for a free solver, a closed page stopping its sol
 messages.
 
 The app runs with ``workers=1``, so one solve runs at a time. Solves use the real solver
-(:func:`banmen.games.shogi.tsume.solve`) in its worker processes; only the tests of the
-process handling itself (a solver that ignores the stop flag, one that crashes) swap in
-the stand-ins defined at the end of this module, which the worker processes import by name.
+(shogi's ``mate`` engine over :func:`banmen.games.shogi.tsume.solve`) in the app's engine
+pool; only the tests of the process handling itself (a solver that ignores the stop flag,
+one that crashes) swap in the stand-in engines defined at the end of this module, which the
+worker processes import by name.
 """
 
 from __future__ import annotations
@@ -29,9 +30,12 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
+from banmen.engine import Info
 from banmen.games.shogi import normalize_sfen, parse_sfen
+from banmen.games.shogi.problem import line_steps, summary
 from banmen.web.server import create_app
-from banmen.web.tsume import STOP_GRACE, SolverService, line_steps, summary
+from banmen.web.tsume import SolverService
+from banmen.worker import OVERRUN_GRACE, STOP_GRACE
 
 pytestmark = [
     pytest.mark.timeout(90),
@@ -407,7 +411,7 @@ def own_app(tmp_path: Path) -> Iterator[TestClient]:
 
 def test_a_solver_that_ignores_the_stop_flag_is_killed(own_app: TestClient) -> None:
     service: SolverService = own_app.app.state.tsume  # type: ignore[attr-defined]
-    service.solver = "test_web_tsume:stubborn_solve"
+    service.factory = "test_web_tsume:stubborn_engine"
     with own_app.websocket_connect("/ws/tsume") as ws:
         c = Conn(ws)
         c.recv()
@@ -421,9 +425,32 @@ def test_a_solver_that_ignores_the_stop_flag_is_killed(own_app: TestClient) -> N
         wait_until(lambda: not _alive(pid))
 
 
+def test_a_solver_that_overruns_its_time_limit_is_stopped_then_killed(
+    own_app: TestClient,
+) -> None:
+    service: SolverService = own_app.app.state.tsume  # type: ignore[attr-defined]
+    service.factory = "test_web_tsume:stubborn_engine"
+    with own_app.websocket_connect("/ws/tsume") as ws:
+        c = Conn(ws)
+        c.recv()
+        c.solve(ONE, 0.5)
+        pid = c.until_type("progress")["nodes"]
+        t0 = time.monotonic()
+        msg = c.result()
+        took = time.monotonic() - t0
+        assert OVERRUN_GRACE + STOP_GRACE - 1 < took < OVERRUN_GRACE + STOP_GRACE + 2
+        assert msg["status"] == "unknown" and msg["reason"] == "timeout"
+        assert "time limit (0.5 s)" in msg["summary"]
+        wait_until(lambda: not _alive(pid))
+        # the worker was restarted: the next solve is answered
+        service.factory = None
+        c.solve(ONE, 30)
+        assert c.result()["status"] == "mate"
+
+
 def test_a_crashing_solver_is_an_error_and_the_connection_lives_on(own_app: TestClient) -> None:
     service: SolverService = own_app.app.state.tsume  # type: ignore[attr-defined]
-    service.solver = "test_web_tsume:crashing_solve"
+    service.factory = "test_web_tsume:crashing_engine"
     with own_app.websocket_connect("/ws/tsume") as ws:
         c = Conn(ws)
         c.recv()
@@ -433,8 +460,7 @@ def test_a_crashing_solver_is_an_error_and_the_connection_lives_on(own_app: Test
         msg = c.result()
         assert msg["status"] == "unknown" and msg["reason"] == "crashed"
         assert msg["summary"].startswith("Unknown: the solver process failed")
-        service.solver = "test_web_tsume:raising_solve"
-        service._spare = None  # the spare was started with the crashing one
+        service.factory = "test_web_tsume:raising_engine"
         c.solve(ONE, 30)
         error = c.until_type("error", "result")
         assert error["type"] == "error" and "RuntimeError: no luck" in error["message"]
@@ -487,31 +513,48 @@ def test_line_steps_stop_at_the_first_illegal_move() -> None:
 
 
 # --------------------------------------------------------------------------- stand-in solvers
-# Imported by name in the solver processes (tests/ is on their path, as on ours).
+# Engine factories, imported by name in the pool's worker processes (tests/ is on their
+# path, as on ours) and called as the game registry's are.
 
 
-class _Result:
-    def __init__(self, sfen: str) -> None:
-        self.sfen = sfen
+class _StandIn:
+    name = "stand-in"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"sfen": self.sfen, "status": "unknown", "reason": "stopped"}
+    def warm_up(self) -> None:
+        pass
 
-
-def stubborn_solve(sfen: str, limit: Any = None, *, stop: Any = None, progress: Any = None,
-                   hash_mb: int = 0) -> _Result:  # fmt: skip
-    """Reports progress (its pid as the node count) and never looks at the stop flag."""
-    while True:
-        if progress is not None:
-            progress({"nodes": os.getpid(), "seconds": 0.0, "nps": 0, "pn": 1, "dn": 1,
-                      "phase": "proof"})  # fmt: skip
-        time.sleep(0.1)
+    def new_game(self) -> None:
+        pass
 
 
-def crashing_solve(sfen: str, limit: Any = None, **kw: Any) -> _Result:
-    """Dies without a word, as a segfault would."""
-    os._exit(3)
+class _Stubborn(_StandIn):
+    def think(self, board: Any, limit: Any = None, on_info: Any = None, stop: Any = None) -> Any:
+        """Reports progress (its pid as the node count) and never looks at the stop flag."""
+        while True:
+            if on_info is not None:
+                on_info(Info(0, 0, os.getpid(), 0.0, [], 0.0,
+                             extra={"pn": 1, "dn": 1, "phase": "proof"}))  # fmt: skip
+            time.sleep(0.1)
 
 
-def raising_solve(sfen: str, limit: Any = None, **kw: Any) -> _Result:
-    raise RuntimeError("no luck")
+class _Crashing(_StandIn):
+    def think(self, board: Any, limit: Any = None, on_info: Any = None, stop: Any = None) -> Any:
+        """Dies without a word, as a segfault would."""
+        os._exit(3)
+
+
+class _Raising(_StandIn):
+    def think(self, board: Any, limit: Any = None, on_info: Any = None, stop: Any = None) -> Any:
+        raise RuntimeError("no luck")
+
+
+def stubborn_engine(game: Any, spec: Any) -> _Stubborn:
+    return _Stubborn()
+
+
+def crashing_engine(game: Any, spec: Any) -> _Crashing:
+    return _Crashing()
+
+
+def raising_engine(game: Any, spec: Any) -> _Raising:
+    return _Raising()

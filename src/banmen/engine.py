@@ -16,7 +16,7 @@ they offer (``GameDef.engines``, a spec kind to a factory); the registry
 
 Specs: ``alphabeta[:depth=N,time=S,nodes=N]`` (alias ``cpu``; default ``time=1``),
 ``perfect[:time=S]`` (exact solve), ``random[:seed=N]``, ``mcts[:time=S,playouts=N]``,
-``nboard:COMMAND``, ``gtp:COMMAND``.
+``mate[:time=S,nodes=N,hash=MB]`` (shogi mate problems), ``nboard:COMMAND``, ``gtp:COMMAND``.
 """
 
 from __future__ import annotations
@@ -75,7 +75,9 @@ class GameBoard(Protocol):
 
 @dataclass(frozen=True)
 class Info:
-    """Search progress, for live display. Moves are in the game's notation."""
+    """Search progress, for live display. Moves are in the game's notation; ``extra``
+    holds what a search of another kind reports besides (a mate search: the root's proof
+    and disproof numbers and its phase)."""
 
     depth: int
     score: int
@@ -84,19 +86,23 @@ class Info:
     pv: list[str]
     seconds: float
     exact: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return _without_empty_extra(asdict(self))
 
 
 @dataclass
 class Result:
     """The outcome of :meth:`Engine.think`.
 
-    ``move`` is ``None`` only if the game is over. ``score`` is from the mover's point of
-    view in the game's own unit (Mattix: the final score margin); it is the proved value
-    when ``exact`` is true and an estimate otherwise. ``stopped_by`` is one of
-    ``exact`` (solved), ``depth``, ``time``, ``nodes``, ``stop``, ``game_over``, ``random``.
+    ``move`` is ``None`` only if the game is over, or if the engine offers no move (a mate
+    solver that found no mate). ``score`` is from the mover's point of view in the game's
+    own unit (Mattix: the final score margin; a mate: its length in plies); it is the
+    proved value when ``exact`` is true and an estimate otherwise. ``stopped_by`` is one of
+    ``exact`` (solved), ``depth``, ``time``, ``nodes``, ``stop``, ``memory``,
+    ``game_over``, ``random``. ``extra`` holds an engine's own details (a mate solver: its
+    record of what was proved, and the line's steps).
     """
 
     move: str | None
@@ -108,13 +114,21 @@ class Result:
     exact: bool = False
     stopped_by: str = "depth"
     seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return _without_empty_extra(asdict(self))
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Result:
         return cls(**d)
+
+
+def _without_empty_extra(d: dict[str, Any]) -> dict[str, Any]:
+    """A record without ``extra`` when it holds nothing (most engines': nothing to show)."""
+    if not d.get("extra"):
+        d.pop("extra", None)
+    return d
 
 
 class Engine(Protocol[BoardT]):
@@ -154,6 +168,8 @@ ENGINE_KINDS = {
     "gtp": "an external Go engine over GTP: gtp:COMMAND",
     "mcts": "Monte-Carlo tree search (Go); options time=SECONDS, playouts=N, seed=N "
     "(default time=1)",
+    "mate": "a mate solver (shogi: df-pn, tsume counting); options time=SECONDS, nodes=N, "
+    "hash=MB (no limit by default)",
 }
 _ALIASES = {"cpu": "alphabeta", "ab": "alphabeta"}
 _OPTIONS: dict[str, dict[str, type[int] | type[float]]] = {
@@ -161,6 +177,7 @@ _OPTIONS: dict[str, dict[str, type[int] | type[float]]] = {
     "perfect": {"time": float, "nodes": int},
     "random": {"seed": int},
     "mcts": {"time": float, "playouts": int, "seed": int},
+    "mate": {"time": float, "nodes": int, "hash": int},
 }
 
 
@@ -173,7 +190,7 @@ class PlayerSpec:
     @property
     def limit(self) -> Limit:
         o = self.options
-        if self.kind == "perfect":
+        if self.kind in ("perfect", "mate"):  # a solve: no bound unless one is given
             return Limit(time=o.get("time"), nodes=o.get("nodes"))
         if self.kind == "mcts":  # playouts are the search's nodes
             if not any(k in o for k in ("time", "playouts")):

@@ -3,13 +3,22 @@
 :class:`EngineWorker` is one spawned process that runs :meth:`Engine.think` jobs one at a
 time; it shares a :class:`~banmen.search.limits.StopFlag` with its parent, so ``stop()``
 makes the current search return its best move within milliseconds. Messages from the
-worker (progress, result, error) are read by a thread and handed to callbacks.
+worker (started, progress, info, result, error) are read by a thread and handed to
+callbacks.
 
 :class:`EnginePool` is the asyncio face used by the web app: a fixed number of workers
 (the cap on concurrent searches), ``submit()`` returning a :class:`Job` whose
 ``on_info`` callbacks run on the event loop, and ``await job`` giving the result. Jobs
 that find every worker busy wait in a bounded line, taking turns between their owners
-(web sessions), and are told their place in it as it moves.
+(web sessions, tsume clients), and are told their place in it as it moves. Every job is a
+search by some game's engine — a CPU move with the game's ``alphabeta``, a shogi mate
+problem with ``mate`` — so one pool, one line and one set of promises serve every page.
+
+The pool keeps a search's time-limit promise even when the engine does not: a job that has
+not answered :data:`STOP_GRACE` seconds after it was stopped — or :data:`OVERRUN_GRACE`
+seconds past its time limit, when it is stopped for it — fails with :class:`JobKilled`
+and its worker is killed and restarted. A worker that dies fails its job with an
+:class:`EngineError` and is restarted too.
 
 The synchronous :meth:`EngineWorker.think` serves the CLI and tests::
 
@@ -20,6 +29,7 @@ The synchronous :meth:`EngineWorker.think` serves the CLI and tests::
 from __future__ import annotations
 
 import asyncio
+import importlib
 import itertools
 import multiprocessing
 import os
@@ -28,9 +38,11 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Hashable, Sequence
+from multiprocessing.connection import Connection
 from typing import Any
 
-from banmen.engine import Info, Result
+from banmen.engine import Engine, GameBoard, Info, Result, SpecError, parse_spec
+from banmen.games import GameDef, get_game, make_engine
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = [
@@ -39,12 +51,23 @@ __all__ = [
     "EnginePool",
     "Job",
     "JobCancelled",
+    "JobKilled",
     "PoolBusy",
     "Progress",
+    "STOP_GRACE",
+    "OVERRUN_GRACE",
 ]
+
+#: Seconds a stopped search has to answer before its worker is killed.
+STOP_GRACE = 2.0
+#: Seconds past its time limit a search may run before it is stopped (then killed).
+OVERRUN_GRACE = 5.0
 
 _PROGRESS_PERIOD = 0.25  # seconds between node-count updates during a long iteration
 _ids = itertools.count(1)
+
+#: what a worker is asked to run: (game, board as JSON, player spec, limit, factory)
+_Request = tuple[str, dict[str, Any], str, Limit | None, str | None]
 
 
 class EngineError(RuntimeError):
@@ -54,23 +77,32 @@ class EngineError(RuntimeError):
 # --------------------------------------------------------------------------- child side
 
 
-def _engine_for(cache: dict[tuple[str, str], Any], game: Any, kind: str) -> Any:
-    """One engine per (game, kind) in this process, warmed up on first use; the limit comes
-    with each job. Its table persists between jobs (keys are salted per deal)."""
-    from banmen.games import make_engine
-
-    engine = cache.get((game.name, kind))
+def _engine_for(
+    cache: dict[tuple[str, str, str], Engine[GameBoard]],
+    game: GameDef[Any],
+    kind: str,
+    factory: str | None = None,
+) -> Engine[GameBoard]:
+    """One engine per (game, kind) in this process, built from the kind alone (a job's
+    limit comes with the job) and warmed up on first use. Its table persists between jobs
+    (keys are salted per deal). ``factory`` (``module:function``, called as the registry's
+    factories are) builds an engine the registry does not list — a test's stand-in."""
+    key = (game.name, factory or "", kind)
+    engine = cache.get(key)
     if engine is None:
-        engine = cache[(game.name, kind)] = make_engine(game, kind)
-        warm = getattr(engine, "warm_up", None)
-        if warm is not None:
-            warm()
+        if factory is None:
+            engine = make_engine(game, kind)
+        else:
+            module, _, name = factory.partition(":")
+            engine = getattr(importlib.import_module(module), name)(game, parse_spec(kind))
+        engine.warm_up()
+        cache[key] = engine
     return engine
 
 
 def _think_with_progress(
-    engine: Any,
-    board: Any,
+    engine: Engine[GameBoard],
+    board: GameBoard,
     limit: Limit,
     stop: StopFlag,
     job_id: int,
@@ -80,7 +112,7 @@ def _think_with_progress(
     node count (a long iteration is otherwise silent)."""
     done = threading.Event()
     t0 = time.perf_counter()
-    search = getattr(engine, "search", None)
+    search = getattr(engine, "search", None)  # alpha-beta's: its node count is ctl[0]
 
     def progress() -> None:
         while not done.wait(_PROGRESS_PERIOD):
@@ -90,7 +122,7 @@ def _think_with_progress(
     ticker = threading.Thread(target=progress, daemon=True)
     ticker.start()
     try:
-        result: Result = engine.think(
+        result = engine.think(
             board, limit, lambda info: send(("info", job_id, info.to_dict())), stop
         )
     finally:
@@ -99,18 +131,24 @@ def _think_with_progress(
     return result
 
 
-def _worker_main(conn: Any, stop: StopFlag, warm: Sequence[str]) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
-    from banmen.engine import parse_spec
-    from banmen.games import get_game, make_engine
+def _describe(e: Exception) -> str:
+    """One line for a failed job: a bad request's own message (a ``ValueError`` names the
+    fix); for anything else, the exception's type too."""
+    text = " ".join(str(e).split())
+    if isinstance(e, ValueError):
+        return text or type(e).__name__
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
+
+def _worker_main(conn: Connection, stop: StopFlag, warm: Sequence[str]) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
     lock = threading.Lock()
 
     def send(msg: tuple[Any, ...]) -> None:
         with lock:
             conn.send(msg)
 
-    engines: dict[tuple[str, str], Any] = {}
+    engines: dict[tuple[str, str, str], Engine[GameBoard]] = {}
     for g in warm:
         try:
             game = get_game(g)
@@ -128,20 +166,21 @@ def _worker_main(conn: Any, stop: StopFlag, warm: Sequence[str]) -> None:
             return
         if msg[0] != "think":
             continue
-        _, job_id, game_name, board_dict, spec_text, limit_dict = msg
+        _, job_id, game_name, board_dict, spec_text, limit_dict, factory = msg
         try:
             game = get_game(game_name)
             board = game.board_from_dict(board_dict)
             spec = parse_spec(spec_text)
             limit = Limit.from_dict(limit_dict) if limit_dict else spec.limit
-            if spec.kind == "random":
-                engine: Any = make_engine(game, spec)
+            if spec.kind == "random" and factory is None:
+                engine: Engine[GameBoard] = make_engine(game, spec)  # seeded per job
             else:
-                engine = _engine_for(engines, game, spec.kind)
+                engine = _engine_for(engines, game, spec.kind, factory)
+            send(("started", job_id))  # the search's own clock starts now
             result = _think_with_progress(engine, board, limit, stop, job_id, send)
             send(("result", job_id, result.to_dict()))
         except Exception as e:
-            send(("error", job_id, str(e) or type(e).__name__))
+            send(("error", job_id, _describe(e)))
 
 
 # --------------------------------------------------------------------------- parent side
@@ -164,13 +203,17 @@ class Progress:
         return {"nodes": self.nodes, "seconds": self.seconds, "nps": self.nps}
 
 
+#: what the reader thread hands a job's handler: the worker's message about it
+Handler = Callable[[tuple[Any, ...]], None]
+
+
 class EngineWorker:
     """One engine process. ``think()`` blocks; ``start_job()`` does not."""
 
     def __init__(self, warm: Sequence[str] = ("mattix",)) -> None:
         self._warm = tuple(warm)
         self._lock = threading.Lock()
-        self._handlers: dict[int, Callable[[tuple[Any, ...]], None]] = {}
+        self._handlers: dict[int, Handler] = {}
         self.ready = threading.Event()
         self.pid: int | None = None
         self._start()
@@ -185,11 +228,15 @@ class EngineWorker:
         self.proc.start()
         child.close()
         self.ready.clear()
+        # each process has its own reader and its own "dead" event: a reader still
+        # finishing with the previous process never touches the next one's
         self.dead = threading.Event()
-        self._reader = threading.Thread(target=self._read, args=(self._conn,), daemon=True)
+        self._reader = threading.Thread(
+            target=self._read, args=(self._conn, self.proc, self.dead), daemon=True
+        )
         self._reader.start()
 
-    def _read(self, conn: Any) -> None:
+    def _read(self, conn: Connection, proc: Any, dead: threading.Event) -> None:
         while True:
             try:
                 msg = conn.recv()
@@ -206,12 +253,14 @@ class EngineWorker:
                 if handler is not None:
                     handler(msg)
         # The process is gone: fail whatever was running.
-        self.dead.set()
+        dead.set()
+        proc.join(0.5)  # for its exit code
+        code = "" if proc.exitcode is None else f" (exit code {proc.exitcode})"
         with self._lock:
             handlers = list(self._handlers.items())
             self._handlers.clear()
         for job_id, handler in handlers:
-            handler(("error", job_id, "the engine process stopped unexpectedly"))
+            handler(("error", job_id, f"the engine process stopped unexpectedly{code}"))
 
     @property
     def alive(self) -> bool:
@@ -235,19 +284,20 @@ class EngineWorker:
         board: dict[str, Any],
         spec: str,
         limit: Limit | None,
-        handler: Callable[[tuple[Any, ...]], None],
+        handler: Handler,
+        factory: str | None = None,
     ) -> int:
-        """Send a job; ``handler`` gets every message about it, on the reader thread."""
+        """Send a job; ``handler`` gets every message about it, on the reader thread.
+        ``factory`` (``module:function``) builds the engine instead of the registry."""
         if not self.alive:
             self.restart()
         job_id = next(_ids)
         self.stop_flag.clear()
         with self._lock:
             self._handlers[job_id] = handler
+        limit_dict = None if limit is None else limit.to_dict()
         try:
-            self._conn.send(
-                ("think", job_id, game, board, spec, None if limit is None else limit.to_dict())
-            )
+            self._conn.send(("think", job_id, game, board, spec, limit_dict, factory))
         except (OSError, ValueError) as e:
             with self._lock:
                 self._handlers.pop(job_id, None)
@@ -261,6 +311,12 @@ class EngineWorker:
     def stop(self) -> None:
         """Make the running search return its best move now."""
         self.stop_flag.set()
+
+    def kill(self) -> None:
+        """Kill the process now (a search that would not stop); blocks until it is gone."""
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(timeout=5)
 
     def think(
         self,
@@ -295,6 +351,7 @@ class EngineWorker:
             self.proc.kill()
             self.proc.join(timeout=2)
         self._conn.close()
+        self._reader.join(timeout=2)
 
     def __enter__(self) -> EngineWorker:
         return self
@@ -309,23 +366,34 @@ class Job:
 
     def __init__(
         self,
+        request: _Request,
         on_info: Callable[[Info], None] | None,
         on_progress: Callable[[Progress], None] | None,
         *,
         owner: Hashable | None = None,
         on_queue: Callable[[int], None] | None = None,
+        on_release: Callable[[], None] | None = None,
     ) -> None:
         self.future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
         self.on_info = on_info
         self.on_progress = on_progress
         self.owner = owner
         self.on_queue = on_queue
+        self.on_release = on_release
         #: place in line (1 = next to start) while waiting; 0 once started
         self.position = 0
+        #: handed to a worker (it may still be loading the engine)
+        self.started = False
+        #: when the worker began the search (``time.monotonic()``), once it has
+        self.began: float | None = None
+        #: when a stop was asked for
+        self.stop_at: float | None = None
+        #: stopped by the pool for overrunning its time limit
+        self.overran = False
         self.worker: EngineWorker | None = None
-        self._stop_requested = False
         self._pool: EnginePool | None = None
-        self._request: tuple[str, dict[str, Any], str, Limit | None] | None = None
+        self._request: _Request | None = request
+        self._wake = asyncio.Event()
 
     @property
     def waiting(self) -> bool:
@@ -333,10 +401,13 @@ class Job:
 
     def stop(self) -> None:
         """Ask the search to return its best move now (safe to call at any time; a job
-        still waiting in line returns at once when its turn comes)."""
-        self._stop_requested = True
+        still waiting in line returns at once when its turn comes). A search that has not
+        answered :data:`STOP_GRACE` seconds later is killed."""
+        if self.stop_at is None:
+            self.stop_at = time.monotonic()
         if self.worker is not None and not self.future.done():
             self.worker.stop()
+        self._wake.set()
 
     def cancel(self) -> None:
         """Abandon the job: taken out of the line if it waits there (it then fails with
@@ -345,12 +416,31 @@ class Job:
             return
         self.stop()
 
+    def _release(self) -> None:
+        """The job is over and holds no worker (or never had one): tell ``on_release``,
+        once."""
+        callback, self.on_release = self.on_release, None
+        if callback is not None:
+            callback()
+
     def __await__(self) -> Any:
         return self.future.__await__()
 
 
 class JobCancelled(EngineError):
     """The job was cancelled while it waited for a worker."""
+
+
+class JobKilled(EngineError):
+    """The search did not answer in time — :data:`STOP_GRACE` seconds after it was
+    stopped (``reason`` ``"stop"``), or after it was stopped for running
+    :data:`OVERRUN_GRACE` seconds past its time limit (``reason`` ``"time"``) — so its
+    worker was killed (and restarted)."""
+
+    def __init__(self, reason: str) -> None:
+        what = "its time limit" if reason == "time" else "being stopped"
+        super().__init__(f"the search did not stop after {what}: its process was killed")
+        self.reason = reason
 
 
 class PoolBusy(EngineError):
@@ -405,6 +495,11 @@ class EnginePool:
         """Jobs waiting in line for a worker."""
         return len(self._line)
 
+    @property
+    def free(self) -> bool:
+        """Whether a job submitted now would start at once (a worker is idle, none waits)."""
+        return self._started and bool(self._idle) and not self._line
+
     def submit(
         self,
         game: str,
@@ -416,12 +511,15 @@ class EnginePool:
         *,
         owner: Hashable | None = None,
         on_queue: Callable[[int], None] | None = None,
+        on_release: Callable[[], None] | None = None,
+        factory: str | None = None,
     ) -> Job:
         """Queue a search; it starts as soon as a worker is free and it is its turn.
         Raises :class:`PoolBusy` (and queues nothing) if it would have to wait in a full
-        line, or ``owner`` already has its share waiting."""
-        must_wait = not (self._started and self._idle and not self._line)
-        if must_wait and self.max_queued is not None and len(self._line) >= self.max_queued:
+        line, or ``owner`` already has its share waiting. ``on_release`` is called once
+        the job is over and its worker free again (or it left the line); ``factory``
+        (``module:function``) builds the engine instead of the game's registry."""
+        if not self.free and self.max_queued is not None and len(self._line) >= self.max_queued:
             raise PoolBusy(
                 f"the server is busy: the line for an engine is full ({len(self._line)} waiting)"
             )
@@ -429,9 +527,10 @@ class EnginePool:
             mine = sum(1 for j in self._line if j.owner == owner)
             if mine >= self.max_waiting_per_owner:
                 raise PoolBusy("this game already has a CPU move waiting for an engine")
-        job = Job(on_info, on_progress, owner=owner, on_queue=on_queue)
+        request: _Request = (game, board, spec, limit, factory)
+        job = Job(request, on_info, on_progress, owner=owner, on_queue=on_queue,
+                  on_release=on_release)  # fmt: skip
         job._pool = self
-        job._request = (game, board, spec, limit)
         self._line.append(job)
         self._dispatch()
         return job
@@ -457,6 +556,7 @@ class EnginePool:
             job = line.pop(0)
             self._line.remove(job)
             worker = self._idle.pop(0)
+            job.started = True
             task = asyncio.get_running_loop().create_task(self._run(job, worker))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
@@ -482,15 +582,17 @@ class EnginePool:
         if not job.future.done():
             job.future.set_exception(JobCancelled("cancelled while waiting for an engine"))
             job.future.exception()  # retrieved: nobody need await an abandoned job
+        job._release()
         self._dispatch()
         return True
 
     async def _run(self, job: Job, worker: EngineWorker) -> None:
         loop = asyncio.get_running_loop()
         assert job._request is not None
-        game, board, spec, limit = job._request
+        game, board, spec, limit, factory = job._request
         job._request = None
         self.running += 1
+        killed = False
         try:
             job.worker = worker
 
@@ -501,32 +603,67 @@ class EnginePool:
                     pass
 
             try:
-                job_id = worker.start_job(game, board, spec, limit, handle)
+                job_id = worker.start_job(game, board, spec, limit, handle, factory)
             except EngineError as e:
                 job.future.set_exception(e)
                 return
-            if job._stop_requested:
+            if job.stop_at is not None:
                 worker.stop()
-            try:
-                await asyncio.shield(job.future)
-            except Exception:
-                pass
+            killed = await self._watch(job, worker, _time_limit(spec, limit))
             worker.finish_job(job_id)
         finally:
             self.running -= 1
             job.worker = None
             if worker in self._workers:  # not closed meanwhile
-                if not worker.alive:
+                if killed or not worker.alive:
                     await loop.run_in_executor(None, worker.restart)
                 self._idle.append(worker)
                 self._dispatch()
+            job._release()
+
+    @staticmethod
+    async def _watch(job: Job, worker: EngineWorker, seconds: float | None) -> bool:
+        """Wait for ``job``'s answer, keeping its promises: stopped :data:`OVERRUN_GRACE`
+        seconds past its time limit, failed with :class:`JobKilled` and its worker killed
+        :data:`STOP_GRACE` seconds after a stop it did not answer (both counted from when
+        the search began: loading an engine is not the search's time). True if killed."""
+        while not job.future.done():
+            now = time.monotonic()
+            wait: float | None = None
+            if job.began is not None:
+                if seconds is not None and job.stop_at is None:
+                    overrun = job.began + seconds + OVERRUN_GRACE
+                    if now >= overrun:
+                        job.overran = True
+                        job.stop()
+                        continue
+                    wait = overrun - now
+                if job.stop_at is not None:
+                    kill_at = max(job.stop_at, job.began) + STOP_GRACE
+                    if now >= kill_at:
+                        job.future.set_exception(JobKilled("time" if job.overran else "stop"))
+                        job.future.exception()  # retrieved: the caller may have gone
+                        await asyncio.get_running_loop().run_in_executor(None, worker.kill)
+                        return True
+                    wait = kill_at - now
+            job._wake.clear()
+            waker: asyncio.Future[Any] = asyncio.ensure_future(job._wake.wait())
+            waiters: set[asyncio.Future[Any]] = {job.future, waker}
+            try:
+                await asyncio.wait(waiters, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waker.cancel()
+        return False
 
     @staticmethod
     def _deliver(job: Job, msg: tuple[Any, ...]) -> None:
         if job.future.done():
             return
         kind = msg[0]
-        if kind == "info" and job.on_info is not None:
+        if kind == "started":
+            job.began = time.monotonic()
+            job._wake.set()
+        elif kind == "info" and job.on_info is not None:
             job.on_info(Info(**msg[2]))
         elif kind == "progress" and job.on_progress is not None:
             job.on_progress(Progress(msg[2], msg[3]))
@@ -546,3 +683,14 @@ class EnginePool:
                 w.close()
 
         await loop.run_in_executor(None, close_all)
+
+
+def _time_limit(spec: str, limit: Limit | None) -> float | None:
+    """The seconds a job's search may take: its limit's, else its spec's (``None``: no time
+    limit, or a spec the worker will refuse)."""
+    if limit is None:
+        try:
+            limit = parse_spec(spec).limit
+        except SpecError:
+            return None
+    return limit.time

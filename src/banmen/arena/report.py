@@ -16,6 +16,7 @@ from banmen.arena.runner import planned_jobs, sprt_decisions
 from banmen.arena.schedule import Player, make_pairings
 from banmen.arena.store import ArenaStore, GameRecord, RunConfig
 from banmen.engine import parse_spec
+from banmen.games import get_game
 from banmen.stats import bradley_terry, elo_from_score, mean_ci, wilson, z_value
 
 __all__ = ["build_report", "games_csv", "pairings_csv", "game_records"]
@@ -182,29 +183,22 @@ def pairings_csv(report: dict[str, Any]) -> str:
 
 def game_records(game_name: str, size: int | None, games: list[GameRecord],
                  specs: dict[str, str]) -> list[tuple[str, str]]:  # fmt: skip
-    """Each game as a record file of the game's own format, ``(file name, text)``: SGF for
-    Go (players' names and specs, the result). Games without a record format give []."""
-    if game_name != "go":
-        return []
-    from banmen.games import get_game
-    from banmen.games.go.sgf import write_sgf
-
+    """Each game as a record file of the game's own format (``GameDef.write_record``,
+    Go: SGF), naming the players and their specs: ``(file name, text)``. Games without a
+    record format give []."""
     game = get_game(game_name)
+    write = game.write_record
+    if write is None:
+        return []
     assert game.new_board is not None
     out = []
     for g in games:
         board = game.new_board(g.deal_seed, size)
         for m in g.moves:
-            if m == "resign":
-                board.resign()
-                break
             board.push(board.parse_move(m))
-        black, white = g.first, g.second
-        text = write_sgf(
-            board,
-            black=f"{black} ({specs.get(black, '?')})",
-            white=f"{white} ({specs.get(white, '?')})",
-            result=board.result(),
-        )
-        out.append((f"p{g.pairing}-{g.pair:04d}-{'b' if g.swapped else 'a'}.sgf", text))
+        first, second = g.first, g.second
+        text = write(board, f"{first} ({specs.get(first, '?')})",
+                     f"{second} ({specs.get(second, '?')})")  # fmt: skip
+        name = f"p{g.pairing}-{g.pair:04d}-{'b' if g.swapped else 'a'}{game.record_suffix}"
+        out.append((name, text))
     return out

@@ -15,6 +15,7 @@ Workers ignore Ctrl-C (the parent decides) and exit by themselves if the parent 
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import threading
@@ -99,13 +100,9 @@ def play_game(
         t0 = time.perf_counter()
         result = engines[board.turn].think(board)
         times.append(round(time.perf_counter() - t0, 6))
-        if result.move is None:  # pragma: no cover - an engine that resigns a live game
+        if result.move is None:  # pragma: no cover - an engine that gives up a live game
             break
-        if result.move == "resign" and hasattr(board, "resign"):
-            board.resign()  # Go: the side to move gives up
-            moves.append(result.move)
-            break
-        board.push(board.parse_move(result.move))
+        board.push(board.parse_move(result.move))  # Go's "resign" too: it ends the game
         moves.append(result.move)
     s1, s2 = game.scores(board)
     res = _first_mover_result(board.result())
@@ -141,8 +138,6 @@ def _init_worker(game_name: str, specs: list[str], parent: int, db_path: str, ru
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _parent = parent
     threading.Thread(target=_watch_parent, daemon=True).start()
-    from banmen.games import get_game
-
     _cache = EngineCache()
     _store = ArenaStore(db_path)
     _run_id = run_id
@@ -269,8 +264,6 @@ def run_arena(
 ) -> Progress:
     """Play every game of ``run_id`` not yet in the database. Raises ``KeyboardInterrupt``
     (after marking the run interrupted) if interrupted; the games finished so far stay."""
-    import multiprocessing
-
     config = store.run_config(run_id)
     jobs = planned_jobs(config)
     specs = {p["name"]: p["spec"] for p in config.players}

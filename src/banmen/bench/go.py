@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from banmen.games.go import Board
-from banmen.games.go import kernel as K
+from banmen.games.go import kernels as K
 from banmen.games.go.engine import GoEngine
 from banmen.search.limits import Limit
 
@@ -17,7 +17,7 @@ __all__ = ["bench_random_playouts", "bench_mcts_playouts"]
 
 def bench_random_playouts(size: int, n: int) -> dict[str, Any]:
     """Uniformly random playouts (never filling a player's own single-point eye) from the
-    empty board to two passes, compiled (``kernel.run_playouts``)."""
+    empty board to two passes, compiled (``kernels.run_playouts``)."""
 
     pos = Board(size).position
     scores = np.zeros(n, dtype=np.int64)

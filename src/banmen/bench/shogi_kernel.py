@@ -1,4 +1,4 @@
-"""Shogi rules kernels (games/shogi/kernel.py) beside cshogi, in the same run.
+"""Shogi rules kernels (games/shogi/kernels.py) beside cshogi, in the same run.
 
 * perft from the start position: leaves (bulk-counted: the last ply's moves are counted,
   not played) and moves made per second. cshogi has no perft of its own; its figure is a
@@ -17,18 +17,19 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import cshogi
 import numpy as np
 import numpy.typing as npt
+from numba import njit
+
+from banmen.bench.tsume import tsume_rows
+from banmen.games.shogi import kernels as K
 
 __all__ = ["bench_kernel"]
 
 
 def _positions() -> tuple[list[str], list[str]]:
     """(attacker-to-move SFENs, defender-to-move SFENs) from the shared tsume suite."""
-    import cshogi
-
-    from banmen.bench.tsume import tsume_rows
-
     attack, defend = [], []
     for row in tsume_rows():
         b = cshogi.Board(row["sfen"])
@@ -40,7 +41,7 @@ def _positions() -> tuple[list[str], list[str]]:
     return attack, defend
 
 
-def _cshogi_perft(board: Any, depth: int) -> tuple[int, int]:
+def _cshogi_perft(board: cshogi.Board, depth: int) -> tuple[int, int]:
     if depth == 1:
         return len(board.legal_moves), 0
     leaves = made = 0
@@ -66,11 +67,6 @@ def _timed(fn: Any, min_seconds: float) -> tuple[int, float]:
 
 def bench_kernel(quick: bool = False) -> dict[str, Any]:
     """Perft and per-node call rates, ours and cshogi's, on one thread."""
-    import cshogi
-    from numba import njit
-
-    from banmen.games.shogi import kernel as K
-
     ctx = K.CTX
     out: dict[str, Any] = {}
 
@@ -153,7 +149,7 @@ def bench_kernel(quick: bool = False) -> dict[str, Any]:
         calls, t = _timed(one_by_one, secs)
         from_python = calls / t
 
-        def theirs(boards: Any = boards, cfn: Any = cfn) -> int:
+        def theirs(boards: list[cshogi.Board] = boards, cfn: Any = cfn) -> int:
             for b in boards:
                 cfn(b)
             return len(boards)

@@ -60,9 +60,13 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
+import cshogi
+
+from banmen.games.shogi.formats import normalize_sfen
 from banmen.protocols._lines import LineProcess
+from banmen.search.limits import Limit
 
 __all__ = [
     "TSUME_TSV",
@@ -205,8 +209,8 @@ def classify(answer: dict[str, Any], mate_length: str) -> dict[str, Any]:
 
 def solve_banmen(sfen: str, limit: float, hash_mb: int = HASH_MB) -> dict[str, Any]:
     """banmen's answer for one problem, in this process, a fresh table for it."""
+    # (here: the cshogi child process imports this module, and needs no numba)
     from banmen.games.shogi.tsume import solve, warm_up
-    from banmen.search.limits import Limit
 
     warm_up()  # (once per process in effect: the compiled code is loaded, not timed)
     t0 = time.perf_counter()
@@ -245,7 +249,6 @@ def _error(e: BaseException, seconds: float) -> dict[str, Any]:
 def _cshogi_worker() -> None:
     """The child's loop: an SFEN per line in; a JSON line ``["searched", found, nodes,
     seconds]`` then ``["pv", [usi, ...]]`` (or ``["error", text]``) out."""
-    import cshogi
 
     def send(msg: list[Any]) -> None:
         sys.stdout.write(json.dumps(msg) + "\n")
@@ -266,7 +269,32 @@ def _cshogi_worker() -> None:
             send(["error", f"{type(e).__name__}: {e}"])
 
 
-class CshogiDfPn:
+class _ChildSolver:
+    """A solver in a child process: :meth:`solve` checks the problem, ``_solve`` asks the
+    child; ``with`` closes the child at the end."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def _solve(self, sfen: str, limit: float) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def solve(self, sfen: str, limit: float) -> dict[str, Any]:
+        """The answer for ``sfen`` within ``limit`` seconds (a bad SFEN is an ``error``)."""
+        try:
+            sfen = normalize_sfen(sfen)
+        except Exception as e:
+            return _error(e, 0.0)
+        return self._solve(sfen, limit)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class CshogiDfPn(_ChildSolver):
     """cshogi's DfPn in a child process, killed (and restarted) when it overruns the limit.
 
     ``seconds`` is the child's own time around ``search``; a killed search is reported as
@@ -333,19 +361,7 @@ class CshogiDfPn:
                 pass
         self._kill()
 
-    def __enter__(self) -> CshogiDfPn:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def solve(self, sfen: str, limit: float) -> dict[str, Any]:
-        from banmen.games.shogi.sfen import normalize_sfen
-
-        try:
-            sfen = normalize_sfen(sfen)
-        except Exception as e:
-            return _error(e, 0.0)
+    def _solve(self, sfen: str, limit: float) -> dict[str, Any]:
         t0 = time.perf_counter()
         try:
             proc = self._start()
@@ -457,7 +473,7 @@ def parse_kh_checkmate(line: str) -> tuple[str, list[str]]:
 _USI_MOVE = re.compile(r"[1-9][a-i][1-9][a-i]\+?|[PLNSGBR]\*[1-9][a-i]")
 
 
-class KomoringHeights:
+class KomoringHeights(_ChildSolver):
     """KomoringHeights as a USI child process, kept for the whole run.
 
     A problem: ``usinewgame`` and ``isready`` (whatever it does on a new game is over before
@@ -522,19 +538,7 @@ class KomoringHeights:
             self._proc.close()
         self._proc = None
 
-    def __enter__(self) -> KomoringHeights:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def solve(self, sfen: str, limit: float) -> dict[str, Any]:
-        from banmen.games.shogi.sfen import normalize_sfen
-
-        try:
-            sfen = normalize_sfen(sfen)
-        except Exception as e:
-            return _error(e, 0.0)
+    def _solve(self, sfen: str, limit: float) -> dict[str, Any]:
         t0 = time.perf_counter()
         info: dict[str, Any] = {}
         first: float | None = None

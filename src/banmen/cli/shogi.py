@@ -19,9 +19,9 @@ def solve_shogi(
     nothing is claimed). ``kif`` and ``csa`` are the line in those notations.
     Raises :class:`~banmen.games.shogi.ShogiError` for a bad SFEN.
     """
+    # (here, not at the top: `banmen --help` must not load cshogi, numpy or numba)
     from banmen.games.shogi import tsume
-    from banmen.games.shogi.notation import csa_moves, kif_moves
-    from banmen.games.shogi.sfen import normalize_sfen, parse_sfen
+    from banmen.games.shogi.formats import csa_moves, kif_moves, normalize_sfen, parse_sfen
     from banmen.search.limits import Limit
 
     problem = normalize_sfen(sfen)

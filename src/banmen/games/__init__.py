@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 #: Every registered game's name (its module is ``banmen.games.<name>``), sorted.
-GAME_NAMES: tuple[str, ...] = ("go", "mattix", "othello")
+GAME_NAMES: tuple[str, ...] = ("go", "mattix", "othello", "shogi")
 
 
 class UnknownGameError(ValueError):

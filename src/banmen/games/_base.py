@@ -81,6 +81,12 @@ class GameDef(Generic[B]):
     max_plies: int = 1000
     #: the engine kind a worker loads (and compiles) ahead of the first request
     default_engine: str = "alphabeta"
+    #: ``write_record(board, first, second)``: the game on ``board`` as a file of the
+    #: game's own record format (Go: SGF), naming the players of sides 1 and 2 (the
+    #: arena writes one per game); ``None``: the game has no record format
+    write_record: Callable[[B, str, str], str] | None = None
+    #: the file name suffix of those records (Go: ``".sgf"``)
+    record_suffix: str = ""
     #: ``kernel_moves(board)``: the moves the compiled rules find (in any order), checked
     #: against ``board.legal_moves`` by the contract test; ``None``: no compiled rules
     kernel_moves: Callable[[B], Sequence[int]] | None = None
@@ -94,6 +100,9 @@ class GameDef(Generic[B]):
     board_from_text: Callable[[str], B] | None = None
     #: the game's text formats by name (Mattix: layout; Othello: board string, GGF)
     text_formats: Mapping[str, TextFormat[B]] = field(default_factory=dict)
+    #: the engine kinds that answer only with what they prove (shogi's mate solver): no
+    #: move from them means nothing was proved, not that there is none to play
+    proof_engines: tuple[str, ...] = ()
 
 
 def parse_json(text: str, error: type[ValueError]) -> Any:

@@ -49,11 +49,12 @@ command leaves the board as it was; nothing a controller sends ends the session 
 Choices where GTP leaves room:
 
 * ``play`` accepts a move of either colour in any order (GTP: "consecutive moves of the
-  same color are not considered illegal") and goes on after two passes; ``genmove`` and
+  same color are not considered illegal") and goes on after two passes (the game record's
+  tolerant :meth:`~banmen.games.go.game.Game.play`); ``genmove`` and
   ``reg_genmove`` let the engine think for the colour asked, with the game going on (the
   engine sees the position with that colour to move; after two or more passes in a row,
   as if one pass had been played: its own pass would end the game again);
-* ``genmove`` answers ``resign`` when the engine resigns (the board is left as it is);
+* ``genmove`` answers ``resign`` when the engine resigns (the game is left as it is);
 * ``final_score`` and ``final_status_list`` take the dead stones from
   :func:`~banmen.games.go.scoring.estimate_dead` (random playouts and Benson's pass-alive
   test), except chains next to a seki point
@@ -100,25 +101,35 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from banmen import __version__
-from banmen.games.go import kernel as K
-from banmen.games.go.board import (
+from banmen.engine import Engine
+from banmen.games.go import (
     BLACK,
     EMPTY,
     MAX_SIZE,
     MIN_SIZE,
     PASS,
+    RESIGN,
     WHITE,
     Board,
+    Game,
+    GoError,
+    HandicapError,
+    IllegalMoveError,
+    Rules,
+    estimate_dead,
     handicap_points,
+    is_resignation,
     parse_color,
+    parse_rules,
     parse_vertex,
-    vertex_name,
+    read_sgf,
+    write_sgf,
 )
-from banmen.games.go.errors import GoError, HandicapError, IllegalMoveError
-from banmen.games.go.rules import Rules, komi_value, parse_rules
+from banmen.games.go.rules import komi_value
+from banmen.games.go.scoring import chains, seki_stones
 from banmen.protocols._cap import capped, check_cap
 from banmen.search.limits import Limit, StopFlag
 
@@ -197,6 +208,7 @@ class GTPSession:
     ``think`` method, over a :class:`~banmen.games.go.board.Board`); without one,
     ``genmove`` fails. ``size``, ``rules`` and ``komi`` set the board ``clear_board``
     and ``boardsize`` make (``komi`` and ``boardsize`` change them for the session).
+    :attr:`game` is the game record the commands play on (:attr:`board`: its board).
     ``max_move_time`` (seconds) bounds every move's thinking, clock or not.
 
     :meth:`handle` takes one raw input line and returns the full response text (or
@@ -205,7 +217,7 @@ class GTPSession:
 
     def __init__(
         self,
-        engine: Any = None,
+        engine: Engine[Board] | None = None,
         size: int = 19,
         rules: Rules | str = "chinese",
         komi: float | None = None,
@@ -217,7 +229,7 @@ class GTPSession:
         self.rules = parse_rules(rules)
         self.komi = self.rules.komi if komi is None else komi_value(komi)
         self.size = size
-        self.board = self._new_board(size)
+        self.game = self._new_game(size)
         self.name = name
         self.done = False
         #: (main time, byo-yomi time, byo-yomi stones) from time_settings; None: no limit
@@ -290,12 +302,20 @@ class GTPSession:
 
     # ---- helpers
 
-    def _new_board(self, size: int) -> Board:
-        return Board(size, self.rules, self.komi)
+    @property
+    def board(self) -> Board:
+        """The board of the game record."""
+        return self.game.board
+
+    def _new_game(self, size: int) -> Game:
+        return Game(Board(size, self.rules, self.komi))
 
     def _reset(self, size: int) -> None:
-        self.board = self._new_board(size)
+        self.game = self._new_game(size)
         self.size = size
+        self._engine_new_game()
+
+    def _engine_new_game(self) -> None:
         new_game = getattr(self.engine, "new_game", None)
         if callable(new_game):
             new_game()
@@ -307,7 +327,7 @@ class GTPSession:
             raise GTPFailure("syntax error") from None
 
     def _name(self, p: int) -> str:
-        return vertex_name(p, self.board.size)
+        return self.game.move_name(p)
 
     def _names(self, points: Iterable[int]) -> str:
         return " ".join(self._name(p) for p in points)
@@ -391,43 +411,30 @@ class GTPSession:
 
     # ---- play
 
-    def _play(self, args: list[str]) -> str:
+    def _move_args(self, args: list[str]) -> tuple[int, int]:
+        """(colour, point) of the arguments ``COLOR VERTEX``."""
         a = _args(args, 2)
-        color, move = _color(a[0]), self._vertex(a[1])
+        return _color(a[0]), self._vertex(a[1])
+
+    def _play(self, args: list[str]) -> str:
+        color, move = self._move_args(args)
         try:
-            # _push: as SGF records, GTP may go on after two passes
-            self.board._push(move, color)
+            self.game.play(move, color)  # as recorded: after two passes, or a resignation
         except IllegalMoveError:
             raise GTPFailure("illegal move") from None
-        self.board.resigned = None  # (a loaded record's resignation) the game goes on
         return ""
 
     def _undo(self, args: list[str]) -> str:
         if not self.board.move_stack:
             raise GTPFailure("cannot undo")
-        self.board.pop()
+        self.game.pop()
         return ""
 
-    def position_for(self, color: int) -> Board:
-        """A copy of the board with ``color`` to move and the game going on: what the
-        engine thinks about for ``genmove``. Out of turn, the simple-ko point is lifted
-        (as for a move out of turn); after two or more passes the engine sees one, so
-        that its own pass would end the game again."""
-        view = self.board.copy()
-        meta = view.position.meta
-        if view.turn != color:
-            meta[K.M_TURN] = color
-            meta[K.M_KO] = 0
-        if meta[K.M_PASSES] >= 2:
-            meta[K.M_PASSES] = 1
-        view.resigned = None
-        return view
-
-    def _think(self, color: int, cleanup: bool = False) -> int | None:
-        """The engine's move for ``color`` (a point or PASS; ``None``: it resigns)."""
+    def _think(self, color: int, cleanup: bool = False) -> int:
+        """The engine's move for ``color``: a point, PASS, or RESIGN."""
         if self.engine is None:
             raise GTPFailure("no engine: start banmen gtp with --engine")
-        view = self.position_for(color)
+        view = self.game.position_for(color)
         limit = self.move_limit(color)
         stop = StopFlag()
         t0 = time.monotonic()
@@ -436,12 +443,12 @@ class GTPSession:
             result = self.engine.think(view, limit, None, stop)
         self._spend(color, time.monotonic() - t0)
         text = result.move
-        if text is None:
-            if getattr(result, "stopped_by", "") == "resign":
-                return None
+        if text is None:  # no move: a pass, unless the engine says it resigned
+            if is_resignation(result.stopped_by):
+                return RESIGN
             move = PASS
-        elif text.strip().lower() == "resign":
-            return None
+        elif is_resignation(text):
+            return RESIGN
         else:
             try:
                 move = parse_vertex(text, self.board.size)
@@ -460,22 +467,19 @@ class GTPSession:
     def engine_name(self) -> str:
         return str(getattr(self.engine, "name", "the engine"))
 
-    def _answer(self, move: int | None) -> str:
-        return "resign" if move is None else self._name(move)
-
     def _genmove(self, args: list[str], cleanup: bool = False) -> str:
         color = _color(_args(args, 1)[0])
         move = self._think(color, cleanup)
-        if move is not None:
-            self.board._push(move, color)
-        return self._answer(move)
+        if move != RESIGN:
+            self.game.play(move, color)
+        return self._name(move)
 
     def _genmove_cleanup(self, args: list[str]) -> str:
         return self._genmove(args, cleanup=True)
 
     def _reg_genmove(self, args: list[str]) -> str:
         color = _color(_args(args, 1)[0])
-        return self._answer(self._think(color))
+        return self._name(self._think(color))
 
     def _cleanup_move(self, color: int) -> int:
         """A legal liberty of an opponent chain estimated dead (fewest liberties first),
@@ -569,8 +573,6 @@ class GTPSession:
 
     def _dead(self) -> frozenset[int]:
         """:func:`estimate_dead`, less the chains in seki (playouts tend to kill them)."""
-        from banmen.games.go.scoring import estimate_dead, seki_stones
-
         b = self.board
         return estimate_dead(b) - seki_stones(b.grid().tolist(), b.size)
 
@@ -581,8 +583,6 @@ class GTPSession:
             raise GTPFailure("cannot score") from None
 
     def _final_status_list(self, args: list[str]) -> str:
-        from banmen.games.go.scoring import chains, seki_stones
-
         status = _args(args, 1)[0].lower()
         if status not in ("alive", "dead", "seki"):
             raise GTPFailure("syntax error")
@@ -608,33 +608,27 @@ class GTPSession:
     # ---- regression and files
 
     def _loadsgf(self, args: list[str]) -> str:
-        from banmen.games.go.sgf import read_sgf
-
         a = _args(args, 1)
         number = _int(a[1], 1) if len(a) > 1 else None
         try:
             text = Path(a[0]).read_text(encoding="utf-8", errors="replace")
-            game = read_sgf(text, rules=self.rules)
+            record = read_sgf(text, rules=self.rules)
         except (OSError, GoError):
             raise GTPFailure("cannot load file") from None
-        board = game.board
-        if game.info("KM") is None:
+        game, board = record.game, record.board
+        if record.info("KM") is None:
             board.rules = board.rules.with_komi(self.komi)
         if number is not None:
             while len(board.move_stack) > number - 1:
-                board.pop()
-        self.board = board
+                game.pop()
+        self.game = game
         self.size = board.size
         self.komi = board.komi
-        new_game = getattr(self.engine, "new_game", None)
-        if callable(new_game):
-            new_game()
+        self._engine_new_game()
         return ""
 
     def _printsgf(self, args: list[str]) -> str:
-        from banmen.games.go.sgf import write_sgf
-
-        text = write_sgf(self.board)
+        text = write_sgf(self.game)
         if not args:
             return text
         try:
@@ -646,8 +640,7 @@ class GTPSession:
     # ---- GNU Go's test commands
 
     def _is_legal(self, args: list[str]) -> str:
-        a = _args(args, 2)
-        color, move = _color(a[0]), self._vertex(a[1])
+        color, move = self._move_args(args)
         return "1" if self.board.why_illegal(move, color) is None else "0"
 
     def _all_legal(self, args: list[str]) -> str:
@@ -662,7 +655,7 @@ class GTPSession:
         return self._names(self.board.stones(_color(_args(args, 1)[0])))
 
     def _showboard(self, args: list[str]) -> str:
-        return "\n" + str(self.board)
+        return "\n" + str(self.game)
 
 
 def free_handicap_points(n: int, size: int) -> list[int]:
@@ -705,7 +698,7 @@ def free_handicap_points(n: int, size: int) -> list[int]:
 
 
 def main(
-    engine: Any = None,
+    engine: Engine[Board] | None = None,
     size: int = 19,
     rules: Rules | str = "chinese",
     komi: float | None = None,

@@ -15,8 +15,8 @@ The engine's own ``genmove`` answer is played on its board too, so the usual gam
 one ``play`` and one ``genmove`` per move pair. With a time limit, ``time_settings 0 T 1``
 and ``time_left`` tell the engine it has T seconds a move (engines without those commands
 are not asked again). ``resign`` comes back as the move ``"resign"``, as banmen's own Go
-engine gives it: not a board move, the caller ends the game (the arena calls
-:meth:`Board.resign() <banmen.games.go.board.Board.resign>`).
+engine gives it: not a board move; a game record reads it and ends the game
+(:meth:`Game.parse_move <banmen.games.go.game.Game.parse_move>`, as the arena plays).
 
 Every command carries an id, and a response with another id is a protocol error. The
 process failing to start, exiting, not answering in time, answering ``?`` to a command it
@@ -30,10 +30,11 @@ import math
 import shlex
 import time
 from collections.abc import Callable
-from typing import Any
 
-from banmen.games.go.board import BLACK, PASS, WHITE
+from banmen.engine import Info, Result
+from banmen.games.go.board import BLACK, PASS, WHITE, Board
 from banmen.games.go.errors import GoError
+from banmen.games.go.game import RESIGN_NAME, Game, board_of, is_resignation
 from banmen.protocols._lines import LineProcess
 from banmen.search.limits import Limit, StopFlag
 
@@ -195,7 +196,7 @@ class GTPEngine:
 
     # -- the engine's board
 
-    def _sync(self, board: Any) -> None:
+    def _sync(self, board: Board) -> None:
         """Bring the engine's board to ``board``'s game (module docstring)."""
         start = board.start_board()
         setup = (tuple(start.stones(BLACK)), tuple(start.stones(WHITE)))
@@ -228,7 +229,7 @@ class GTPEngine:
             raise
 
     def _replay_start(
-        self, board: Any, start: Any, setup: tuple[tuple[int, ...], tuple[int, ...]]
+        self, board: Board, start: Board, setup: tuple[tuple[int, ...], tuple[int, ...]]
     ) -> None:
         self._forget()
         self.command(f"boardsize {board.size}")
@@ -257,16 +258,16 @@ class GTPEngine:
 
     def think(
         self,
-        board: Any,
+        board: Board | Game,
         limit: Limit | None = None,
-        on_info: Callable[[Any], None] | None = None,
+        on_info: Callable[[Info], None] | None = None,
         stop: StopFlag | None = None,
-    ) -> Any:
-        from banmen.engine import Result
-
+    ) -> Result:
+        """The engine's ``genmove`` for the side to move of a board or a game record."""
         t0 = time.perf_counter()
         if board.is_game_over():
             return Result(None, stopped_by="game_over")
+        board = board_of(board)
         self._start()
         self._sync(board)
         color = board.turn
@@ -278,8 +279,8 @@ class GTPEngine:
         seconds = time.perf_counter() - t0
         stopped_by = "time" if limit is not None and limit.time is not None else "depth"
         word = answer.split()[0] if answer.split() else ""
-        if word.lower() == "resign":
-            return Result("resign", stopped_by=stopped_by, seconds=seconds)
+        if is_resignation(word):
+            return Result(RESIGN_NAME, stopped_by=stopped_by, seconds=seconds)
         try:
             move = PASS if word.lower() == "pass" else board.parse_move(word)
         except GoError as e:

@@ -65,8 +65,10 @@ from collections.abc import Callable, Iterable
 from typing import IO, Any
 
 from banmen import __version__
-from banmen.games.shogi.notation import parse_usi_move
-from banmen.games.shogi.sfen import STARTPOS, ShogiError, parse_sfen
+from banmen.games.shogi import tsume
+from banmen.games.shogi.board import Board
+from banmen.games.shogi.errors import ShogiError
+from banmen.games.shogi.formats import STARTPOS
 from banmen.protocols._lines import one_line
 from banmen.search.limits import Limit, StopFlag
 
@@ -257,15 +259,11 @@ class USISession:
 
     def _isready(self, args: list[str]) -> None:
         if not self._warm and self.solver is None:
-            # a solver with compiled code compiles (or loads) it now, not in the first go
-            from banmen.games.shogi import tsume
-
-            warm_up = getattr(tsume, "warm_up", None)
-            if callable(warm_up):
-                try:
-                    warm_up()
-                except Exception as e:
-                    self.error(f"the solver failed to load: {_describe(e)}")
+            # the compiled code is compiled (or loaded) now, not in the first go
+            try:
+                tsume.warm_up()
+            except Exception as e:
+                self.error(f"the solver failed to load: {_describe(e)}")
         self._warm = True
         self.send("readyok")
 
@@ -304,11 +302,11 @@ class USISession:
             self.sfen = None  # the GUI meant to replace the problem: never solve the old one
             self.error(f"{e} (no problem is set until a position is accepted)")
             return
-        self.sfen = str(board.sfen())
+        self.sfen = board.sfen()
 
     @staticmethod
-    def _board(args: list[str]) -> Any:
-        """The cshogi board ``position`` describes; :class:`ShogiError` if it is bad."""
+    def _board(args: list[str]) -> Board:
+        """The board ``position`` describes; :class:`ShogiError` if it is bad."""
         if not args or args[0] not in ("sfen", "startpos"):
             raise ShogiError("position needs 'sfen <sfen> [moves ...]' or 'startpos [moves ...]'")
         at = args.index("moves") if "moves" in args else len(args)
@@ -318,12 +316,12 @@ class USISession:
             sfen = STARTPOS
         else:
             sfen = " ".join(args[1:at])
-        board = parse_sfen(sfen)
+        board = Board(sfen)
         for ply, text in enumerate(args[at + 1 :], start=1):
             try:
-                board.push(parse_usi_move(board, text))
+                board.push_name(text)
             except ShogiError as e:
-                raise ShogiError(f"move {ply}: {e}") from None
+                raise type(e)(f"move {ply}: {e}") from None
         return board
 
     def _go(self, args: list[str]) -> None:
@@ -387,11 +385,7 @@ class USISession:
     def _run(self, search: _Search) -> None:
         answer = "checkmate timeout"
         try:
-            solver = self.solver
-            if solver is None:
-                from banmen.games.shogi import tsume
-
-                solver = tsume.solve
+            solver = self.solver if self.solver is not None else tsume.solve
             r = solver(
                 search.sfen,
                 search.limit,

@@ -10,7 +10,7 @@ Each run says where it lives (``source``: ``"app"`` or ``"cli"``).
 Routes (see :func:`arena_api_routes`): ``/api/arena/runs`` (the runs, newest first),
 ``/api/arena/runs/<run>`` (a run's report, as ``banmen arena report --json`` gives it, plus
 the list of its plots) and ``/api/arena/runs/<run>/plots/<name>.svg``. The page itself is
-``/arena`` (``static/arena.html`` and ``static/js/arena.js``).
+``/arena`` (``static/pages/arena.html`` and ``static/js/arena.js``).
 
 Everything that touches SQLite or matplotlib runs in a worker thread, never on the event
 loop: an arena store is opened per request (an ``sqlite3`` connection belongs to the thread

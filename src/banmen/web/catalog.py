@@ -1,6 +1,7 @@
-"""The games the web app offers. The home page, the page routes and the game sockets
-(``/ws/<name>``) are built from this list, so a new game (Go, tsume-shogi) is one more entry
-plus its page and its session adapter (:mod:`banmen.web.games`)."""
+"""The games the web app offers. The home page, the game pages and the game sockets
+(``/ws/<name>``) are built from this list, so a new game is one more entry plus its page (its
+blocks in ``static/pages/<name>.html`` and ``static/js/<name>.js``, its parts in
+:data:`banmen.web.pages.GAME_PARTS`) and its session adapter (:mod:`banmen.web.games`)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ class GameEntry:
     name: str  # also the WebSocket path: /ws/<name>
     title: str
     path: str  # the page's URL
-    page: str  # its HTML file under static/
     summary: str
 
     def to_dict(self) -> dict[str, str]:
@@ -26,7 +26,6 @@ CATALOG: tuple[GameEntry, ...] = (
         name="mattix",
         title="Mattix",
         path="/mattix",
-        page="mattix.html",
         summary=(
             "Gakken's number-taking game on a 4×4 or 6×6 board: player 1 takes from the "
             "chip's row, player 2 from its column. Play the CPU, or watch two CPUs."
@@ -36,7 +35,6 @@ CATALOG: tuple[GameEntry, ...] = (
         name="othello",
         title="Othello",
         path="/othello",
-        page="othello.html",
         summary=(
             "The classic 8×8 disc-flipping game. Play the CPU with either colour, watch two "
             "CPUs, solve endgames exactly, or paste a transcript or position to study."
@@ -46,7 +44,6 @@ CATALOG: tuple[GameEntry, ...] = (
         name="go",
         title="Go",
         path="/go",
-        page="go.html",
         summary=(
             "Go on 9×9, 13×13 or 19×19 under Chinese, Japanese, AGA, New Zealand or "
             "Tromp-Taylor rules: play the Monte-Carlo CPU or a friend on one screen, watch "

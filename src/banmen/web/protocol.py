@@ -65,6 +65,7 @@ __all__ = [
     "Load",
     "Action",
     "Message",
+    "decode_object",
     "parse_message",
 ]
 
@@ -291,8 +292,12 @@ def _komi(value: Any) -> float | None:
     return k + 0.0  # no -0.0
 
 
-def _decode(raw: str | bytes | None, square: str, limit: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
-    example = _example(square)
+def decode_object(
+    raw: str | bytes | None, example: str, limit: int = MAX_MESSAGE_BYTES
+) -> dict[str, Any]:
+    """One WebSocket frame as a JSON object, for every socket of the app (its ``type`` is
+    the caller's to check); :class:`ProtocolError` with a one-line reply otherwise, quoting
+    ``example`` (a message the socket takes) as what was expected."""
     if raw is None:
         raise ProtocolError(f"empty message: expected a JSON object like {example}")
     if isinstance(raw, bytes):
@@ -326,7 +331,7 @@ def _reject_constant(name: str) -> Any:
 def parse_message(raw: str | bytes | None, rules: GameRules) -> Message:
     """Validate one client message for a game with ``rules``; raises
     :class:`ProtocolError` with the reply text."""
-    data = _decode(raw, rules.example, rules.max_message)
+    data = decode_object(raw, _example(rules.example), rules.max_message)
     kind = data.get("type")
     levels, sizes, ex = rules.levels, rules.sizes, rules.example
     if not isinstance(kind, str) or kind not in rules.types:

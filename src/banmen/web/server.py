@@ -1,6 +1,7 @@
 """The banmen web app: Starlette routes, the app's lifespan, and ``serve()`` for the CLI.
 
-Routes: ``/`` (the games), one page per game (``/mattix``, ``/othello``, ``/go``),
+Routes: ``/`` (the games), one page per game (``/mattix``, ``/othello``, ``/go``; every
+page is rendered from one shell, see :mod:`banmen.web.pages`),
 ``/ws/<game>`` (one WebSocket per game view, see :mod:`banmen.web.protocol`),
 ``/static/...`` (ES modules, CSS, SVG — no build step), ``/api/health``, ``/api/games``,
 ``/api/saved/<id>`` and ``/api/sgf/<id>`` (a Go game as an SGF file);
@@ -55,7 +56,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import html
 import ipaddress
 import logging
 import os
@@ -77,7 +77,7 @@ from starlette.datastructures import Headers
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import HTTPConnection, Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -90,9 +90,10 @@ from banmen.web.games import make_games
 from banmen.web.lag import LagMonitor
 from banmen.web.levels import MOVE_TIME_CAP
 from banmen.web.limits import Limits, client_address
+from banmen.web.pages import STATIC_DIR, page_routes
 from banmen.web.protocol import MAX_MESSAGE_BYTES
 from banmen.web.replies import one_line
-from banmen.web.session import Client, Hub, Services
+from banmen.web.session import Hub, Services, serve_socket
 from banmen.web.store import GameStore, is_game_id
 from banmen.web.tsume import SolverService, tsume_routes
 from banmen.web.viz import viz_routes
@@ -113,22 +114,9 @@ __all__ = [
 
 log = logging.getLogger("banmen.web")
 
-STATIC_DIR = Path(__file__).parent / "static"
-
 #: Frames above this are refused by the WebSocket layer itself (the connection closes);
 #: frames between MAX_MESSAGE_BYTES and this get a polite error reply.
 WS_MAX_FRAME = 64 * 1024
-
-_PAGE_HEADERS = {
-    # Everything is served from here: no inline scripts, no third-party hosts.
-    "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-cache",
-}
 
 
 def default_workers() -> int:
@@ -188,17 +176,6 @@ def guard_hosts(app: ASGIApp, hosts: Sequence[str]) -> ASGIApp:
     """``app`` answering only requests (and WebSockets) whose ``Host`` is one of
     ``hosts`` (patterns as :func:`allowed_hosts` gives them); others get a 400."""
     return TrustedHostMiddleware(app, allowed_hosts=list(hosts), www_redirect=False)
-
-
-def _home_html(entries: tuple[GameEntry, ...]) -> str:
-    template = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
-    items = "\n".join(
-        f'      <li><a class="game-card" href="{html.escape(e.path)}">'
-        f"<strong>{html.escape(e.title)}</strong>"
-        f"<span>{html.escape(e.summary)}</span></a></li>"
-        for e in entries
-    )
-    return template.replace("<!--games-->", items)
 
 
 def _same_origin(headers: Headers) -> bool:
@@ -282,22 +259,6 @@ class SocketGuard:
             conns.close(address)
 
 
-async def _game_socket(websocket: WebSocket, game: str) -> None:
-    await websocket.accept()
-    hub: Hub = websocket.app.state.hub
-    client = Client(websocket.send_text, game, client_address(websocket))
-    try:
-        while True:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            raw = message.get("text")
-            await hub.handle(client, raw if raw is not None else message.get("bytes"))
-    finally:
-        hub.leave(client)
-        await client.close()
-
-
 async def _expire_games(store: GameStore, hub: Hub, limits: Limits) -> int:
     """Delete the abandoned saved games (none that is open now); how many were deleted."""
     try:
@@ -353,23 +314,21 @@ def create_app(
     missing = [e.name for e in CATALOG if e.name not in games_by_name]
     if missing:  # a catalog entry without a session adapter: a programming error
         raise RuntimeError(f"no web adapter for the catalog's games {missing}")
-    home = _home_html(CATALOG)
-    arena_page_html = (STATIC_DIR / "arena.html").read_text(encoding="utf-8")
+    pages = page_routes()
     arena = ArenaViews(path)
-    tsume = SolverService(
-        max_solves=n_workers,
-        max_queued=lim.max_queued_solves,
-        max_seconds=lim.max_solve_seconds,
-    )
+    tsume = SolverService(max_queued=lim.max_queued_solves, max_seconds=lim.max_solve_seconds)
     connections = Connections(lim)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         started = time.monotonic()
         store = GameStore(path, clock=clock)
-        # Every game is warmed up in every worker, so no first CPU move waits for it.
-        pool = EnginePool(n_workers, warm=tuple(games_by_name), max_queued=lim.max_queued_moves)
+        # Every game is warmed up in every worker, so no first CPU move (or tsume solve:
+        # shogi's mate engine) waits for it.
+        warm = (*games_by_name, tsume.game)
+        pool = EnginePool(n_workers, warm=warm, max_queued=lim.max_queued_moves)
         await pool.start()  # spawns the processes; their warm-up runs on in the background
+        tsume.attach(pool)
         lag = LagMonitor()
         hub = Hub(Services(store, pool, games_by_name, lim, clock))
         app.state.hub, app.state.pool, app.state.lag, app.state.store = hub, pool, lag, store
@@ -383,32 +342,18 @@ def create_app(
             yield
         finally:
             hub.close()  # stops running searches, so the workers can quit promptly
+            tsume.close()  # (the same for solves)
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             await pool.close()
-            await tsume.close()
             store.close()
-
-    async def home_page(request: Request) -> Response:
-        return HTMLResponse(home, headers=_PAGE_HEADERS)
-
-    def game_page(entry: GameEntry) -> Route:
-        body = (STATIC_DIR / entry.page).read_text(encoding="utf-8")
-
-        async def page(request: Request) -> Response:
-            return HTMLResponse(body, headers=_PAGE_HEADERS)
-
-        return Route(entry.path, page, name=f"page-{entry.name}")
 
     def game_socket(entry: GameEntry) -> WebSocketRoute:
         async def socket(websocket: WebSocket) -> None:
-            await _game_socket(websocket, entry.name)
+            await serve_socket(websocket, entry.name, websocket.app.state.hub)
 
         return WebSocketRoute(f"/ws/{entry.name}", socket, name=f"ws-{entry.name}")
-
-    async def arena_page(request: Request) -> Response:
-        return HTMLResponse(arena_page_html, headers=_PAGE_HEADERS)
 
     async def health(request: Request) -> Response:
         st = request.app.state
@@ -469,16 +414,14 @@ def create_app(
         )
 
     routes: list[BaseRoute] = [
-        Route("/", home_page, name="home"),
-        *(game_page(e) for e in CATALOG),
-        Route("/arena", arena_page, name="arena"),
+        *pages,
         Route("/api/health", health),
         Route("/api/games", games),
         Route("/api/saved/{game_id}", saved),
         Route("/api/sgf/{game_id}", sgf),
         *arena_api_routes(arena),
-        *tsume_routes(tsume, STATIC_DIR, _PAGE_HEADERS),
-        *viz_routes(STATIC_DIR, _PAGE_HEADERS),
+        *tsume_routes(tsume),
+        *viz_routes(),
         *(game_socket(e) for e in CATALOG),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]

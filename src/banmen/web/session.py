@@ -30,12 +30,14 @@ import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from banmen.engine import Info
+from starlette.websockets import WebSocket
+
+from banmen.engine import GameBoard, Info
 from banmen.web.games import WebGame
 from banmen.web.levels import Level, capped_limit
-from banmen.web.limits import Limits, RateLimit, busy_line
+from banmen.web.limits import Limits, RateLimit, busy_line, client_address
 from banmen.web.protocol import (
     MAX_DELAY_MS,
     Action,
@@ -53,11 +55,28 @@ from banmen.web.protocol import (
 from banmen.web.store import GameStore, is_game_id, new_game_id
 from banmen.worker import EngineError, EnginePool, Job, PoolBusy, Progress
 
-__all__ = ["Client", "GameSession", "Hub", "Services"]
+__all__ = [
+    "Client",
+    "GameSession",
+    "Hub",
+    "Services",
+    "SessionBoard",
+    "SocketHandler",
+    "serve_socket",
+]
 
 log = logging.getLogger("banmen.web")
 
 RECORD_VERSION = 1
+
+
+class SessionBoard(GameBoard, Protocol):
+    """What a session needs of a board beyond the engine contract: the position its move
+    stack starts from, and who has won."""
+
+    def start_board(self) -> SessionBoard: ...
+
+    def winner(self) -> int | None: ...
 
 
 @dataclass
@@ -149,7 +168,7 @@ class GameSession:
         self,
         game_id: str,
         game: WebGame[Any],
-        board: Any,
+        board: SessionBoard,
         services: Services,
         *,
         seed: int | None,
@@ -183,7 +202,7 @@ class GameSession:
         services: Services,
         game: WebGame[Any],
         *,
-        board: Any,
+        board: SessionBoard,
         seed: int | None,
         players: dict[int, str],
         delay_ms: int | None = None,
@@ -598,6 +617,12 @@ class Hub:
         limits = services.limits
         self._new_games = RateLimit(limits.new_game_burst, limits.new_game_interval, services.clock)
 
+    def opened(self, client: Client) -> None:
+        pass  # a game page asks for its game first ("join")
+
+    async def closed(self, client: Client) -> None:
+        self.leave(client)
+
     def game_of(self, client: Client) -> WebGame[Any]:
         return self.services.games[client.game]
 
@@ -714,7 +739,11 @@ class Hub:
             )
 
     def _create(
-        self, game: WebGame[Any], current: GameSession | None, msg: NewGame, board: Any = None
+        self,
+        game: WebGame[Any],
+        current: GameSession | None,
+        msg: NewGame,
+        board: SessionBoard | None = None,
     ) -> GameSession:
         """A new game (from ``board`` if given); unspecified settings are carried over from
         ``current``."""
@@ -761,3 +790,37 @@ def _other_game(game_id: str | None, other: WebGame[Any] | None, game: WebGame[A
         return f"game {game_id!r} is not a {game.title} game: started a new game"
     article = "an" if other.title[:1].lower() in "aeiou" else "a"
     return f"game {game_id!r} is {article} {other.title} game, not {game.title}: started a new game"
+
+
+# --------------------------------------------------------------------------- sockets
+
+
+class SocketHandler(Protocol):
+    """What serves one kind of socket: the game pages' :class:`Hub`, the tsume page's
+    service. ``opened`` greets a new client, ``handle`` carries out one of its frames
+    (never raising: a problem becomes an ``error`` reply), ``closed`` forgets it."""
+
+    def opened(self, client: Client) -> None: ...
+
+    async def handle(self, client: Client, raw: str | bytes | None) -> None: ...
+
+    async def closed(self, client: Client) -> None: ...
+
+
+async def serve_socket(websocket: WebSocket, name: str, handler: SocketHandler) -> None:
+    """Serve one WebSocket of the app until it closes: every frame (text, or bytes to be
+    refused) goes to ``handler`` in order, every reply through the client's own queue.
+    (The app's SocketGuard has already checked the origin and the connection limits.)"""
+    await websocket.accept()
+    client = Client(websocket.send_text, name, client_address(websocket))
+    handler.opened(client)
+    try:
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            raw = message.get("text")
+            await handler.handle(client, raw if raw is not None else message.get("bytes"))
+    finally:
+        await handler.closed(client)
+        await client.close()

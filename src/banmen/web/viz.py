@@ -1,7 +1,8 @@
 """The bitboard visualiser in the web app: the ``/viz`` page and its JSON API.
 
-Routes (see :func:`viz_routes`): ``/viz`` (the page: ``static/viz.html``,
-``static/js/viz.js``, ``static/css/viz.css``), ``GET /api/viz/walkthroughs`` (the
+Routes (see :func:`viz_routes`; the page ``/viz`` itself is one of :mod:`banmen.web.pages`:
+``static/pages/viz.html``, ``static/js/viz.js``, ``static/css/viz.css``):
+``GET /api/viz/walkthroughs`` (the
 walkthroughs and their parameters, :data:`banmen.viz.WALKTHROUGHS`) and
 ``GET /api/viz/walkthrough?name=…&kind=…&n=…&board=…&move=…`` (one walkthrough, step by
 step: ``{"ok": true, **Walkthrough.to_dict()}``; each step carries its hex value and an SVG
@@ -24,12 +25,11 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from banmen.viz import WALKTHROUGHS, VizError, walkthrough
@@ -113,13 +113,9 @@ def _error(message: str, status: int = 200) -> Response:
     return JSONResponse({"ok": False, "error": message}, status_code=status, headers=NO_STORE_JSON)
 
 
-def viz_routes(static_dir: Path, page_headers: dict[str, str]) -> list[BaseRoute]:
-    """``/viz``, ``/api/viz/walkthroughs`` and ``/api/viz/walkthrough``."""
-    page_html = (static_dir / "viz.html").read_text(encoding="utf-8")
+def viz_routes() -> list[BaseRoute]:
+    """``/api/viz/walkthroughs`` and ``/api/viz/walkthrough``."""
     listing = json.dumps(WALKTHROUGHS)
-
-    async def page(request: Request) -> Response:
-        return HTMLResponse(page_html, headers=page_headers)
 
     async def walkthroughs(request: Request) -> Response:
         return Response(listing, media_type="application/json", headers=NO_STORE_JSON)
@@ -141,7 +137,6 @@ def viz_routes(static_dir: Path, page_headers: dict[str, str]) -> list[BaseRoute
         return Response(body, media_type="application/json", headers=NO_STORE_JSON)
 
     return [
-        Route("/viz", page, name="viz"),
         Route("/api/viz/walkthroughs", walkthroughs),
         Route("/api/viz/walkthrough", one),
     ]

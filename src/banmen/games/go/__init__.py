@@ -1,19 +1,27 @@
-"""Go: rules (compiled kernels), rule-set presets, scoring, SGF.
+"""Go: rules (compiled kernels), rule-set presets, scoring, the game record, SGF.
 
-* :mod:`.kernel` — the padded board layout and the compiled kernels (play, legality,
+From the bottom up:
+
+* :mod:`.errors` — the :class:`GoError` family;
+* :mod:`.kernels` — the padded board layout and the compiled kernels (play, legality,
   hashing, random playouts);
 * :mod:`.rules` — :class:`Rules` and the presets ``chinese``, ``japanese``,
   ``tromp-taylor``, ``aga``, ``new-zealand`` (after KataGo's rules page);
-* :mod:`.board` — :class:`Board` (python-chess style), GTP vertices, fixed handicap;
 * :mod:`.scoring` — area/territory counting, seki, Benson's pass-alive groups, a
   playout-based dead-stone estimate;
-* :mod:`.sgf` — reading and writing SGF FF[4];
+* :mod:`.board` — :class:`Board` (python-chess style): the rules, GTP vertices, fixed
+  handicap;
+* :mod:`.game` — :class:`Game`, the game record (KataGo's ``BoardHistory``): tolerant
+  replay, resignation, counting with dead-stone marks, the :class:`Outcome`;
+* :mod:`.formats` — reading and writing SGF FF[4];
 * :mod:`.policy` and :mod:`.engine` — the Monte-Carlo tree search player (``mcts``).
 
-:data:`GAME` registers Go with the engine layer and the arena: boards are empty (the
+:data:`GAME` registers Go with the engine layer and the arena: its boards are game
+records (:class:`Game`, so a resignation ends an arena game like a move), empty (the
 arena's seed picks nothing: games of a pair differ by colour, and seeded players by their
 seeds), Chinese rules with komi 7.5, 9x9 unless a size is given; ``scores`` are the two
-sides' area points by the board as it stands (white's with komi, rounded down).
+sides' area points by the board as it stands (white's with komi, rounded down); the
+arena's records are SGF.
 """
 
 from banmen.engine import Engine, PlayerSpec
@@ -36,6 +44,7 @@ from banmen.games.go.board import (
     point,
     vertex_name,
 )
+from banmen.games.go.engine import GoEngine
 from banmen.games.go.errors import (
     GoError,
     HandicapError,
@@ -46,6 +55,8 @@ from banmen.games.go.errors import (
     ScoringError,
     SgfError,
 )
+from banmen.games.go.formats import SgfGame, read_sgf, write_sgf
+from banmen.games.go.game import RESIGN, Game, Outcome, board_of, is_resignation
 from banmen.games.go.rules import (
     AGA,
     CHINESE,
@@ -57,45 +68,50 @@ from banmen.games.go.rules import (
     parse_rules,
 )
 from banmen.games.go.scoring import Score, benson, estimate_dead, pass_alive, score
-from banmen.games.go.sgf import SgfGame, read_sgf, write_sgf
 
 #: the arena's default board size
 DEFAULT_SIZE = 9
 
 
-def _new_board(seed: int, size: int | None) -> Board:
+def _new_board(seed: int, size: int | None) -> Game:
     """The empty board of ``size`` (default 9), Chinese rules, komi 7.5; ``seed`` is
     unused."""
-    return Board(DEFAULT_SIZE if size is None else size, "chinese")
+    return Game(Board(DEFAULT_SIZE if size is None else size, "chinese"))
 
 
-def _scores(board: Board) -> tuple[int, int]:
-    s = board.score()
+def _scores(game: Game) -> tuple[int, int]:
+    s = game.board.score()
     return int(s.black), int(s.white)
 
 
-def _mcts(game: GameDef[Board], spec: PlayerSpec) -> Engine[Board]:
-    from banmen.games.go.engine import GoEngine
+def _write_record(game: Game, black: str, white: str) -> str:
+    return write_sgf(game, black=black, white=white, result=game.result())
 
+
+def _mcts(game: GameDef[Game], spec: PlayerSpec) -> Engine[Game]:
     return GoEngine.from_spec(spec)
 
 
-def _gtp(game: GameDef[Board], spec: PlayerSpec) -> Engine[Board]:
+def _gtp(game: GameDef[Game], spec: PlayerSpec) -> Engine[Game]:
+    # Imported here: the client imports this package's modules, so importing it first
+    # (``import banmen.protocols.gtp_client``) runs this file before the client exists.
     from banmen.protocols.gtp_client import GTPEngine
 
     return GTPEngine(spec.options["command"], name=spec.text)
 
 
-GAME: GameDef[Board] = GameDef(
+GAME: GameDef[Game] = GameDef(
     name="go",
     title="Go",
-    board_from_dict=Board.from_dict,
-    sample=lambda: Board(DEFAULT_SIZE),
+    board_from_dict=Game.from_dict,
+    sample=lambda: Game(Board(DEFAULT_SIZE)),
     new_board=_new_board,
     scores=_scores,
     max_plies=3 * MAX_SIZE * MAX_SIZE,
     engines={"mcts": _mcts, "gtp": _gtp, "random": STANDARD_ENGINES["random"]},
     default_engine="mcts",
+    write_record=_write_record,
+    record_suffix=".sgf",
 )
 
 __all__ = [
@@ -111,14 +127,18 @@ __all__ = [
     "NEW_ZEALAND",
     "PASS",
     "PRESETS",
+    "RESIGN",
     "TROMP_TAYLOR",
     "WHITE",
     "Board",
+    "Game",
+    "GoEngine",
     "GoError",
     "HandicapError",
     "IllegalMoveError",
     "InvalidBoardError",
     "InvalidMoveError",
+    "Outcome",
     "Rules",
     "RulesError",
     "Score",
@@ -126,10 +146,12 @@ __all__ = [
     "SgfError",
     "SgfGame",
     "benson",
+    "board_of",
     "color_name",
     "coords",
     "estimate_dead",
     "handicap_points",
+    "is_resignation",
     "parse_color",
     "parse_rules",
     "parse_vertex",

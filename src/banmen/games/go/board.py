@@ -1,6 +1,6 @@
 """The Go board: rules, notation, handicap and JSON over the compiled kernels.
 
-Moves are point numbers of the padded layout described in :mod:`.kernel`: the point in
+Moves are point numbers of the padded layout described in :mod:`.kernels`: the point in
 column ``col`` (0 = A) and row ``row`` (0 = the first line, at the bottom) is
 ``(row + 1) * (size + 2) + col + 1``, and the pass is :data:`PASS` (0, a border point).
 :func:`point` and :func:`coords` convert. The same numbers drive the kernels, so engines
@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from banmen.games._base import parse_json
-from banmen.games.go import kernel as K
+from banmen.games.go import kernels as K
 from banmen.games.go.errors import (
     GoError,
     HandicapError,
@@ -42,9 +42,7 @@ from banmen.games.go.errors import (
     InvalidMoveError,
 )
 from banmen.games.go.rules import Rules, parse_rules
-
-if TYPE_CHECKING:
-    from banmen.games.go.scoring import Score
+from banmen.games.go.scoring import Score, chain_at, score
 
 __all__ = [
     "Board",
@@ -207,33 +205,15 @@ def handicap_points(n: int, size: int) -> list[int]:
 # --------------------------------------------------------------------------- the board
 
 
-def chain_at(grid: Sequence[int] | npt.NDArray[np.int8], p: int,
-             stride: int) -> tuple[set[int], set[int]]:  # fmt: skip
-    """(stones, liberties) of the chain on point ``p`` of a padded colour grid (``p``
-    holds a stone; ``stride`` = size + 2)."""
-    c = grid[p]
-    stones = {p}
-    libs: set[int] = set()
-    todo = [p]
-    while todo:
-        q = todo.pop()
-        for r in (q - 1, q + 1, q - stride, q + stride):
-            v = grid[r]
-            if v == c and r not in stones:
-                stones.add(r)
-                todo.append(r)
-            elif v == EMPTY:
-                libs.add(r)
-    return stones, libs
-
-
 class Board:
     """A Go position with its move history (``push`` / ``pop``, as in python-chess).
 
     ``turn`` is :data:`BLACK` or :data:`WHITE`; ``move_stack`` holds the moves played
-    (points, :data:`PASS`), ``colors`` the colour that played each. Two passes in a row or
-    a resignation end the game; after that no move is legal. An illegal move raises
-    :class:`IllegalMoveError` and leaves the board unchanged.
+    (points, :data:`PASS`), ``colors`` the colour that played each. Two passes in a row
+    end the game; after that no move is legal. An illegal move raises
+    :class:`IllegalMoveError` and leaves the board unchanged. How a game ends beyond the
+    rules (a resignation, the dead stones agreed when counting) is the game record's
+    business: :class:`banmen.games.go.game.Game`.
     """
 
     def __init__(
@@ -247,8 +227,6 @@ class Board:
         self.colors: list[int] = []
         #: number of handicap stones (for the white handicap bonus, SGF HA)
         self.handicap = 0
-        #: the colour that resigned, if one did
-        self.resigned: int | None = None
         self._undo: list[tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]] = []
         self._keys: list[tuple[int, int]] = []  # (stone hash, side to move) per position
         self._hist: dict[int, npt.NDArray[np.int64]] = {}
@@ -301,7 +279,7 @@ class Board:
         return [int(p) for p in self._points if b[p] == color]
 
     def grid(self) -> npt.NDArray[np.int8]:
-        """A copy of the padded colour array (see :mod:`.kernel`)."""
+        """A copy of the padded colour array (see :mod:`.kernels`)."""
         return self._pos.board.copy()
 
     def captures(self, color: int) -> int:
@@ -426,7 +404,7 @@ class Board:
         return [int(p) for p in self._points[codes == K.LEGAL]] + [PASS]
 
     def is_game_over(self) -> bool:
-        return self.resigned is not None or int(self._pos.meta[K.M_PASSES]) >= 2
+        return int(self._pos.meta[K.M_PASSES]) >= 2
 
     # ---- moves
 
@@ -438,14 +416,18 @@ class Board:
         m = self._require_move(move)
         c = self.turn if color is None else parse_color(color)
         if self.is_game_over():
-            why = "resigned" if self.resigned is not None else "both sides passed"
             raise IllegalMoveError(
-                f"{self.move_name(m)} cannot be played: the game is over ({why})", "game over"
+                f"{self.move_name(m)} cannot be played: the game is over (both sides passed)",
+                "game over",
             )
-        self._push(m, c)
+        self._play(m, c)
 
-    def _push(self, m: int, c: int) -> None:
-        """Play without the game-over check (SGF records may go on after two passes)."""
+    def _push(self, move: int, color: int) -> None:
+        """:meth:`push` without the game-over check: a record may go on after two passes
+        (the game record's tolerant :meth:`Game.play <banmen.games.go.game.Game.play>`)."""
+        self._play(self._require_move(move), parse_color(color))
+
+    def _play(self, m: int, c: int) -> None:
         code = self._code(m, c)
         if code != K.LEGAL:
             reason = K.REASONS[code]
@@ -464,12 +446,12 @@ class Board:
         self._keys.append((pos.hash, self.turn))
         self._hist.clear()
 
-    def push_vertex(self, text: str) -> None:
-        """Play a move given as a GTP vertex."""
+    def push_name(self, text: str) -> None:
+        """Play a move given as a GTP vertex (``"D4"``, ``"pass"``)."""
         self.push(self.parse_move(text))
 
     def pop(self) -> int:
-        """Undo the last move and return it (a resignation is undone with it)."""
+        """Undo the last move and return it."""
         if not self._undo:
             raise IndexError("no move to undo")
         board, meta = self._undo.pop()
@@ -480,14 +462,7 @@ class Board:
         self._keys.pop()
         self._hist.clear()
         self.colors.pop()
-        self.resigned = None
         return self.move_stack.pop()
-
-    def resign(self, color: int | None = None) -> None:
-        """``color`` (default: the side to move) resigns; the game is over."""
-        if self.is_game_over():
-            raise IllegalMoveError("cannot resign: the game is over", "game over")
-        self.resigned = self.turn if color is None else parse_color(color)
 
     # ---- set-up and handicap
 
@@ -575,15 +550,11 @@ class Board:
     def score(self, dead: Iterable[int] = ()) -> Score:
         """The score under the board's rules with ``dead`` stones removed (see
         :func:`banmen.games.go.scoring.score`)."""
-        from banmen.games.go.scoring import score
-
         return score(self, dead)
 
     def result(self) -> str:
-        """``"B+R"``/``"W+R"`` after a resignation; after two passes the score with every
-        stone taken as alive (``"B+3.5"``, ``"W+0.5"``, ``"0"``); ``"*"`` while playing."""
-        if self.resigned is not None:
-            return "W+R" if self.resigned == BLACK else "B+R"
+        """After two passes the score with every stone taken as alive (``"B+3.5"``,
+        ``"W+0.5"``, ``"0"``); ``"*"`` while playing."""
         if not self.is_game_over():
             return "*"
         return self.score().result
@@ -620,7 +591,6 @@ class Board:
         b.move_stack = list(self.move_stack)
         b.colors = list(self.colors)
         b.handicap = self.handicap
-        b.resigned = self.resigned
         b._undo = list(self._undo)  # snapshots are never modified: share them
         b._keys = list(self._keys)
         b._hist = dict(self._hist)
@@ -633,7 +603,6 @@ class Board:
         b = self.copy()
         while b.move_stack:
             b.pop()
-        b.resigned = None
         return b
 
     def _rows(self) -> list[str]:
@@ -667,7 +636,6 @@ class Board:
                 [color_name(c), vertex_name(m, n)]
                 for c, m in zip(self.colors, self.move_stack, strict=True)
             ],
-            "resigned": None if self.resigned is None else color_name(self.resigned),
             "board": self._rows(),
             "turn": color_name(self.turn),
             "captures": {"black": self.captures(BLACK), "white": self.captures(WHITE)},
@@ -680,7 +648,9 @@ class Board:
     @classmethod
     def from_dict(cls, d: Any) -> Board:
         """Rebuild a board from :meth:`to_dict` output by replaying its moves. ``moves``
-        may also be plain vertices (colours alternate)."""
+        may also be plain vertices (colours alternate). The fields of a game record
+        (:meth:`Game.to_dict <banmen.games.go.game.Game.to_dict>`: ``resigned``,
+        ``counting``) are left to it."""
         if not isinstance(d, dict):
             raise InvalidBoardError("a Go record must be a JSON object")
         if d.get("game", "go") != "go":
@@ -715,9 +685,6 @@ class Board:
                         )
                 except GoError as e:
                     raise InvalidBoardError(f"move {i + 1} ({item!r}): {e}") from None
-            resigned = d.get("resigned")
-            if resigned is not None:
-                board.resigned = parse_color(resigned)
         except InvalidBoardError:
             raise
         except GoError as e:
@@ -727,17 +694,6 @@ class Board:
     @classmethod
     def from_json(cls, text: str) -> Board:
         return cls.from_dict(parse_json(text, InvalidBoardError))
-
-    def to_sgf(self, **info: str) -> str:
-        from banmen.games.go.sgf import write_sgf
-
-        return write_sgf(self, **info)
-
-    @classmethod
-    def from_sgf(cls, text: str, rules: Rules | str | None = None) -> Board:
-        from banmen.games.go.sgf import read_sgf
-
-        return read_sgf(text, rules=rules).board
 
     # ---- comparison and display
 
@@ -761,6 +717,11 @@ class Board:
         )
 
     def __str__(self) -> str:
+        return self.diagram(self.result() if self.is_game_over() else None)
+
+    def diagram(self, result: str | None = None) -> str:
+        """The board in text (``X`` black, ``O`` white, the last move in lower case) and a
+        status line: ``game over: RESULT`` if ``result`` is given, else who is to move."""
         n = self.size
         letters = "   " + " ".join(COLUMNS[:n])
         lines = [letters]
@@ -774,10 +735,7 @@ class Board:
             lines.append(f"{r:>2} " + " ".join(cells) + f" {r}")
         lines.append(letters)
         b, w = self.prisoners
-        if self.is_game_over():
-            status = f"game over: {self.result()}"
-        else:
-            status = f"{color_name(self.turn)} to move"
+        status = f"{color_name(self.turn)} to move" if result is None else f"game over: {result}"
         lines.append(
             f"{status}; captures black {b}, white {w}; komi {self.komi:g} ({self.rules.name})"
         )

@@ -4,14 +4,15 @@ policy and priors of :mod:`.policy`.
 What :meth:`GoEngine.think` returns:
 
 * ``move``: a GTP vertex, ``"pass"``, ``"resign"``, or ``None`` once the game is over.
-  ``"resign"`` is not a board move: the caller ends the game with
-  :meth:`Board.resign() <banmen.games.go.board.Board.resign>` (the arena does).
+  ``"resign"`` is not a board move: a game record reads it
+  (:meth:`Game.parse_move <banmen.games.go.game.Game.parse_move>`) and ends the game.
 * ``score``: the chosen move's **win rate** for the player to move, in per cent (0-100):
   the share of simulations through that move that it won. Never exact (``exact`` is
   false); ``nodes`` counts playouts, ``depth`` is the length of the principal variation.
 
-Moves the engine never considers: filling its own single-point eye (see
-:func:`.kernel.is_eye`); illegal moves by the board's rules (superko included, at the
+It thinks about a board or a game record (:class:`~.game.Game`, as the arena and the web
+app hold it). Moves the engine never considers: filling its own single-point eye (see
+:func:`.kernels.is_eye`); illegal moves by the board's rules (superko included, at the
 root); in the tree and the playouts, superko is ignored and suicide is never played.
 
 Passing and resigning:
@@ -44,10 +45,12 @@ from typing import Any
 
 import numpy as np
 
-from banmen.engine import Info, Result
-from banmen.games.go import kernel as K
+from banmen.engine import Info, PlayerSpec, Result
+from banmen.games.go import kernels as K
 from banmen.games.go import policy
 from banmen.games.go.board import BLACK, PASS, Board, vertex_name
+from banmen.games.go.game import RESIGN_NAME, Game, board_of
+from banmen.games.go.scoring import estimate_dead
 from banmen.search.limits import Limit, StopFlag
 from banmen.search.mcts import MCTS, MctsInfo
 
@@ -109,7 +112,7 @@ class GoEngine:
         self._rng = _mix(self.seed)
 
     @classmethod
-    def from_spec(cls, spec: Any) -> GoEngine:
+    def from_spec(cls, spec: PlayerSpec) -> GoEngine:
         """The engine of an ``mcts:time=S,playouts=N,seed=N`` player spec."""
         o = spec.options
         limit = Limit(time=o.get("time"), nodes=o.get("playouts"))
@@ -183,8 +186,6 @@ class GoEngine:
     def _pass_is_safe(self, board: Board) -> bool:
         """Does the side to move win by passing now (the opponent having passed): by the
         board as it stands and with the estimated dead stones removed?"""
-        from banmen.games.go.scoring import estimate_dead
-
         me = board.turn
         sign = 1 if me == BLACK else -1
         if board.score().margin * sign <= 0:
@@ -204,15 +205,16 @@ class GoEngine:
 
     def think(
         self,
-        board: Any,
+        board: Board | Game,
         limit: Limit | None = None,
         on_info: Callable[[Info], None] | None = None,
         stop: StopFlag | None = None,
     ) -> Result:
         t0 = time.perf_counter()
         lim = self.limit if limit is None or _no_bound(limit) else limit
-        if board.is_game_over():
+        if board.is_game_over():  # a record's end (a resignation, counting) included
             return self._result(None, t0, "game_over")
+        board = board_of(board)
         pos = board.position
         turn = board.turn
         s = board.stride
@@ -259,7 +261,7 @@ class GoEngine:
             return self._result("pass", t0, r.stopped_by)
         move = vertex_name(r.move, size)
         if r.winrate < self.resign and self.search.root_visits >= self.resign_visits:
-            move = "resign"
+            move = RESIGN_NAME
         return Result(
             move=move,
             score=round(100 * r.winrate),

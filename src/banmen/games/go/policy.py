@@ -2,7 +2,7 @@
 
 These are the Go kernels of the generic search in :mod:`banmen.search.mcts`
 (:func:`kernels`; the contract is described there). A search state is the kernel position as a tuple
-``(board, grp, meta)`` (see :mod:`.kernel`); ``ctx`` is ``(params, patterns)``: an int64
+``(board, grp, meta)`` (see :mod:`.kernels`); ``ctx`` is ``(params, patterns)``: an int64
 array of the constants below and the 3x3 pattern table.
 
 Playout policy
@@ -18,12 +18,12 @@ paper):
 2. **3x3 patterns** on the empty points around ``L`` (the table below), unless the move
    would be a self-atari.
 3. **Captures** of enemy groups in atari next to ``L`` or next to our own previous move.
-4. A **random** move, never in the mover's own single-point eye (:func:`.kernel.is_eye`)
+4. A **random** move, never in the mover's own single-point eye (:func:`.kernels.is_eye`)
    and never a self-atari that joins existing stones (a lone-stone self-atari — a throw-in,
    a nakade — is kept with probability 1/2). With no such move the player passes.
 
 Playouts end after two passes (or a ply limit) and are counted like
-:func:`.kernel.playout_score`, komi included: the reward is 1 for a black win, 0 for a
+:func:`.kernels.playout_score`, komi included: the reward is 1 for a black win, 0 for a
 white win, 1/2 for a draw.
 
 Priors
@@ -57,7 +57,7 @@ import numpy.typing as npt
 from numba import njit
 
 from banmen._jit import kernel
-from banmen.games.go.kernel import (
+from banmen.games.go.kernels import (
     BLACK,
     BORDER,
     EMPTY,
@@ -80,12 +80,14 @@ from banmen.games.go.kernel import (
     MAX_SIZE,
     PASS,
     WHITE,
-    _rand_below,
+    drop_candidate,
     is_eye,
     move_code,
     play,
     playout_score,
+    rand_below,
 )
+from banmen.search.mcts import MctsKernels
 
 __all__ = [
     "PATTERNS",
@@ -389,6 +391,16 @@ def _push(cand: Any, n: int, p: int) -> int:
     return n
 
 
+@njit(cache=True, inline="always")
+def _push_capture(board: Any, grp: Any, meta: Any, npts: int, q: int, color: int, cand: Any,
+                  n: int) -> int:  # fmt: skip
+    """Add the capture of the chain on ``q`` if it is in atari and the capture legal."""
+    lib = _atari_lib(grp, npts, grp[G_HEAD * npts + q])
+    if lib != 0 and _legal(board, grp, meta, lib, color):
+        return _push(cand, n, lib)
+    return n
+
+
 @njit(cache=True, _nrt=False)
 def _atari_moves(board: Any, grp: Any, meta: Any, last: int, color: int, cand: Any) -> int:
     """Captures of the last move's group, and escapes of our groups it put in atari."""
@@ -397,9 +409,7 @@ def _atari_moves(board: Any, grp: Any, meta: Any, last: int, color: int, cand: A
     opp = 3 - color
     n = 0
     if board[last] == opp:
-        lib = _atari_lib(grp, npts, grp[G_HEAD * npts + last])
-        if lib != 0 and _legal(board, grp, meta, lib, color):
-            n = _push(cand, n, lib)
+        n = _push_capture(board, grp, meta, npts, last, color, cand, n)
     for o in (-1, 1, -s, s):
         q = last + o
         if board[q] != color:
@@ -414,9 +424,7 @@ def _atari_moves(board: Any, grp: Any, meta: Any, last: int, color: int, cand: A
             for o2 in (-1, 1, -s, s):
                 r = st + o2
                 if board[r] == opp:
-                    l2 = _atari_lib(grp, npts, grp[G_HEAD * npts + r])
-                    if l2 != 0 and _legal(board, grp, meta, l2, color):
-                        n = _push(cand, n, l2)
+                    n = _push_capture(board, grp, meta, npts, r, color, cand, n)
             st = grp[G_NEXT * npts + st]
             if st == g:
                 break
@@ -454,15 +462,13 @@ def _capture_moves(board: Any, grp: Any, meta: Any, around: int, color: int, can
     for o in (-s - 1, -s, -s + 1, -1, 1, s - 1, s, s + 1):
         q = around + o
         if board[q] == opp:
-            lib = _atari_lib(grp, npts, grp[G_HEAD * npts + q])
-            if lib != 0 and _legal(board, grp, meta, lib, color):
-                n = _push(cand, n, lib)
+            n = _push_capture(board, grp, meta, npts, q, color, cand, n)
     return n
 
 
 @njit(cache=True, inline="always")
 def _chance(meta: Any, per_mille: int) -> bool:
-    return per_mille >= 1000 or _rand_below(meta, 1000) < per_mille
+    return per_mille >= 1000 or rand_below(meta, 1000) < per_mille
 
 
 @njit(cache=True, _nrt=False)
@@ -474,7 +480,7 @@ def _random_move(board: Any, grp: Any, meta: Any, color: int, lone_sa: int) -> i
     pos = G_EPOS * npts
     remaining = meta[M_NEMPTY]
     while remaining > 0:
-        k = _rand_below(meta, remaining)
+        k = rand_below(meta, remaining)
         p = grp[base + k]
         ok = (
             not is_eye(board, p, color, s) and move_code(board, grp, meta, p, color, False) == LEGAL
@@ -484,13 +490,7 @@ def _random_move(board: Any, grp: Any, meta: Any, color: int, lone_sa: int) -> i
                 ok = False
         if ok:
             return p
-        # move the rejected point behind the candidates (the list is a set)
-        remaining -= 1
-        last = grp[base + remaining]
-        grp[base + k] = last
-        grp[pos + last] = k
-        grp[base + remaining] = p
-        grp[pos + p] = remaining
+        remaining = drop_candidate(grp, base, pos, k, remaining)
     return PASS
 
 
@@ -506,11 +506,11 @@ def policy_move(
         if _chance(meta, params[P_ATARI_PROB]):
             n = _atari_moves(board, grp, meta, last, color, cand)
             if n > 0:
-                return cand[_rand_below(meta, n)]
+                return cand[rand_below(meta, n)]
         if _chance(meta, params[P_PATTERN_PROB]):
             n = _pattern_moves(board, grp, meta, pat, last, color, cand)
             if n > 0:
-                return cand[_rand_below(meta, n)]
+                return cand[rand_below(meta, n)]
     if _chance(meta, params[P_CAPTURE_PROB]):
         n = 0
         if last != PASS:
@@ -518,7 +518,7 @@ def policy_move(
         if n == 0 and prev != PASS:
             n = _capture_moves(board, grp, meta, prev, color, cand)
         if n > 0:
-            return cand[_rand_below(meta, n)]
+            return cand[rand_below(meta, n)]
     return _random_move(board, grp, meta, color, params[P_LONE_SA])
 
 
@@ -715,10 +715,8 @@ def go_evaluate(ctx: Any, st: Any) -> float:
     return _reward(2 * area_score(st[0], st[2]) - ctx[0][P_KOMI2])
 
 
-def kernels() -> Any:
+def kernels() -> MctsKernels:
     """The Go :class:`~banmen.search.mcts.MctsKernels` (any size up to 19x19)."""
-    from banmen.search.mcts import MctsKernels
-
     s = MAX_SIZE + 2
     return MctsKernels(
         go_copy, go_to_move, go_expand, go_play, go_playout, go_evaluate,

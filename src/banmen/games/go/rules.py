@@ -70,7 +70,7 @@ KataGo's button (``hasButton``) and Spight-style ko endings are not supported.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 from banmen.games.go.errors import RulesError
@@ -180,17 +180,8 @@ class Rules:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "ko": self.ko,
-            "suicide": self.suicide,
-            "scoring": self.scoring,
-            "tax": self.tax,
-            "white_handicap_bonus": self.white_handicap_bonus,
-            "komi": self.komi,
-            "handicap": self.handicap,
-            "friendly_pass_ok": self.friendly_pass_ok,
-        }
+        """The fields by name (:meth:`from_dict` reads them back)."""
+        return asdict(self)
 
     @classmethod
     def from_dict(cls, d: Any) -> Rules:

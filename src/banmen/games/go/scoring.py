@@ -44,16 +44,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
-from banmen.games.go import kernel as K
-from banmen.games.go.board import BLACK, EMPTY, WHITE, Board, chain_at, vertex_name
+from banmen.games.go import kernels as K
 from banmen.games.go.errors import ScoringError
+from banmen.games.go.kernels import BLACK, EMPTY, WHITE
+
+if TYPE_CHECKING:  # the board is counted through its public API; board.py imports this
+    from banmen.games.go.board import Board
 
 __all__ = [
     "Score",
     "score",
+    "chain_at",
     "result_string",
     "chains",
     "benson",
@@ -115,6 +121,26 @@ class Score:
 
 def _neighbours(p: int, s: int) -> tuple[int, int, int, int]:
     return (p - 1, p + 1, p - s, p + s)
+
+
+def chain_at(grid: Sequence[int] | npt.NDArray[np.int8], p: int,
+             stride: int) -> tuple[set[int], set[int]]:  # fmt: skip
+    """(stones, liberties) of the chain on point ``p`` of a padded colour grid (``p``
+    holds a stone; ``stride`` = size + 2)."""
+    c = grid[p]
+    stones = {p}
+    libs: set[int] = set()
+    todo = [p]
+    while todo:
+        q = todo.pop()
+        for r in _neighbours(q, stride):
+            v = grid[r]
+            if v == c and r not in stones:
+                stones.add(r)
+                todo.append(r)
+            elif v == EMPTY:
+                libs.add(r)
+    return stones, libs
 
 
 def chains(grid: Sequence[int], size: int) -> list[tuple[int, frozenset[int], frozenset[int]]]:
@@ -255,14 +281,13 @@ def _dead_chains(board: Board, dead: Iterable[int]) -> frozenset[int]:
         i = chain_of.get(int(p))
         if i is None:
             try:
-                name = vertex_name(int(p), board.size)
-            except Exception:
+                name = board.move_name(int(p))
+            except ValueError:
                 name = repr(p)
             raise ScoringError(f"no stone on {name} to mark dead")
         if int(p) in alive_b or int(p) in alive_w:
             raise ScoringError(
-                f"the stones on {vertex_name(int(p), board.size)} are pass-alive: "
-                "they cannot be dead"
+                f"the stones on {board.move_name(int(p))} are pass-alive: they cannot be dead"
             )
         out |= cs[i][1]
     return frozenset(out)
@@ -326,7 +351,7 @@ def score(board: Board, dead: Iterable[int] = ()) -> Score:
 
 def ownership(board: Board, playouts: int = 256, seed: int = 0) -> dict[int, float]:
     """Average final ownership of every board point over ``playouts`` random playouts
-    from the position (see :func:`.kernel.random_playout`): +1 always black's, -1 always
+    from the position (see :func:`.kernels.random_playout`): +1 always black's, -1 always
     white's."""
     if playouts < 1:
         raise ScoringError(f"playouts must be at least 1, got {playouts}")

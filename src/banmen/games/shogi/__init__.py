@@ -1,8 +1,65 @@
-"""Shogi, as far as banmen needs it: tsume-shogi (mate problems).
+"""Shogi, as far as banmen needs it: the rules and records, and tsume-shogi (mate problems).
 
-Rules as compiled kernels (:mod:`banmen.games.shogi.kernel`); cshogi parses and writes the
-notation and is the kernels' oracle in the tests."""
+* :mod:`.board` — :class:`Board` (python-chess style, over cshogi: push / pop, USI moves,
+  JSON, sennichite);
+* :mod:`.errors` — :class:`ShogiError` and its kinds;
+* :mod:`.formats` — SFEN in (checked in Python: cshogi aborts on some bad strings) and out,
+  USI moves, KIF and CSA;
+* :mod:`.kernels` — the rules as compiled kernels (checks, evasions, keys without the
+  hand, mate in one, futile interpositions) for df-pn; cshogi is their oracle in the tests;
+* :mod:`.tsume` — the composer's counting (shortest mate, longest resistance, futile
+  interpositions not counted) over a df-pn backend: :mod:`.compiled` (the compiled df-pn
+  over the kernels) or :mod:`.position` (the pure-Python reference over cshogi);
+* :mod:`.problem` — a problem as front ends show it: checking it, the steps of a line, a
+  one-line summary of a result;
+* :mod:`.engine` — :class:`MateEngine`, the solver behind the engine contract.
 
-from banmen.games.shogi.sfen import STARTPOS, ShogiError, normalize_sfen, parse_sfen
+:data:`GAME` registers shogi with the engine layer: its players are ``mate`` (the solver)
+and ``random``. It has no seeded start for the arena (mate problems are not played out),
+so the arena and terminal play say so.
+"""
 
-__all__ = ["STARTPOS", "ShogiError", "normalize_sfen", "parse_sfen"]
+from banmen.engine import Engine, PlayerSpec
+from banmen.games._base import GameDef
+from banmen.games.engines import STANDARD_ENGINES
+from banmen.games.shogi.board import BLACK, WHITE, Board
+from banmen.games.shogi.errors import (
+    IllegalMoveError,
+    InvalidBoardError,
+    InvalidMoveError,
+    ShogiError,
+)
+from banmen.games.shogi.formats import STARTPOS, normalize_sfen, parse_sfen
+
+
+def _mate(game: GameDef[Board], spec: PlayerSpec) -> Engine[Board]:
+    # numba and the compiled solver load with the first mate player, not with the registry
+    from banmen.games.shogi.engine import DEFAULT_HASH_MB, MateEngine
+
+    return MateEngine(spec.limit, spec.options.get("hash", DEFAULT_HASH_MB), name=spec.text)
+
+
+GAME: GameDef[Board] = GameDef(
+    name="shogi",
+    title="Shogi",
+    board_from_dict=Board.from_dict,
+    sample=Board,
+    max_plies=1000,
+    engines={"mate": _mate, "random": STANDARD_ENGINES["random"]},
+    default_engine="mate",
+    proof_engines=("mate",),
+)
+
+__all__ = [
+    "GAME",
+    "Board",
+    "BLACK",
+    "WHITE",
+    "STARTPOS",
+    "ShogiError",
+    "InvalidBoardError",
+    "InvalidMoveError",
+    "IllegalMoveError",
+    "normalize_sfen",
+    "parse_sfen",
+]

@@ -1,6 +1,6 @@
 """The tsume solver's backend on the compiled df-pn over banmen's own shogi kernels.
 
-:mod:`banmen.games.shogi.kernel` holds the rules as numba kernels (checks, evasions, keys
+:mod:`banmen.games.shogi.kernels` holds the rules as numba kernels (checks, evasions, keys
 without the hand, mate in one, futile interpositions); :mod:`banmen.search.dfpn` proves
 over them. This module binds the two for :func:`banmen.games.shogi.tsume.solve`, which
 reads the composer's main line through the small :class:`~banmen.games.shogi.tsume.Backend`
@@ -9,12 +9,13 @@ interface.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import cshogi
 import numpy as np
 
-from banmen.games.shogi import kernel as K
+from banmen.games.shogi import kernels as K
 from banmen.search.dfpn import DfPn, Kernels, full_key
 from banmen.search.limits import Limit, StopFlag
 from banmen.search.proof import INF, ProofResult, Unknown
@@ -36,7 +37,7 @@ class CompiledBackend:
         board: cshogi.Board,
         limit: Limit | None,
         stop: StopFlag | None,
-        progress: Any,
+        progress: Callable[[dict[str, Any]], None] | None,
         hash_mb: int,
     ) -> None:
         self.ctx = K.CTX
@@ -45,21 +46,6 @@ class CompiledBackend:
             KERNELS, self.ctx, limit=limit, stop=stop, progress=progress, hash_mb=hash_mb
         )
         self._buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
-
-    @property
-    def phase(self) -> str:
-        return self.solver.phase
-
-    @phase.setter
-    def phase(self, value: str) -> None:
-        self.solver.phase = value
-
-    @property
-    def nodes(self) -> int:
-        return self.solver.nodes
-
-    def elapsed(self) -> float:
-        return self.solver.elapsed()
 
     def prove(self, r: int = INF, *, or_node: bool = True) -> ProofResult:
         return self.solver.prove(self.st, r, or_node=or_node)

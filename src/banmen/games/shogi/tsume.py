@@ -3,7 +3,7 @@
 The solve runs in three phases (``progress`` reports which):
 
 1. ``proof`` — the compiled df-pn (:mod:`banmen.search.dfpn`) over banmen's shogi kernels
-   (:mod:`banmen.games.shogi.kernel`) looks for any mate at all, counting every ply. It
+   (:mod:`banmen.games.shogi.kernels`) looks for any mate at all, counting every ply. It
    ends in a proof, a proof that there is no mate (``no_mate``), or a limit (``unknown``).
 2. ``shortest`` — the same search with a bound on the *counted* length: is there a mate
    within ``L - 2`` plies, then within the new length ``- 2``, … until the bound is disproved.
@@ -29,16 +29,18 @@ from typing import Any, Literal, Protocol
 
 import cshogi
 
-from banmen.games.shogi.sfen import normalize_sfen, parse_sfen
-from banmen.search.dfpn_reference import no_cyclic_gc
+from banmen.games.shogi.compiled import CompiledBackend
+from banmen.games.shogi.formats import normalize_sfen, parse_sfen
+from banmen.games.shogi.position import ShogiPosition
+from banmen.search.dfpn_reference import DfPn, no_cyclic_gc
 from banmen.search.limits import Limit, StopFlag
 from banmen.search.proof import INF, ProofResult, Unknown
 
-__all__ = ["TsumeResult", "solve", "warm_up", "Progress", "Engine"]
+__all__ = ["TsumeResult", "solve", "warm_up", "Progress", "SolverKind"]
 
 Status = Literal["mate", "no_mate", "unknown"]
 #: which df-pn runs the solve: the compiled one (what users run) or the Python reference
-Engine = Literal["compiled", "reference"]
+SolverKind = Literal["compiled", "reference"]
 #: ``progress(info)`` is called about every 0.1 s with ``nodes``, ``seconds``, ``nps``,
 #: ``pn``, ``dn`` (the root's proof and disproof numbers) and ``phase`` (``"proof"`` while
 #: looking for any mate, ``"shortest"`` while shortening it, ``"pv"`` while reading the line)
@@ -78,11 +80,11 @@ def solve(
     stop: StopFlag | None = None,
     progress: Progress | None = None,
     hash_mb: int = 256,
-    engine: Engine = "compiled",
+    engine: SolverKind = "compiled",
 ) -> TsumeResult:
     """Solve the mate problem ``sfen`` (the attacker is the side to move).
 
-    Raises :class:`banmen.games.shogi.ShogiError` for a bad SFEN; never anything else for
+    Raises :class:`~banmen.games.shogi.errors.ShogiError` for a bad SFEN; never anything else for
     bad input. ``limit.time`` / ``limit.nodes`` bound the whole solve; ``stop`` stops it
     from another thread or process; ``hash_mb`` bounds the transposition table.
     """
@@ -95,15 +97,13 @@ def _solve_problem(
     stop: StopFlag | None,
     progress: Progress | None,
     hash_mb: int,
-    engine: Engine,
+    engine: SolverKind,
 ) -> TsumeResult:
     board = parse_sfen(sfen)
     sfen = normalize_sfen(sfen)
     if engine == "reference":
         with no_cyclic_gc():  # its pauses grow with the table (see no_cyclic_gc)
             return _solve(_ReferenceBackend(board, limit, stop, progress, hash_mb), sfen)
-    from banmen.games.shogi.compiled import CompiledBackend
-
     backend = CompiledBackend(board, limit, stop, progress, hash_mb)
     try:
         # the whole solve in one search thread (deep stack, one deadline, progress here)
@@ -122,14 +122,8 @@ def warm_up() -> None:
     _solve_problem(_WARM_UP_SFEN, None, None, None, 1, "compiled")
 
 
-class Backend(Protocol):
-    """A df-pn solver and the position it works on, as the counting needs them.
-
-    Position: ``key`` (of everything: board, hands, side to move), ``attacker_moves``,
-    ``defender_moves``, ``play``, ``undo``, ``quick_win``, ``group``, ``material``.
-    Solver (on the current position): ``prove``, ``lookup``, ``is_futile`` (raises
-    :class:`Unknown` when a limit stops it), ``was_futile`` (the position follows a reply
-    found futile)."""
+class Counters(Protocol):
+    """What both df-pn solvers count: nodes, seconds, and the phase they report."""
 
     phase: str
 
@@ -137,6 +131,19 @@ class Backend(Protocol):
     def nodes(self) -> int: ...
 
     def elapsed(self) -> float: ...
+
+
+class Backend(Protocol):
+    """A df-pn solver and the position it works on, as the counting needs them.
+
+    Position: ``key`` (of everything: board, hands, side to move), ``attacker_moves``,
+    ``defender_moves``, ``play``, ``undo``, ``quick_win``, ``group``, ``material``.
+    Solver (on the current position): ``prove``, ``lookup``, ``is_futile`` (raises
+    :class:`Unknown` when a limit stops it), ``was_futile`` (the position follows a reply
+    found futile); ``solver`` itself keeps the counts."""
+
+    @property
+    def solver(self) -> Counters: ...
 
     def prove(self, r: int = INF, *, or_node: bool = True) -> ProofResult: ...
 
@@ -171,32 +178,14 @@ class _ReferenceBackend:
 
     def __init__(
         self,
-        board: Any,
+        board: cshogi.Board,
         limit: Limit | None,
         stop: StopFlag | None,
         progress: Progress | None,
         hash_mb: int,
     ) -> None:
-        from banmen.games.shogi.position import ShogiPosition
-        from banmen.search.dfpn_reference import DfPn
-
         self.solver: DfPn[int] = DfPn(limit=limit, stop=stop, progress=progress, hash_mb=hash_mb)
         self.pos = ShogiPosition(board)
-
-    @property
-    def phase(self) -> str:
-        return self.solver.phase
-
-    @phase.setter
-    def phase(self, value: str) -> None:
-        self.solver.phase = value
-
-    @property
-    def nodes(self) -> int:
-        return self.solver.nodes
-
-    def elapsed(self) -> float:
-        return self.solver.elapsed()
 
     def prove(self, r: int = INF, *, or_node: bool = True) -> ProofResult:
         return self.solver.prove(self.pos, r, or_node=or_node)
@@ -248,8 +237,8 @@ def _solve(b: Backend, sfen: str) -> TsumeResult:
         return TsumeResult(
             sfen=sfen,
             status=status,
-            nodes=b.nodes,
-            seconds=round(b.elapsed(), 3),
+            nodes=int(b.solver.nodes),
+            seconds=round(b.solver.elapsed(), 3),
             first_seconds=first_seconds,
             **kw,
         )
@@ -260,7 +249,7 @@ def _solve(b: Backend, sfen: str) -> TsumeResult:
     if first.status == "disproved":
         return done("no_mate")
     assert first.length is not None
-    first_seconds = round(b.elapsed(), 3)
+    first_seconds = round(b.solver.elapsed(), 3)
     line = _Lines(b)
     try:
         fallback = line.walk()
@@ -270,7 +259,7 @@ def _solve(b: Backend, sfen: str) -> TsumeResult:
     best = len(fallback)
 
     # phase 2: shorten under the counting rules
-    b.phase = "shortest"
+    b.solver.phase = "shortest"
     shortest = False
     bound = first.length
     reason: str | None = None
@@ -306,7 +295,7 @@ def _solve(b: Backend, sfen: str) -> TsumeResult:
         short_line = None
 
     # phase 3: the main line
-    b.phase = "pv"
+    b.solver.phase = "pv"
     try:
         pv, _ = line.exact_or(best)
     except _NoTime as e:

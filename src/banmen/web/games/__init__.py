@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from banmen.web.games._base import STOPPED_BY, Defaults, WebGame
-from banmen.web.games.go import GoGame, GoPlay
+from banmen.web.games.go import GoGame
 from banmen.web.games.mattix import MattixGame
 from banmen.web.games.othello import OthelloGame
 
@@ -16,7 +16,6 @@ __all__ = [
     "MattixGame",
     "OthelloGame",
     "GoGame",
-    "GoPlay",
     "make_games",
     "STOPPED_BY",
 ]

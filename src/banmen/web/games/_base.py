@@ -34,7 +34,7 @@ from banmen.web.protocol import GameRules, NewGame, ProtocolError
 
 __all__ = ["Defaults", "WebGame", "STOPPED_BY"]
 
-#: the game's board type (its own ``Board``; Go: the game record ``GoPlay``)
+#: the game's board type (its own ``Board``; Go: the game record ``Game``)
 B = TypeVar("B", bound=GameBoard)
 
 
@@ -46,12 +46,17 @@ class Defaults:
     delay_ms: int = 700
 
 
-#: Why a non-exact search ended, in words.
+#: Why a search ended (``Result.stopped_by``), in words: in the verdicts, and on the game
+#: pages, which get it rendered into the page (:mod:`banmen.web.pages`).
 STOPPED_BY = {
+    "exact": "solved",
     "depth": "depth-limited search",
     "time": "time limit",
     "nodes": "node limit",
     "stop": "Stop pressed",
+    "game_over": "game over",
+    "forced": "forced",
+    "random": "random",
 }
 
 

@@ -7,6 +7,8 @@
 // list every few seconds, so a run started after the page opened appears by itself, and
 // the shown report is fetched again while its run plays (or when its counts change).
 
+import { $ } from "./page.js";
+
 const RUN_RE = /^[A-Za-z0-9_.+:-]{1,80}$/;
 const REFRESH_MS = 3000;
 
@@ -16,7 +18,6 @@ const PLOT_TITLES = {
   margins: "Final score margins",
 };
 
-const $ = (id) => document.getElementById(id);
 
 let runs = [];
 let shown = null; // the report on the page

@@ -1,29 +1,25 @@
-// SVG drawing of a Mattix board from a server "state" message.
+// The Mattix board widget (see svg.js for the contract): `new MattixBoard(svg, { onMove })`,
+// then `set({ state, mode })` with the server's "state" message; in "play" mode the legal
+// pieces (state.legal) can be taken, and taking one calls onMove(square name).
 //
 // The SVG uses a fixed coordinate system (100 units per cell) and a viewBox, so CSS can
 // scale it to any width. It is redrawn from scratch on every state: boards are at most
 // 8x8, and a full redraw can never leave stale highlights behind.
 
-const SVG_NS = "http://www.w3.org/2000/svg";
+import { Board, el, gridLabels, pickable } from "./svg.js";
+
 const CELL = 100;
 const MARGIN = 34; // room for the column letters (top) and row numbers (left)
 const PAD = 8;
 const CHIP_LONG = 52; // the chip's arms: it covers the middle 52 units of its cell
 const LABEL_HEIGHT = 20; // the last move's badge, under the chip: (100 - 52) / 2 = 24 free
 
-export const PLAYER_COLORS = { 1: "#2563eb", 2: "#d97706" };
+const PLAYER_COLORS = { 1: "#2563eb", 2: "#d97706" };
 // darker shades of the players' colours, under white text
 const LABEL_COLORS = { 1: "#1d4ed8", 2: "#b45309" };
 
-export function squareName(sq, size) {
+function squareName(sq, size) {
   return String.fromCharCode(97 + (sq % size)) + String(Math.floor(sq / size) + 1);
-}
-
-function el(name, attrs = {}, text) {
-  const node = document.createElementNS(SVG_NS, name);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-  if (text !== undefined) node.textContent = text;
-  return node;
 }
 
 function cellOrigin(sq, size) {
@@ -48,9 +44,13 @@ function drawChip(g, sq, size) {
   g.append(chip);
 }
 
-// Draw `state` into `svg`. `interactive` says whether the legal pieces can be taken now;
-// `onTake(name)` is called when the user picks one (click, tap, Enter or Space).
-export function renderBoard(svg, state, { interactive, onTake }) {
+export class MattixBoard extends Board {
+  draw({ state, mode }) {
+    drawBoard(this.svg, state, mode === "play", (name) => this.on.onMove(name));
+  }
+}
+
+function drawBoard(svg, state, interactive, onTake) {
   const n = state.size;
   const span = MARGIN + n * CELL + PAD;
   svg.setAttribute("viewBox", `0 0 ${span} ${span}`);
@@ -63,14 +63,7 @@ export function renderBoard(svg, state, { interactive, onTake }) {
   svg.append(el("rect", { x: 0, y: 0, width: span, height: span, rx: 14, class: "board-bg" }));
 
   // Coordinates: columns a, b, c... across the top; rows 1, 2, 3... down the left side.
-  for (let i = 0; i < n; i++) {
-    svg.append(
-      el("text", { x: MARGIN + i * CELL + CELL / 2, y: MARGIN - 10, class: "coord", "text-anchor": "middle" },
-        String.fromCharCode(97 + i)),
-      el("text", { x: MARGIN / 2, y: MARGIN + i * CELL + CELL / 2 + 7, class: "coord", "text-anchor": "middle" },
-        String(i + 1)),
-    );
-  }
+  svg.append(...gridLabels(n, MARGIN, CELL, 10));
 
   // The line the side to move takes from.
   if (!state.over) {
@@ -118,16 +111,7 @@ export function renderBoard(svg, state, { interactive, onTake }) {
       "font-size": String(value).length > 2 ? 30 : 38,
     }, String(value)));
     if (canTake) {
-      g.setAttribute("role", "button");
-      g.setAttribute("tabindex", "0");
-      g.setAttribute("aria-label", `take ${value} at ${name}`);
-      g.addEventListener("click", () => onTake(name));
-      g.addEventListener("keydown", (ev) => {
-        if (ev.key === "Enter" || ev.key === " ") {
-          ev.preventDefault();
-          onTake(name);
-        }
-      });
+      pickable(g, `take ${value} at ${name}`, () => onTake(name));
     } else {
       g.append(el("title", {}, `${value} on ${name}`));
     }

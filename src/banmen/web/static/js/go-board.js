@@ -1,5 +1,7 @@
-// SVG drawing of a Go board from a server "state" message, and the pointer handling that
-// turns taps, clicks and drags into points.
+// The Go board widget (see svg.js for the contract): `new GoBoard(svg, { onMove, onToggle,
+// onPoint })`, then `set({ state, mode })` with the server's "state" message. Modes: "play"
+// (a point chosen calls onMove(vertex)), "count" (a group picked calls onToggle(vertex)),
+// "view". The pointer handling turns taps, clicks and drags into points.
 //
 // Points are named by GTP vertices: a column letter A-T without I (left to right) and a
 // row number counted from the bottom ("D4", "Q16"). The state's `cells` run row by row
@@ -22,20 +24,21 @@
 //   rect.territory[data-vertex][data-owner]   counted territory while counting
 //   .last-move[data-vertex], .ko-mark[data-vertex], .removed[data-vertex]
 
-const SVG_NS = "http://www.w3.org/2000/svg";
-export const COLUMNS = "ABCDEFGHJKLMNOPQRST";
+import { Board, el } from "./svg.js";
+
+const COLUMNS = "ABCDEFGHJKLMNOPQRST";
 const CELL = 40;
 const STONE = 0.48 * CELL;
 const LABEL = 50; // room for the edge stones and the column letters (top), row numbers (left)
 const EDGE = 26; // the other two sides: room for the edge stones
-export const COLORS = { 1: "black", 2: "white" };
+const COLORS = { 1: "black", 2: "white" };
 
-export function vertexName(col, row, n) {
+function vertexName(col, row, n) {
   return `${COLUMNS[col]}${n - row}`;
 }
 
 // [col, row from the top] of a vertex, or null.
-export function vertexPoint(vertex, n) {
+function vertexPoint(vertex, n) {
   const col = COLUMNS.indexOf(vertex[0]);
   const number = Number(vertex.slice(1));
   if (col < 0 || col >= n || !Number.isInteger(number) || number < 1 || number > n) return null;
@@ -44,7 +47,7 @@ export function vertexPoint(vertex, n) {
 
 // The star points: the corner points on the third line (fourth from 13x13 up), the centre
 // of odd boards, and the side midpoints of large boards.
-export function starPoints(n) {
+function starPoints(n) {
   if (n < 7) return [];
   const e = n >= 13 ? 3 : 2;
   const lo = e;
@@ -58,26 +61,16 @@ export function starPoints(n) {
   return pts;
 }
 
-function el(name, attrs = {}, text) {
-  const node = document.createElementNS(SVG_NS, name);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
 function at(col, row) {
   return [LABEL + col * CELL, LABEL + row * CELL];
 }
 
-export class GoBoard {
-  // `onPlay(vertex)`: a move was chosen; `onToggle(vertex)`: a group was picked while
+export class GoBoard extends Board {
+  // `onMove(vertex)`: a move was chosen; `onToggle(vertex)`: a group was picked while
   // counting; `onPoint(vertex | null, what)`: the point under the pointer changed (what:
   // "legal", "occupied", "suicide", "ko", "superko", "stone", or null when none).
-  constructor(svg, { onPlay, onToggle, onPoint }) {
-    this.svg = svg;
-    this.onPlay = onPlay;
-    this.onToggle = onToggle;
-    this.onPoint = onPoint;
+  constructor(svg, callbacks) {
+    super(svg, callbacks);
     this.state = null;
     this.mode = "view"; // "play", "count" or "view"
     this.gesture = null; // the pointer pressed on the board: {id, type}
@@ -105,7 +98,7 @@ export class GoBoard {
 
   // ---------------------------------------------------------------- drawing
 
-  render(state, mode) {
+  draw({ state, mode }) {
     const n = state.size;
     if (this.state && this.state.size !== n) this.hover = null;
     this.state = state;
@@ -278,8 +271,8 @@ export class GoBoard {
 
   emitPoint() {
     const p = this.hover;
-    if (p && this.state && this.mode !== "view") this.onPoint(...this.pointInfo(p[0], p[1]));
-    else this.onPoint(null, null);
+    if (p && this.state && this.mode !== "view") this.on.onPoint(...this.pointInfo(p[0], p[1]));
+    else this.on.onPoint(null, null);
   }
 
   // ---------------------------------------------------------------- input
@@ -338,8 +331,8 @@ export class GoBoard {
 
   pick([col, row]) {
     const v = vertexName(col, row, this.size);
-    if (this.mode === "play") this.onPlay(v);
-    else if (this.mode === "count") this.onToggle(v);
+    if (this.mode === "play") this.on.onMove(v);
+    else if (this.mode === "count") this.on.onToggle(v);
   }
 
   key(ev) {

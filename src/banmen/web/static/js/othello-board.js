@@ -1,4 +1,7 @@
-// SVG drawing of an Othello board from a server "state" message.
+// The Othello board widget (see svg.js for the contract): `new OthelloBoard(svg, { onMove })`,
+// then `set({ state, mode, hints })` with the server's "state" message; in "play" mode the
+// legal squares (state.legal) can be played, and playing one calls onMove(square name);
+// `hints` shows each legal move's flip count (state.flips).
 //
 // a1 is the top-left square: files a-h run along the top, ranks 1-8 down the left side.
 // Square numbers are 8 * row + column, as on the server. The SVG uses a fixed coordinate
@@ -11,23 +14,17 @@
 //   text.hint[data-square]                 the flip count shown on it (when hints are on)
 //   .last-move[data-square]                the last move played
 
-const SVG_NS = "http://www.w3.org/2000/svg";
+import { Board, el, gridLabels, pickable } from "./svg.js";
+
 const CELL = 100;
 const MARGIN = 28; // room for the file letters (top) and rank numbers (left)
 const PAD = 6;
 const N = 8;
 
-export const COLORS = { 1: "black", 2: "white" };
+const COLORS = { 1: "black", 2: "white" };
 
-export function squareName(sq) {
+function squareName(sq) {
   return String.fromCharCode(97 + (sq % N)) + String(Math.floor(sq / N) + 1);
-}
-
-function el(name, attrs = {}, text) {
-  const node = document.createElementNS(SVG_NS, name);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-  if (text !== undefined) node.textContent = text;
-  return node;
 }
 
 function origin(sq) {
@@ -39,10 +36,13 @@ function center(sq) {
   return [x + CELL / 2, y + CELL / 2];
 }
 
-// Draw `state` into `svg`. `interactive`: the legal squares can be played now; `hints`:
-// show each legal move's flip count; `onPlay(name)` is called when the user picks a square
-// (click, tap, Enter or Space).
-export function renderBoard(svg, state, { interactive, hints, onPlay }) {
+export class OthelloBoard extends Board {
+  draw({ state, mode, hints }) {
+    drawBoard(this.svg, state, mode === "play", Boolean(hints), (name) => this.on.onMove(name));
+  }
+}
+
+function drawBoard(svg, state, interactive, hints, onPlay) {
   const span = MARGIN + N * CELL + PAD;
   svg.setAttribute("viewBox", `0 0 ${span} ${span}`);
   svg.dataset.mover = COLORS[state.turn]; // the stylesheet colours the move markers by it
@@ -51,14 +51,7 @@ export function renderBoard(svg, state, { interactive, hints, onPlay }) {
   svg.append(el("rect", { x: 0, y: 0, width: span, height: span, rx: 12, class: "board-frame" }));
   svg.append(el("rect", { x: MARGIN, y: MARGIN, width: N * CELL, height: N * CELL, class: "felt" }));
 
-  for (let i = 0; i < N; i++) {
-    svg.append(
-      el("text", { x: MARGIN + i * CELL + CELL / 2, y: MARGIN - 7, class: "coord", "text-anchor": "middle" },
-        String.fromCharCode(97 + i)),
-      el("text", { x: MARGIN / 2, y: MARGIN + i * CELL + CELL / 2 + 7, class: "coord", "text-anchor": "middle" },
-        String(i + 1)),
-    );
-  }
+  svg.append(...gridLabels(N, MARGIN, CELL, 7));
   for (let i = 0; i <= N; i++) {
     const p = MARGIN + i * CELL;
     svg.append(
@@ -116,16 +109,7 @@ export function renderBoard(svg, state, { interactive, hints, onPlay }) {
     const what = `${name}, turns ${count} disc${count === 1 ? "" : "s"}`;
     if (interactive) {
       g.classList.add("playable");
-      g.setAttribute("role", "button");
-      g.setAttribute("tabindex", "0");
-      g.setAttribute("aria-label", `play ${what}`);
-      g.addEventListener("click", () => onPlay(name));
-      g.addEventListener("keydown", (ev) => {
-        if (ev.key === "Enter" || ev.key === " ") {
-          ev.preventDefault();
-          onPlay(name);
-        }
-      });
+      pickable(g, `play ${what}`, () => onPlay(name));
     } else {
       g.append(el("title", {}, `legal: ${what}`));
     }

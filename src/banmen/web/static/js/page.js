@@ -1,24 +1,12 @@
-// Helpers shared by the game pages (Mattix, Othello, Go): the page's game id, the game
-// socket, messages, the connection badge, level menus and number formatting. Game rules
-// stay on the server.
+// Helpers every page shares: elements by id, the message box, the connection badge, the
+// load form's error line, copying, number formatting, the data the server rendered into
+// the page, and a socket wired to all of these. Game rules stay on the server.
 
-import { GameSocket, showQueueLine } from "./connection.js";
+import { GameSocket } from "./connection.js";
 
 export const $ = (id) => document.getElementById(id);
 
 const ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
-
-// Why a search ended, in words (Result.stopped_by).
-export const STOPPED_BY = {
-  exact: "solved",
-  depth: "depth limit",
-  time: "time limit",
-  nodes: "node limit",
-  stop: "stopped",
-  game_over: "game over",
-  forced: "forced",
-  random: "random",
-};
 
 // The game id lives in the address (#id) and in localStorage under `key`, so a reload —
 // or a second tab — finds the same game.
@@ -48,11 +36,27 @@ export function gameIdStore(key) {
   };
 }
 
+// What the server rendered into the page for its scripts: the JSON in <body data-NAME>
+// (`name` in camelCase, as in dataset), or null.
+export function pageData(name) {
+  const text = document.body.dataset[name];
+  if (text === undefined) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
 export function formatCount(n) {
   if (n >= 1e9) return `${(n / 1e9).toFixed(2)} G`;
   if (n >= 1e6) return `${(n / 1e6).toFixed(2)} M`;
   if (n >= 1e4) return `${(n / 1e3).toFixed(1)} k`;
   return String(Math.round(n));
+}
+
+export function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 let messageTimer = 0;
@@ -89,21 +93,45 @@ export function showLoadError(text) {
   box.hidden = text === "";
 }
 
-// The page's socket on `path`: on every (re)connection it joins the game `currentId()`
-// names, or the one the address or storage names (`ids`). While the CPU's move waits for
-// a free engine (the state's `thinking.queue`), the status line says the place in line —
-// after the page's own drawing, which does not know about it.
-export function gameSocket(path, ids, currentId, onMessage) {
-  let queueLine = null;
-  const sock = new GameSocket(path, {
-    onOpen: () => sock.send({ type: "join", id: currentId() ?? ids.wanted() }),
+// Copy `text`, and say on `button` for a moment whether it worked.
+export async function copyText(text, button) {
+  let ok = false;
+  try {
+    await navigator.clipboard.writeText(text);
+    ok = true;
+  } catch {
+    // No clipboard API (plain http on another host, old browser): select and copy.
+    const area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.className = "offscreen";
+    document.body.append(area);
+    area.select();
+    try {
+      ok = document.execCommand("copy");
+    } catch {
+      ok = false;
+    }
+    area.remove();
+  }
+  const label = button.textContent;
+  button.textContent = ok ? "Copied" : "Copy failed: select the text";
+  setTimeout(() => { button.textContent = label; }, 1500);
+}
+
+// The page's socket on `path` (see connection.js): the badge follows its status, and the
+// server's "error" and "notice" lines go to the message box after the page's own
+// `onMessage` has seen them. `onStatus` (optional) hears every status change too.
+export function pageSocket(path, { onOpen, onMessage, onStatus = () => {} }) {
+  return new GameSocket(path, {
+    onOpen,
     onMessage: (msg) => {
-      if (msg.type === "state") queueLine = msg.thinking?.queue ? msg.thinking.queue_message : null;
-      else if (msg.type === "queue") queueLine = msg.position > 0 ? msg.message : null;
       onMessage(msg);
-      if (queueLine) showQueueLine(queueLine);
+      if (msg.type === "error" || msg.type === "notice") showMessage(msg.message, msg.type);
     },
-    onStatus: showConnection,
+    onStatus: (status) => {
+      showConnection(status);
+      onStatus(status);
+    },
   });
-  return sock;
 }

@@ -1,18 +1,21 @@
 // The tsume-shogi page: a position editor, solves on the server, the answer step by step.
 //
-// The page keeps the position being edited (see shogi-board.js) and mirrors it in the
-// SFEN box and in the address (?sfen=…, so a link shares it). The server checks positions
-// (/api/tsume/sfen) and solves them in a worker process (/ws/tsume): the page sends
+// The page keeps the position being edited (shogi-position.js; the board widget,
+// shogi-board.js, draws it) and mirrors it in the SFEN box and in the address (?sfen=…, so
+// a link shares it). The server checks positions (/api/tsume/sfen) and solves them in a
+// worker process (/ws/tsume, through page.js's socket like every page): the page sends
 // "solve" / "cancel" and shows the "progress" and "result" messages; the positions of a
 // solution come from the server too, so the page needs no shogi rules.
 
-import { GameSocket } from "./connection.js";
-import { $, formatCount, showConnection, showLoadError, showMessage } from "./page.js";
+import {
+  $, copyText, formatCount, pageSocket, plural, showLoadError, showMessage,
+} from "./page.js";
+import { ShogiBoard } from "./shogi-board.js";
 import {
   HAND_KINDS, LABELS, NAMES, SIDES, changeHand, clearPosition, edit, fillWhiteHand, flipPiece,
-  kindOf, makeCode, movePiece, parseSfen, placePiece, promotePiece, removePiece, renderBoard,
-  renderHand, sfenFromSearch, sfenToUrlParam, squareName, toSfen,
-} from "./shogi-board.js";
+  kindOf, makeCode, movePiece, parseSfen, placePiece, promotePiece, removePiece,
+  sfenFromSearch, sfenToUrlParam, squareName, toSfen,
+} from "./shogi-position.js";
 
 const LONE_KING = "4k4/9/9/9/9/9/9/9/9 b 2r2b4g4s4n4l18p 1";
 const PALETTE_ROWS = [["R", "B", "G", "S", "N", "L", "P"], ["K", "+R", "+B", "+S", "+N", "+L", "+P"]];
@@ -33,14 +36,12 @@ let step = 0; // replay: moves made from the problem position
 let checkSeq = 0;
 let ticker = 0;
 
+const shogi = new ShogiBoard($("board-svg"), { hands: { b: $("hand-b"), w: $("hand-w") }, onSquare });
+
 // ------------------------------------------------------------------ helpers
 
 function currentSfen() {
   return toSfen(pos);
-}
-
-function plural(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 function toolLabel() {
@@ -91,13 +92,12 @@ function renderBoardArea() {
   board.dataset.step = String(mode === "replay" ? step : 0);
   board.dataset.sfen = toSfen(shown);
   const editable = loaded && mode === "edit" && !busy();
-  renderBoard($("board-svg"), shown, {
+  shogi.set({
+    state: shown,
+    mode: editable ? "edit" : "view",
     last,
     selected: editable && tool.kind === "move" ? moveFrom : null,
-    onSquare: editable ? onSquare : null,
   });
-  renderHand($("hand-w"), shown, "w");
-  renderHand($("hand-b"), shown, "b");
 }
 
 function renderStatus() {
@@ -437,10 +437,8 @@ function onMessage(msg) {
         box.textContent = `Not solved: ${msg.message}`;
         box.dataset.status = "error";
       }
-      showMessage(msg.message, "error");
       break;
     case "notice":
-      showMessage(msg.message, "notice");
       break;
     default:
       return;
@@ -449,7 +447,6 @@ function onMessage(msg) {
 }
 
 function onStatus(status) {
-  showConnection(status);
   if (status !== "connected" && (solve || solveAsked)) {
     // The server stops a connection's solve when the connection drops.
     solve = null;
@@ -462,7 +459,7 @@ function onStatus(status) {
   if (loaded) render();
 }
 
-const sock = new GameSocket("/ws/tsume", { onOpen: () => render(), onMessage, onStatus });
+const sock = pageSocket("/ws/tsume", { onOpen: () => render(), onMessage, onStatus });
 
 function startSolve() {
   if (!loaded || busy()) return;
@@ -498,32 +495,6 @@ function goTo(n) {
   mode = "replay";
   step = Math.max(0, Math.min(n, replaySteps().length));
   render();
-}
-
-// ------------------------------------------------------------------ copy
-
-async function copyText(text, button) {
-  let ok = false;
-  try {
-    await navigator.clipboard.writeText(text);
-    ok = true;
-  } catch {
-    const area = document.createElement("textarea");
-    area.value = text;
-    area.setAttribute("readonly", "");
-    area.className = "offscreen";
-    document.body.append(area);
-    area.select();
-    try {
-      ok = document.execCommand("copy");
-    } catch {
-      ok = false;
-    }
-    area.remove();
-  }
-  const label = button.textContent;
-  button.textContent = ok ? "Copied" : "Copy failed: select the text";
-  setTimeout(() => { button.textContent = label; }, 1500);
 }
 
 // ------------------------------------------------------------------ events

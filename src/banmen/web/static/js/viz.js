@@ -8,7 +8,7 @@
 // from 1 as the counter shows it), so a link opens the same step. A walkthrough that cannot
 // be made leaves an error line and keeps the one on screen.
 
-import { $ } from "./page.js";
+import { $, showLoadError } from "./page.js";
 
 const START = "---------------------------OX------XO--------------------------- X";
 const PRESETS = {
@@ -132,12 +132,6 @@ function fillKinds() {
   }
 }
 
-function showError(text) {
-  const box = $("load-error");
-  box.textContent = text;
-  box.hidden = text === "";
-}
-
 // What is wrong with the form's Number, as one line, or null. The form is checked here
 // rather than by the browser (it has `novalidate`): the browser's own check stops a
 // submission without a word when the bad field is hidden (another walkthrough is
@@ -210,11 +204,11 @@ async function load(query, step = 0) {
     if (seq !== loadSeq) return;
     if (data.steps.length === 0) throw new Error("this walkthrough has no steps");
     shown = { query, data };
-    showError("");
+    showLoadError("");
     goTo(step);
   } catch (e) {
     if (seq !== loadSeq) return;
-    showError(e.message);
+    showLoadError(e.message);
     if (!shown) $("status").textContent = "Nothing to show yet: pick a walkthrough and press Load.";
   } finally {
     if (seq === loadSeq) {
@@ -281,7 +275,7 @@ $("load").addEventListener("submit", (ev) => {
   ev.preventDefault();
   const problem = numberProblem();
   if (problem) {
-    showError(problem);
+    showLoadError(problem);
     $("n").focus();
     return;
   }
@@ -324,7 +318,7 @@ document.addEventListener("keydown", (ev) => {
     catalog = await r.json();
   } catch (e) {
     catalog = FALLBACK;
-    showError(`The list of walkthroughs was not loaded: ${e.message}`);
+    showLoadError(`The list of walkthroughs was not loaded: ${e.message}`);
   }
   fillNames();
   fillKinds();

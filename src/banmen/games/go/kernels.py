@@ -81,6 +81,8 @@ __all__ = [
     "legal_codes",
     "gen_moves",
     "is_eye",
+    "rand_below",
+    "drop_candidate",
     "random_playout",
     "playout_score",
     "run_playouts",
@@ -607,11 +609,28 @@ def is_eye(board: Any, p: int, color: int, s: int) -> bool:
 
 
 @njit(cache=True, inline="always")
-def _rand_below(meta: Any, n: int) -> int:
+def rand_below(meta: Any, n: int) -> int:
     x = meta[M_RNG] + GOLDEN
     meta[M_RNG] = x
     r = mix64(x)
     return (((r >> 32) & 0xFFFFFFFF) * n) >> 32
+
+
+@njit(cache=True, inline="always")
+def drop_candidate(grp: Any, base: int, pos: int, k: int, remaining: int) -> int:
+    """Move the rejected candidate at index ``k`` of the empty-point list (``base``: the
+    list's section of ``grp``, ``pos``: each point's index in it) behind the
+    ``remaining`` candidates, so a random draw from the first ``remaining - 1`` never
+    meets it again (the list is a set: its order does not matter); returns
+    ``remaining - 1``."""
+    remaining -= 1
+    p = grp[base + k]
+    last = grp[base + remaining]
+    grp[base + k] = last
+    grp[pos + last] = k
+    grp[base + remaining] = p
+    grp[pos + p] = remaining
+    return remaining
 
 
 @njit(cache=True, nogil=True)
@@ -629,7 +648,7 @@ def random_playout(board: Any, grp: Any, meta: Any, max_plies: int) -> int:
         remaining = meta[M_NEMPTY]
         chosen = PASS
         while remaining > 0:
-            k = _rand_below(meta, remaining)
+            k = rand_below(meta, remaining)
             p = grp[base + k]
             if (
                 not is_eye(board, p, color, s)
@@ -637,13 +656,7 @@ def random_playout(board: Any, grp: Any, meta: Any, max_plies: int) -> int:
             ):
                 chosen = p
                 break
-            # move the rejected point behind the candidates (the list is a set)
-            remaining -= 1
-            last = grp[base + remaining]
-            grp[base + k] = last
-            grp[pos + last] = k
-            grp[base + remaining] = p
-            grp[pos + p] = remaining
+            remaining = drop_candidate(grp, base, pos, k, remaining)
         play(board, grp, meta, chosen, color)
         plies += 1
     return playout_score(board, meta)

@@ -53,6 +53,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import cshogi
 import numpy as np
 import numpy.typing as npt
 from numba import njit
@@ -820,16 +821,23 @@ def _in_check(ctx: Any, st: Any) -> bool:
 
 
 @njit(cache=True)
-def _mate_in_1(ctx: Any, st: Any) -> int:
-    n = _gen_checks(ctx, st, st, SCRATCH)
-    for i in range(SCRATCH, SCRATCH + n):
-        m = st[i]
+def _first_mate(ctx: Any, st: Any, buf: Any, lo: int, hi: int) -> int:
+    """The first of the checks ``buf[lo:hi]`` after which the opponent has no legal move,
+    or -1."""
+    for i in range(lo, hi):
+        m = buf[i]
         _play(ctx, st, m)
         mate = not _has_legal(ctx, st)
         _undo(ctx, st)
         if mate:
             return m
     return -1
+
+
+@njit(cache=True)
+def _mate_in_1(ctx: Any, st: Any) -> int:
+    n = _gen_checks(ctx, st, st, SCRATCH)
+    return _first_mate(ctx, st, st, SCRATCH, SCRATCH + n)
 
 
 # ----------------------------------------------------------------------------- the contract
@@ -899,14 +907,7 @@ def quick_win(ctx: Any, st: Any, buf: Any, n: int) -> int:
     the attacker is not to move."""
     if st[STM] != st[ATK]:
         return -1
-    for i in range(n):
-        m = buf[i]
-        _play(ctx, st, m)
-        mate = not _has_legal(ctx, st)
-        _undo(ctx, st)
-        if mate:
-            return m
-    return -1
+    return _first_mate(ctx, st, buf, 0, n)
 
 
 @kernel(_nrt=False)
@@ -1096,7 +1097,7 @@ def _rebuild(ctx: Any, st: Any) -> None:
     st[HKEY] = hk
 
 
-def from_board(board: Any) -> npt.NDArray[np.int64]:
+def from_board(board: cshogi.Board) -> npt.NDArray[np.int64]:
     """A position array from a ``cshogi.Board``; its side to move becomes the attacker."""
     st = np.zeros(ST_LEN, np.int64)
     st[:81] = np.asarray(board.pieces, np.int64)
@@ -1109,8 +1110,6 @@ def from_board(board: Any) -> npt.NDArray[np.int64]:
 
 def from_sfen(sfen: str) -> npt.NDArray[np.int64]:
     """A position array from an SFEN; its side to move becomes the attacker."""
-    import cshogi
-
     return from_board(cshogi.Board(sfen))
 
 

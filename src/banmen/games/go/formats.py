@@ -11,20 +11,23 @@ tokens. Old-style identifiers with lower-case letters (``AddBlack``) keep their 
   komi if absent), ``RU`` (a preset name such as ``Japanese``, ``Chinese``, ``AGA``,
   ``NZ``, ``Tromp-Taylor``, or banmen's ``ko=...,scoring=...``; unknown names fall back
   to Chinese rules), ``HA`` (handicap stones, for the white handicap bonus), ``RE`` (a
-  ``B+R``/``W+R`` result marks the resignation), ``PL``;
+  ``B+R``/``W+R`` result marks the resignation in the game record), ``PL``;
 * set-up before the first move, in the root or later nodes: ``AB``, ``AW``, ``AE``, with
   compressed point lists (``[aa:cc]`` is the rectangle a1..c3 in SGF coordinates); set-up
   after the first move is rejected;
 * moves ``B`` and ``W``; a pass is ``[]`` or, on boards up to 19x19, ``[tt]``. Moves are
-  replayed as recorded, out of turn if so recorded and after two passes; a move the rules
-  forbid stops the reading with its move number;
+  replayed as recorded (:meth:`Game.play <banmen.games.go.game.Game.play>`), out of turn
+  if so recorded and after two passes; a move the rules forbid stops the reading with its
+  move number;
 * ``C`` comments are collected by ply.
 
 SGF points are two letters, column then row, ``a`` = left / top; GTP rows count from the
 bottom, so ``[dd]`` on 19x19 is D16. Bad input raises :class:`SgfError` with a one-line
 message.
 
-Writing (:func:`write_sgf`) gives ``GM[1]FF[4]CA[UTF-8]AP SZ KM RU``, ``HA`` and the
+Reading gives an :class:`SgfGame`: the game record (:class:`~banmen.games.go.game.Game`),
+the root properties and the comments. Writing (:func:`write_sgf`, of a game record or a
+board) gives ``GM[1]FF[4]CA[UTF-8]AP SZ KM RU``, ``HA`` and the
 handicap/set-up stones (``AB``/``AW``, ``PL``) of the start position, optional game info,
 ``RE`` once the game is over, and one node per move (passes as ``[]``).
 
@@ -52,6 +55,7 @@ from banmen.games.go.board import (
     vertex_name,
 )
 from banmen.games.go.errors import GoError, IllegalMoveError, RulesError, SgfError
+from banmen.games.go.game import Game, board_of
 from banmen.games.go.rules import CHINESE, Rules, komi_value, parse_rules
 
 __all__ = ["SgfNode", "SgfGame", "parse_sgf", "read_sgf", "write_sgf", "sgf_point", "parse_point"]
@@ -80,12 +84,17 @@ class SgfNode:
 
 @dataclass
 class SgfGame:
-    """A game read from SGF: the board after the main line, the root properties, and the
-    comments by ply (0 = the root and set-up nodes)."""
+    """A game read from SGF: the game record after the main line, the root properties,
+    and the comments by ply (0 = the root and set-up nodes)."""
 
-    board: Board
+    game: Game
     properties: dict[str, list[str]]
     comments: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def board(self) -> Board:
+        """The record's board."""
+        return self.game.board
 
     def info(self, ident: str) -> str | None:
         """The first value of a root property (``PB``, ``PW``, ``RE``, ``DT``, ...)."""
@@ -354,15 +363,16 @@ def read_sgf(text: str, rules: Rules | str | None = None) -> SgfGame:
         raise SgfError(f"bad set-up stones: {e}") from None
     board.handicap = handicap
 
+    game = Game(board)
     for node in line[k:]:
         has_b, has_w = "B" in node.props, "W" in node.props
-        num = len(board.move_stack) + 1
+        num = len(game.move_stack) + 1
         if any(ident in node.props for ident in _SETUP) and node is not line[k]:
             raise SgfError(f"set-up stones (AB/AW/AE) after move {num - 1} are not supported")
         if has_b and has_w:
             raise SgfError(f"move {num}: a node has both B and W")
         if not (has_b or has_w):
-            _comment(node, comments, len(board.move_stack))
+            _comment(node, comments, len(game.move_stack))
             continue
         ident = "B" if has_b else "W"
         color = BLACK if has_b else WHITE
@@ -372,19 +382,19 @@ def read_sgf(text: str, rules: Rules | str | None = None) -> SgfGame:
         except SgfError as e:
             raise SgfError(f"move {num}: {e}") from None
         try:
-            board._push(m, color)
+            game.play(m, color)
         except IllegalMoveError as e:
             raise SgfError(
                 f"move {num} ({ident}[{_v(value)}], {color_name(color)} "
                 f"{vertex_name(m, size)}) is illegal under {board.rules.name} rules: "
                 f"{e.reason}"
             ) from None
-        _comment(node, comments, len(board.move_stack))
+        _comment(node, comments, len(game.move_stack))
 
     re = (root.get("RE") or "").strip().upper()
-    if re.startswith(("B+R", "W+R")) and not board.is_game_over():
-        board.resigned = WHITE if re.startswith("B") else BLACK
-    return SgfGame(board, dict(root.props), comments)
+    if re.startswith(("B+R", "W+R")) and not game.is_game_over():
+        game.resign(WHITE if re.startswith("B") else BLACK)
+    return SgfGame(game, dict(root.props), comments)
 
 
 def _color(value: str, ident: str) -> int:
@@ -419,7 +429,7 @@ def _escape(text: str) -> str:
 
 
 def write_sgf(
-    board: Board,
+    game: Game | Board,
     *,
     black: str | None = None,
     white: str | None = None,
@@ -428,7 +438,9 @@ def write_sgf(
     event: str | None = None,
     comment: str | None = None,
 ) -> str:
-    """The game on ``board`` as SGF FF[4] (see the module docstring)."""
+    """The game of a record or a board as SGF FF[4] (see the module docstring); ``RE`` is
+    ``result``, by default the record's result once the game is over."""
+    board = board_of(game)
     n = board.size
     start = board.start_board()
     rules = board.rules
@@ -456,7 +468,7 @@ def write_sgf(
     for ident, value in (("PB", black), ("PW", white), ("DT", date), ("EV", event)):
         if value:
             props.append((ident, [value]))
-    re = result if result is not None else (board.result() if board.is_game_over() else None)
+    re = result if result is not None else (game.result() if game.is_game_over() else None)
     if re:
         props.append(("RE", [re]))
     if comment:

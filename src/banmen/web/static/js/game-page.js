@@ -1,0 +1,317 @@
+// One game page (Mattix, Othello, Go): the socket, the player levels, the pending flags,
+// the info / progress / error / notice messages and the CPU's thinking, the same for every
+// game. A game brings its board widget (see svg.js) and its texts:
+//
+//   const page = gamePage("othello", {
+//     board: new OthelloBoard($("board-svg"), { onMove: (sq) => page.move(sq) }),
+//     sides: { 1: "Black", 2: "White" },
+//     ...texts and hooks (below)
+//   });
+//
+// The server is authoritative: the page keeps no game logic. It draws each "state" message
+// as it comes and sends requests ("move", "undo", "new", ...) that the server validates.
+// The game id lives in the address (#id) and in localStorage, so a reload — or a second
+// tab — finds the same game. The page's HTML (rendered by the server, web/pages.py) has
+// the elements this module fills: #board, #status, #player-N, #ctl-N, #level-N,
+// #level-note, #delay, #undo, #stop, #pause, #gameover, #game-info, #moves, the CPU panel
+// (#think-head, the game's stats, #think-pv, #verdict) and, if the game loads records, the
+// #load form.
+//
+// What a game gives `gamePage` (all texts are plain strings, never HTML):
+//   board             the board widget
+//   sides             { 1: name, 2: name }
+//   yourMove(side)    "Your move (Black)" (the default) — the status line's start when one
+//                     human plays
+//   prompt(side, state)  the rest of the status line when a human is to move
+//   lastMove(cpu)     "Black played d3": the CPU panel's head after a CPU move
+//   stats             [[element id, (figures, player) => text], ...]: the CPU panel's
+//                     figures, from an "info" (merged with the latest "progress") or the
+//                     last CPU move
+//   moveText(move)    one entry of the move list
+//   gameInfo(state)   the "This game" line
+//   gameOver(state)   [text, winner] for the result box, or null while it stays hidden
+//   newGame()         the game's own fields of a "new" message (the form's)
+//   render(state)     everything else the game shows (scores, notes, its own buttons)
+// and optionally phase(state) / status(state) (a game's own phases: Go's counting),
+// fresh(state) (a game other than the one shown arrived: the new-game form follows it),
+// loadField and loaded(state) (the #load form's text box id, the notice when it loaded).
+
+import { showQueueLine } from "./connection.js";
+import {
+  $, fillLevelSelect, formatCount, gameIdStore, pageData, pageSocket, showLoadError, showMessage,
+} from "./page.js";
+
+// Why a search ended, in words: from the server (banmen.web.games.STOPPED_BY).
+const STOPPED_BY = pageData("stoppedBy") ?? {};
+
+// Figures of the CPU panel most games show; each takes the figures (an "info", merged with
+// the latest "progress", or the last CPU move) and says "–" for what they lack.
+export const FIGURES = {
+  depth: (f) => (f.depth === undefined || f.depth === null ? "–" : String(f.depth)),
+  nodes: (f) => (typeof f.nodes === "number" ? formatCount(f.nodes) : "–"),
+  nps: (f) => (typeof f.nps === "number" ? formatCount(f.nps) : "–"),
+  seconds: (f) => (typeof f.seconds === "number" ? `${f.seconds.toFixed(1)} s` : "–"),
+};
+
+export function gamePage(game, texts) {
+  const ids = gameIdStore(`banmen.${game}.id`);
+  const { board, sides } = texts;
+  const yourMove = texts.yourMove ?? ((side) => `Your move (${sides[side]})`);
+  let state = null;
+  let pending = false; // a move (or another act) was sent; further taps wait for the answer
+  let loadPending = false; // a "load" was sent; its error belongs next to the load box
+
+  // ---------------------------------------------------------------- players
+
+  function levelOf(name) {
+    return state?.levels.find((lv) => lv.name === name);
+  }
+
+  function isCpu(side) {
+    return state.players[String(side)] !== "human";
+  }
+
+  function humanCount() {
+    return [1, 2].filter((s) => !isCpu(s)).length;
+  }
+
+  function levelLabel(side) {
+    return levelOf(state.players[String(side)])?.label ?? state.players[String(side)];
+  }
+
+  function sideName(side) {
+    const who = isCpu(side) ? levelLabel(side) : humanCount() === 1 ? "you" : "human";
+    return `${sides[side]} (${who})`;
+  }
+
+  // ---------------------------------------------------------------- rendering
+
+  function phase() {
+    const own = texts.phase?.(state);
+    if (own) return own;
+    if (state.over) return "over";
+    if (state.thinking) return "cpu";
+    if (!isCpu(state.turn)) return "human";
+    return state.paused ? "paused" : "cpu";
+  }
+
+  function statusText() {
+    const own = texts.status?.(state);
+    if (own) return own;
+    const side = state.turn;
+    if (state.over) return "Game over.";
+    if (state.thinking) {
+      return `${sideName(side)} is thinking…${state.thinking.stopping ? " (stopping)" : ""}`;
+    }
+    if (isCpu(side)) {
+      return state.paused
+        ? `Paused: ${sideName(side)} is to move. Press Resume.`
+        : `${sideName(side)} is to move…`;
+    }
+    const who = humanCount() === 1 ? yourMove(side) : `${sides[side]} to move`;
+    return `${who}: ${texts.prompt(side, state)}`;
+  }
+
+  function renderBoard() {
+    const p = phase();
+    const box = $("board");
+    box.dataset.phase = pending ? "sending" : p;
+    box.dataset.ply = String(state.history.length);
+    if (state.size !== undefined) box.dataset.size = String(state.size);
+    const mode = pending ? "view" : p === "human" ? "play" : p === "counting" ? "count" : "view";
+    board.set({ state, mode });
+  }
+
+  function renderPlayers() {
+    for (const side of [1, 2]) {
+      $(`ctl-${side}`).textContent = isCpu(side) ? levelLabel(side) : "Human";
+      const card = $(`player-${side}`);
+      card.classList.toggle("to-move", !state.over && state.turn === side);
+      card.classList.toggle("winner", state.over && state.winner === side);
+    }
+  }
+
+  function renderGameOver() {
+    const box = $("gameover");
+    const result = texts.gameOver(state);
+    box.hidden = result === null;
+    if (result === null) return;
+    [box.textContent, box.dataset.winner] = result;
+  }
+
+  function renderThinking() {
+    const t = state.thinking;
+    const last = state.cpu;
+    const head = $("think-head");
+    if (t) {
+      head.textContent = `${sideName(t.player)} is thinking${t.stopping ? " (stopping)" : ""}…`;
+    } else if (last) {
+      const how = STOPPED_BY[last.stopped_by] ?? last.stopped_by;
+      head.textContent = `Last CPU move: ${texts.lastMove(last)} `
+        + `in ${last.seconds.toFixed(2)} s (${how}).`;
+    } else {
+      head.textContent = "No CPU move yet.";
+    }
+    const figures = t ? state.info : last;
+    const player = t ? t.player : last?.player;
+    for (const [id, show] of texts.stats) $(id).textContent = figures ? show(figures, player) : "–";
+    $("think-pv").textContent = figures?.pv?.length ? figures.pv.join(" ") : "–";
+    $("verdict").textContent = !t && last ? last.verdict : "";
+    $("verdict").dataset.exact = String(Boolean(!t && last && last.exact));
+  }
+
+  function renderControls() {
+    fillLevelSelect($("level-1"), state.levels, state.players["1"]);
+    fillLevelSelect($("level-2"), state.levels, state.players["2"]);
+    const notes = [1, 2]
+      .map((s) => levelOf(state.players[String(s)]))
+      .filter((lv, i, all) => lv && lv.spec && lv.note && all.indexOf(lv) === i)
+      .map((lv) => `${lv.label}: ${lv.note}.`);
+    $("level-note").textContent = notes.join(" ");
+    $("level-note").hidden = notes.length === 0;
+    const delay = $("delay");
+    if (document.activeElement !== delay) delay.value = String(state.delay_ms);
+    showDelay();
+    $("undo").disabled = !state.can_undo;
+    $("stop").disabled = !state.thinking || state.thinking.stopping;
+    const pause = $("pause");
+    pause.disabled = !(isCpu(1) || isCpu(2)) || state.over;
+    pause.textContent = state.paused ? "Resume" : "Pause";
+    pause.setAttribute("aria-pressed", String(state.paused));
+    $("game-info").textContent = texts.gameInfo(state);
+    const list = $("moves");
+    list.replaceChildren(...state.history.map((mv) => {
+      const li = document.createElement("li");
+      li.className = `p${mv.player}`;
+      li.textContent = texts.moveText(mv);
+      return li;
+    }));
+    list.scrollTop = list.scrollHeight; // the latest move in view
+  }
+
+  function showDelay() {
+    $("delay-out").textContent = `${(Number($("delay").value) / 1000).toFixed(1)} s`;
+  }
+
+  function render() {
+    renderBoard();
+    $("status").textContent = statusText();
+    renderPlayers();
+    renderGameOver();
+    renderThinking();
+    renderControls();
+    texts.render(state);
+  }
+
+  // ---------------------------------------------------------------- messages
+
+  let queueLine = null; // "you are 3rd in line for an engine", while the CPU's move waits
+
+  function onMessage(msg) {
+    switch (msg.type) {
+      case "state": {
+        const fresh = msg.id !== state?.id;
+        state = msg;
+        pending = false;
+        queueLine = msg.thinking?.queue ? msg.thinking.queue_message : null;
+        if (loadPending && fresh) {
+          loadPending = false;
+          $(texts.loadField).value = "";
+          showLoadError("");
+          showMessage(texts.loaded(state), "notice");
+        }
+        ids.remember(state.id);
+        if (fresh) texts.fresh?.(state);
+        render();
+        break;
+      }
+      case "info":
+      case "progress":
+        if (state?.thinking) {
+          state.info = { ...state.info, ...msg };
+          renderThinking();
+        }
+        break;
+      case "queue":
+        queueLine = msg.position > 0 ? msg.message : null;
+        break;
+      case "error":
+        pending = false;
+        if (loadPending) {
+          loadPending = false;
+          showLoadError(msg.message);
+        }
+        if (state) render();
+        break;
+      default:
+        break;
+    }
+    // The status line says the place in line after the page's own drawing.
+    if (queueLine) showQueueLine(queueLine);
+  }
+
+  const sock = pageSocket(`/ws/${game}`, {
+    onOpen: () => sock.send({ type: "join", id: state?.id ?? ids.wanted() }),
+    onMessage,
+  });
+
+  // ---------------------------------------------------------------- the page's controls
+
+  // What the game's own code may use: the state shown, whether an act is pending, the
+  // phase ("human", "cpu", "paused", "over" or the game's own), a side's name, and
+  // sending: `send` any request, `act` one the board waits for, `move`, `load`.
+  const page = {
+    get state() {
+      return state;
+    },
+    get pending() {
+      return pending;
+    },
+    phase,
+    sideName,
+    send: (msg) => sock.send(msg),
+    // A request whose answer the board waits for: one at a time.
+    act(msg) {
+      if (pending || !sock.send(msg)) return false;
+      pending = true;
+      render();
+      return true;
+    },
+    move(square) {
+      return page.act({ type: "move", square });
+    },
+    load(text) {
+      showLoadError("");
+      if (sock.send({ type: "load", text })) loadPending = true;
+    },
+  };
+
+  $("new-game").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const players = { 1: $("level-1").value, 2: $("level-2").value };
+    sock.send({ type: "new", ...texts.newGame(), players });
+  });
+  for (const side of [1, 2]) {
+    $(`level-${side}`).addEventListener("change", (ev) => {
+      sock.send({ type: "settings", players: { [side]: ev.target.value } });
+    });
+  }
+  $("delay").addEventListener("input", showDelay);
+  $("delay").addEventListener("change", (ev) => {
+    sock.send({ type: "settings", delay_ms: Number(ev.target.value) });
+  });
+  $("undo").addEventListener("click", () => sock.send({ type: "undo" }));
+  $("stop").addEventListener("click", () => sock.send({ type: "stop" }));
+  $("pause").addEventListener("click", () => {
+    if (state) sock.send({ type: "settings", paused: !state.paused });
+  });
+  $("load")?.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    page.load($(texts.loadField).value);
+  });
+  window.addEventListener("hashchange", () => {
+    const id = ids.wanted();
+    if (id && id !== state?.id) sock.send({ type: "join", id });
+  });
+  return page;
+}
