@@ -31,8 +31,8 @@ def _scores(g: GameDef[Any], board: GameBoard, names: dict[int, str]) -> str:
 
 def _summary(g: GameDef[Any], board: GameBoard) -> str:
     p1, p2 = g.scores(board)
-    result = board.result()
-    who = {"1-0": f"{g.sides[0]} wins", "0-1": f"{g.sides[1]} wins"}.get(result, "draw")
+    winner = board.winner()
+    who = "draw" if winner is None else f"{g.sides[winner - 1]} wins"
     return f"Game over: {who}, {p1} : {p2}."
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Protocol, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
 from banmen.engine import Engine, GameBoard, PlayerSpec
 
@@ -123,11 +123,7 @@ def read_record(d: Any, game: str, what: str, error: type[ValueError]) -> dict[s
     return d
 
 
-class _PushesNames(Protocol):
-    def push_name(self, name: str) -> Any: ...
-
-
-def replay_names(board: _PushesNames, moves: Any, error: type[ValueError],
+def replay_names(board: GameBoard, moves: Any, error: type[ValueError],
                  catch: type[Exception]) -> None:  # fmt: skip
     """Play ``moves`` (a list of move names) on ``board`` with ``push_name``; a bad list
     or move raises ``error`` naming the move's number (``catch``: the game's errors)."""

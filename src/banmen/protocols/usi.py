@@ -307,22 +307,7 @@ class USISession:
     @staticmethod
     def _board(args: list[str]) -> Board:
         """The board ``position`` describes; :class:`ShogiError` if it is bad."""
-        if not args or args[0] not in ("sfen", "startpos"):
-            raise ShogiError("position needs 'sfen <sfen> [moves ...]' or 'startpos [moves ...]'")
-        at = args.index("moves") if "moves" in args else len(args)
-        if args[0] == "startpos":
-            if at != 1:
-                raise ShogiError(f"unexpected {' '.join(args[1:at])[:40]!r} after startpos")
-            sfen = STARTPOS
-        else:
-            sfen = " ".join(args[1:at])
-        board = Board(sfen)
-        for ply, text in enumerate(args[at + 1 :], start=1):
-            try:
-                board.push_name(text)
-            except ShogiError as e:
-                raise type(e)(f"move {ply}: {e}") from None
-        return board
+        return Board.from_usi(" ".join(args))
 
     def _go(self, args: list[str]) -> None:
         # a go while a search runs: that search answers first (for its own position)

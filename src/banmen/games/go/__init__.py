@@ -21,11 +21,13 @@ records (:class:`Game`, so a resignation ends an arena game like a move), empty 
 arena's seed picks nothing: games of a pair differ by colour, and seeded players by their
 seeds), Chinese rules with komi 7.5, 9x9 unless a size is given; ``scores`` are the two
 sides' area points by the board as it stands (white's with komi, rounded down); the
-arena's records are SGF.
+arena's records are SGF (its text format too); ``kernel_moves`` are the compiled rules'
+moves (:func:`.game.kernel_moves`); terminal play draws the board as :class:`Game`'s
+``str``.
 """
 
 from banmen.engine import Engine, PlayerSpec
-from banmen.games._base import GameDef
+from banmen.games._base import GameDef, TextFormat
 from banmen.games.engines import STANDARD_ENGINES
 from banmen.games.go.board import (
     BLACK,
@@ -56,7 +58,14 @@ from banmen.games.go.errors import (
     SgfError,
 )
 from banmen.games.go.formats import SgfGame, read_sgf, write_sgf
-from banmen.games.go.game import RESIGN, Game, Outcome, board_of, is_resignation
+from banmen.games.go.game import (
+    RESIGN,
+    Game,
+    Outcome,
+    board_of,
+    is_resignation,
+    kernel_moves,
+)
 from banmen.games.go.rules import (
     AGA,
     CHINESE,
@@ -88,6 +97,14 @@ def _write_record(game: Game, black: str, white: str) -> str:
     return write_sgf(game, black=black, white=white, result=game.result())
 
 
+def _read_sgf(text: str) -> Game:
+    return read_sgf(text).game
+
+
+def _write_sgf(game: Game) -> str:
+    return write_sgf(game)
+
+
 def _mcts(game: GameDef[Game], spec: PlayerSpec) -> Engine[Game]:
     return GoEngine.from_spec(spec)
 
@@ -112,6 +129,10 @@ GAME: GameDef[Game] = GameDef(
     default_engine="mcts",
     write_record=_write_record,
     record_suffix=".sgf",
+    kernel_moves=kernel_moves,
+    sides=("black", "white"),
+    diagram=str,
+    text_formats={"SGF": TextFormat(_write_sgf, _read_sgf, game=True)},
 )
 
 __all__ = [
@@ -152,6 +173,7 @@ __all__ = [
     "estimate_dead",
     "handicap_points",
     "is_resignation",
+    "kernel_moves",
     "parse_color",
     "parse_rules",
     "parse_vertex",

@@ -63,6 +63,7 @@ __all__ = [
     "DEAD_PLAYOUTS",
     "is_resignation",
     "board_of",
+    "kernel_moves",
 ]
 
 #: the resignation as a move number (not a point, never on the move stack)
@@ -109,6 +110,23 @@ class Outcome:
             return "0"
         side = "B" if self.winner == BLACK else "W"
         return f"{side}+R" if self.how == "resignation" else f"{side}+{self.margin:g}"
+
+
+def kernel_moves(game: Game) -> list[int]:
+    """The legal moves as the compiled rules find them: :func:`~.kernels.gen_moves`'s
+    points (occupied, suicide, simple ko), those the rules' superko allows (the kernels
+    keep no history of positions: the board does), then :data:`PASS`; ``[]`` once the
+    game is over. The same list as ``game.legal_moves`` (tests/test_games_contract.py)."""
+    if game.is_game_over():
+        return []
+    board = game.board
+    pos = board.position
+    out = np.empty(board.size * board.size, dtype=np.int64)
+    n = K.gen_moves(pos.board, pos.grp, pos.meta, board.turn, board.rules.suicide, out)
+    points = [int(p) for p in out[:n]]
+    if board.rules.superko:
+        points = [p for p in points if board.why_illegal(p) != "superko"]
+    return [*points, PASS]
 
 
 class Game:

@@ -15,12 +15,14 @@
 * :mod:`.engine` — :class:`MateEngine`, the solver behind the engine contract.
 
 :data:`GAME` registers shogi with the engine layer: its players are ``mate`` (the solver)
-and ``random``. It has no seeded start for the arena (mate problems are not played out),
+and ``random``; its text formats are SFEN (a position) and USI's ``position`` arguments
+(a game: ``startpos moves 7g7f …``); ``kernel_moves`` are the compiled rules'. It has no
+seeded start for the arena (mate problems are not played out),
 so the arena and terminal play say so.
 """
 
 from banmen.engine import Engine, PlayerSpec
-from banmen.games._base import GameDef
+from banmen.games._base import GameDef, TextFormat
 from banmen.games.engines import STANDARD_ENGINES
 from banmen.games.shogi.board import BLACK, WHITE, Board
 from banmen.games.shogi.errors import (
@@ -39,6 +41,21 @@ def _mate(game: GameDef[Board], spec: PlayerSpec) -> Engine[Board]:
     return MateEngine(spec.limit, spec.options.get("hash", DEFAULT_HASH_MB), name=spec.text)
 
 
+def _kernel_moves(board: Board) -> list[int]:
+    """The legal moves as the compiled rules (:func:`.kernels.gen_legal`) find them, as
+    cshogi's move integers (the board's encoding: the kernels' 16-bit moves carry no
+    piece)."""
+    # numpy, numba and the compiled rules load with the first use, not with the registry
+    import numpy as np
+
+    from banmen.games.shogi import kernels as K
+
+    position = board.cshogi_board()
+    buf = np.empty(K.MAX_MOVES, np.int64)
+    n = K.gen_legal(K.CTX, K.from_board(position), buf)
+    return [int(position.move_from_move16(int(m))) for m in buf[:n]]
+
+
 GAME: GameDef[Board] = GameDef(
     name="shogi",
     title="Shogi",
@@ -48,6 +65,13 @@ GAME: GameDef[Board] = GameDef(
     engines={"mate": _mate, "random": STANDARD_ENGINES["random"]},
     default_engine="mate",
     proof_engines=("mate",),
+    kernel_moves=_kernel_moves,
+    sides=("black", "white"),
+    diagram=str,
+    text_formats={
+        "SFEN": TextFormat(Board.sfen, Board),
+        "USI position": TextFormat(Board.usi, Board.from_usi, game=True),
+    },
 )
 
 __all__ = [

@@ -188,5 +188,40 @@ class Board:
     def from_json(cls, text: str) -> Board:
         return cls.from_dict(parse_json(text, InvalidBoardError))
 
+    def usi(self) -> str:
+        """The game as USI's ``position`` command gives it (without the word
+        ``position``): ``startpos moves 7g7f 3c3d``, ``sfen <sfen> moves …``; no
+        ``moves`` when none were played."""
+        start = "startpos" if self.start_sfen == STARTPOS else f"sfen {self.start_sfen}"
+        moves = [self.move_name(m) for m in self._stack]
+        return " ".join([start, "moves", *moves]) if moves else start
+
+    @classmethod
+    def from_usi(cls, text: str) -> Board:
+        """The board the arguments of a USI ``position`` command describe (:meth:`usi`);
+        :class:`ShogiError` naming the bad part or move."""
+        args = text.split()
+        if not args or args[0] not in ("sfen", "startpos"):
+            raise ShogiError("position needs 'sfen <sfen> [moves ...]' or 'startpos [moves ...]'")
+        at = args.index("moves") if "moves" in args else len(args)
+        if args[0] == "startpos":
+            if at != 1:
+                raise ShogiError(f"unexpected {' '.join(args[1:at])[:40]!r} after startpos")
+            sfen = STARTPOS
+        else:
+            sfen = " ".join(args[1:at])
+        board = cls(sfen)
+        for ply, name in enumerate(args[at + 1 :], start=1):
+            try:
+                board.push_name(name)
+            except ShogiError as e:
+                raise type(e)(f"move {ply}: {e}") from None
+        return board
+
+    def __str__(self) -> str:
+        """The position as a CSA board diagram (cshogi's): ``+`` black's pieces, ``-``
+        white's, the hands (``P+00KA``) and the side to move."""
+        return str(self._board)
+
     def __repr__(self) -> str:
         return f"Board({self.sfen()!r})"
