@@ -559,6 +559,11 @@ class Board:
             return "*"
         return self.score().result
 
+    def winner(self) -> int | None:
+        """:data:`BLACK` or :data:`WHITE` by :meth:`result`; ``None`` while playing or on
+        a draw (the game record, :class:`~banmen.games.go.game.Game`, adds resignation)."""
+        return self.score().winner if self.is_game_over() else None
+
     # ---- notation
 
     def move_name(self, move: int) -> str:
