@@ -4,7 +4,9 @@ Modelled on python-chess's ``engine`` module: a :class:`~banmen.search.limits.Li
 a search, ``on_info`` receives :class:`Info` progress (at least after every completed
 iteration), and the :class:`Result` says what was *proved*: ``exact`` is true only when the
 score is the game-theoretic value; a search cut short by a limit reports its best move and a
-heuristic score, and ``stopped_by`` says which limit ended it.
+heuristic score, and ``stopped_by`` says which limit ended it. An engine subclasses
+:class:`Engine` and implements :meth:`Engine.choose`; :meth:`Engine.think` makes the
+caller's arguments whole (a :class:`Request`) in one place for all of them.
 
 This module is a leaf: it imports only ``banmen.search.limits``. Games declare the engines
 they offer (``GameDef.engines``, a spec kind to a factory); the registry
@@ -21,9 +23,11 @@ Specs: ``alphabeta[:depth=N,time=S,nodes=N]`` (alias ``cpu``; default ``time=1``
 
 from __future__ import annotations
 
+import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from banmen.search.limits import Limit, StopFlag
 
@@ -31,6 +35,7 @@ __all__ = [
     "GameBoard",
     "Info",
     "Result",
+    "Request",
     "Engine",
     "SpecError",
     "PlayerSpec",
@@ -40,7 +45,7 @@ __all__ = [
 
 
 #: the board type an engine plays on (contravariant: an engine for any board plays Othello)
-BoardT = TypeVar("BoardT", contravariant=True)
+BoardT = TypeVar("BoardT", bound="GameBoard", contravariant=True)
 
 
 class GameBoard(Protocol):
@@ -131,14 +136,41 @@ def _without_empty_extra(d: dict[str, Any]) -> dict[str, Any]:
     return d
 
 
-class Engine(Protocol[BoardT]):
-    """Anything that can choose a move.
+@dataclass(frozen=True)
+class Request:
+    """One call of :meth:`Engine.think`, its arguments made whole: ``limit`` is the
+    engine's own default when the caller gave none, ``started`` the clock
+    (``time.perf_counter()``) when the call came."""
 
-    ``warm_up`` loads (or compiles, or starts) whatever the first search would otherwise
-    pay for; ``new_game`` forgets what earlier games taught it (tables), so a game's moves
-    depend only on its own seed."""
+    limit: Limit
+    on_info: Callable[[Info], None] | None = None
+    stop: StopFlag | None = None
+    started: float = field(default_factory=time.perf_counter)
+
+    def elapsed(self) -> float:
+        """Seconds since the call came."""
+        return time.perf_counter() - self.started
+
+    def stopped(self) -> bool:
+        """Has the caller asked the search to stop?"""
+        return self.stop is not None and self.stop.is_set()
+
+
+class Engine(ABC, Generic[BoardT]):
+    """Anything that can choose a move: :meth:`think` is the call every front end makes.
+
+    A subclass implements :meth:`choose` (one search, its arguments in a :class:`Request`)
+    and may set :attr:`limit` (its default), :attr:`ends_at_game_over` (a finished game is
+    answered by :meth:`game_over` without searching) and override :meth:`warm_up`, which
+    loads (or compiles, or starts) whatever the first search would otherwise pay for, and
+    :meth:`new_game`, which forgets what earlier games taught it (tables), so a game's
+    moves depend only on its own seed."""
 
     name: str
+    #: the limit of a :meth:`think` given none
+    limit: Limit = Limit()
+    #: answer a finished game with :meth:`game_over` (else the search answers it)
+    ends_at_game_over: bool = False
 
     def think(
         self,
@@ -146,11 +178,31 @@ class Engine(Protocol[BoardT]):
         limit: Limit | None = None,
         on_info: Callable[[Info], None] | None = None,
         stop: StopFlag | None = None,
-    ) -> Result: ...
+    ) -> Result:
+        """The move for the side to move of ``board``, searched within ``limit`` (none:
+        the engine's own); ``on_info`` receives progress; ``stop`` ends the search early."""
+        request = Request(self.limit_for(limit), on_info, stop)
+        if self.ends_at_game_over and board.is_game_over():
+            return self.game_over(board, request)
+        return self.choose(board, request)
 
-    def warm_up(self) -> None: ...
+    @abstractmethod
+    def choose(self, board: BoardT, request: Request) -> Result:
+        """One search (see :meth:`think`)."""
 
-    def new_game(self) -> None: ...
+    def limit_for(self, limit: Limit | None) -> Limit:
+        """The limit a search runs under when :meth:`think` is given ``limit``."""
+        return self.limit if limit is None else limit
+
+    def game_over(self, board: BoardT, request: Request) -> Result:
+        """The answer for a finished game (with :attr:`ends_at_game_over`)."""
+        return Result(None, stopped_by="game_over")
+
+    def warm_up(self) -> None:
+        """Load whatever the first search would otherwise pay for (default: nothing)."""
+
+    def new_game(self) -> None:
+        """Forget what earlier games taught the engine (default: nothing to forget)."""
 
 
 # --------------------------------------------------------------------------- specs

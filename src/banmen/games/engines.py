@@ -7,13 +7,11 @@ the spec's kind up there, so no layer tests a game's name.
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from banmen.engine import GameBoard, Info, PlayerSpec, Result, SpecError
+from banmen.engine import Engine, GameBoard, Info, PlayerSpec, Request, Result, SpecError
 from banmen.search.alphabeta import AlphaBeta
-from banmen.search.limits import Limit, StopFlag
+from banmen.search.limits import Limit
 
 if TYPE_CHECKING:  # the compiled search is imported by the first AlphaBetaEngine
     from banmen.games._base import EngineFactory, GameDef
@@ -22,7 +20,7 @@ if TYPE_CHECKING:  # the compiled search is imported by the first AlphaBetaEngin
 __all__ = ["AlphaBetaEngine", "RandomEngine", "STANDARD_ENGINES", "tt_bits_for"]
 
 
-class AlphaBetaEngine:
+class AlphaBetaEngine(Engine[GameBoard]):
     """The shared compiled alpha-beta over a game's kernels (see ``search.alphabeta``).
 
     ``limit`` is the player's own default, used when :meth:`think` is given none. An
@@ -57,15 +55,8 @@ class AlphaBetaEngine:
         if self.game.sample is not None:
             self.think(self.game.sample(), Limit(depth=2))
 
-    def think(
-        self,
-        board: GameBoard,
-        limit: Limit | None = None,
-        on_info: Callable[[Info], None] | None = None,
-        stop: StopFlag | None = None,
-    ) -> Result:
+    def choose(self, board: GameBoard, request: Request) -> Result:
         assert self.game.search_position is not None
-        lim = limit if limit is not None else self.limit
         ctx, state = self.game.search_position(board)
         offset = self.game.score_offset(board)
 
@@ -73,8 +64,8 @@ class AlphaBetaEngine:
             return [board.move_name(m) for m in pv]
 
         relay = None
-        if on_info is not None:
-            callback = on_info
+        if request.on_info is not None:
+            callback = request.on_info
 
             def relay(si: SearchInfo) -> None:
                 callback(
@@ -89,7 +80,7 @@ class AlphaBetaEngine:
                     )  # fmt: skip
                 )
 
-        r = self.search.search(ctx, state, lim, stop=stop, on_info=relay)
+        r = self.search.search(ctx, state, request.limit, stop=request.stop, on_info=relay)
         return Result(
             move=None if r.move is None else board.move_name(r.move),
             score=r.score + offset,
@@ -103,32 +94,19 @@ class AlphaBetaEngine:
         )
 
 
-class RandomEngine:
+class RandomEngine(Engine[GameBoard]):
     """Uniformly random legal moves (seeded, so games can be replayed)."""
 
     def __init__(self, seed: int | None = None, name: str = "random") -> None:
         self.rng = random.Random(seed)
         self.name = name
 
-    def warm_up(self) -> None:
-        pass
-
-    def new_game(self) -> None:
-        pass
-
-    def think(
-        self,
-        board: GameBoard,
-        limit: Limit | None = None,
-        on_info: Callable[[Info], None] | None = None,
-        stop: StopFlag | None = None,
-    ) -> Result:
-        t0 = time.perf_counter()
+    def choose(self, board: GameBoard, request: Request) -> Result:
         moves = list(board.legal_moves)
         if not moves:
             return Result(None, stopped_by="game_over")
         mv = self.rng.choice(moves)
-        return Result(board.move_name(mv), stopped_by="random", seconds=time.perf_counter() - t0)
+        return Result(board.move_name(mv), stopped_by="random", seconds=request.elapsed())
 
 
 def tt_bits_for(game_bits: int, spec: PlayerSpec) -> int:

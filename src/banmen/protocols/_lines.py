@@ -18,9 +18,13 @@ import shlex
 import subprocess
 import threading
 import time
-from typing import IO
+from typing import IO, TypeVar
+
+from banmen.engine import Engine, GameBoard
 
 __all__ = ["LineProcess", "EngineClient", "one_line", "write_line"]
+
+B = TypeVar("B", bound=GameBoard, contravariant=True)
 
 
 def one_line(text: object) -> str:
@@ -114,10 +118,12 @@ class LineProcess:
             pass
 
 
-class EngineClient:
-    """The process side of a client of an external engine.
+class EngineClient(Engine[B]):
+    """The process side of a client of an external engine (an :class:`Engine` on boards
+    ``B``: started by :meth:`warm_up`, its game forgotten by :meth:`new_game`).
 
-    A subclass sets :attr:`error` (its ``RuntimeError`` subclass) and may override
+    A subclass sets :attr:`error` (its ``RuntimeError`` subclass), implements
+    :meth:`~banmen.engine.Engine.choose` and may override
     :meth:`_handshake` (the first exchange after a start) and :meth:`_forget` (what the
     client knows of the engine's state becomes unknown: after a start, an abandoned
     process, a new game).

@@ -27,16 +27,13 @@ message. The player spec ``gtp:COMMAND`` builds one for the arena (Go only).
 from __future__ import annotations
 
 import math
-import shlex
 import time
-from collections.abc import Callable
 
-from banmen.engine import Info, Result
+from banmen.engine import Request, Result
 from banmen.games.go.board import BLACK, PASS, WHITE, Board
 from banmen.games.go.errors import GoError
 from banmen.games.go.game import RESIGN_NAME, Game, board_of, is_resignation
-from banmen.protocols._lines import LineProcess
-from banmen.search.limits import Limit, StopFlag
+from banmen.protocols._lines import EngineClient
 
 __all__ = ["GTPEngine", "GTPError", "GTPCommandError"]
 
@@ -53,16 +50,17 @@ class GTPCommandError(GTPError):
 MAX_UNDO = 16
 
 
-class GTPEngine:
+class GTPEngine(EngineClient[Board | Game]):
     """A GTP engine as a banmen :class:`~banmen.engine.Engine` for Go boards."""
 
+    error = GTPError
+    ends_at_game_over = True
+
     def __init__(self, command: str | list[str], name: str = "", timeout: float = 600.0) -> None:
-        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        super().__init__(command, name, timeout)
         if not self.argv:
             raise ValueError("gtp needs a command, like 'gtp:gnugo --mode gtp'")
         self.name = name or f"gtp:{' '.join(self.argv)}"
-        self.timeout = timeout
-        self._proc: LineProcess | None = None
         self._id = 0
         #: the engine's own name and version (``name``, ``version``), once started
         self.engine_name = ""
@@ -78,59 +76,18 @@ class GTPEngine:
 
     # -- process
 
-    def _start(self) -> LineProcess:
-        if self._proc is not None and self._proc.alive():
-            return self._proc
-        if self._proc is not None:  # it died: reap it
-            self.close()
-        try:
-            proc = LineProcess(self.argv)
-        except OSError as e:
-            raise GTPError(f"cannot start {self.argv[0]!r}: {e.strerror or e}") from None
-        self._proc = proc
-        self._forget()
-        try:
-            version = self.command("protocol_version")
-            if version.strip() != "2":
-                raise GTPError(f"{self.name} speaks GTP version {version.strip()!r}, not 2")
-            self.engine_name = self._optional("name") or ""
-            self.engine_version = self._optional("version") or ""
-        except GTPError:
-            self._abandon()
-            raise
-        return proc
-
-    def _abandon(self) -> None:
-        """Stop a process whose state is unknown (it broke the protocol or did not
-        answer); the next move starts a new one."""
-        proc, self._proc = self._proc, None
-        self._forget()
-        if proc is not None:
-            proc.kill()
+    def _handshake(self) -> None:
+        version = self.command("protocol_version")
+        if version.strip() != "2":
+            raise GTPError(f"{self.name} speaks GTP version {version.strip()!r}, not 2")
+        self.engine_name = self._optional("name") or ""
+        self.engine_version = self._optional("version") or ""
 
     def _forget(self) -> None:
         """The engine's board is unknown: the next move replays the game."""
         self._size = self._komi = self._setup = None
         self._moves = []
         self._time_sent = None
-
-    def _send(self, line: str) -> None:
-        assert self._proc is not None
-        try:
-            self._proc.send(line)
-        except OSError:
-            raise GTPError(f"{self.name}: the engine process has exited") from None
-
-    def _next(self, deadline: float, seconds: float) -> str:
-        assert self._proc is not None
-        try:
-            line = self._proc.next_line(deadline)
-        except TimeoutError:
-            self._abandon()
-            raise GTPError(f"{self.name}: no answer in {seconds:g} s") from None
-        if line is None:
-            raise GTPError(f"{self.name}: the engine process has exited")
-        return line
 
     def command(self, text: str, timeout: float | None = None) -> str:
         """Send one command; return the response's text (lines joined by newlines).
@@ -175,24 +132,6 @@ class GTPEngine:
         except GTPCommandError:
             self._unsupported.add(word)
             return None
-
-    def warm_up(self) -> None:
-        self._start()
-
-    def new_game(self) -> None:
-        """Start the engine's next game from a cleared board."""
-        self._forget()
-
-    def close(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is not None:
-            proc.close("quit")
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # pragma: no cover - interpreter shutdown
-            pass
 
     # -- the engine's board
 
@@ -256,28 +195,20 @@ class GTPEngine:
 
     # -- Engine
 
-    def think(
-        self,
-        board: Board | Game,
-        limit: Limit | None = None,
-        on_info: Callable[[Info], None] | None = None,
-        stop: StopFlag | None = None,
-    ) -> Result:
+    def choose(self, board: Board | Game, request: Request) -> Result:
         """The engine's ``genmove`` for the side to move of a board or a game record."""
-        t0 = time.perf_counter()
-        if board.is_game_over():
-            return Result(None, stopped_by="game_over")
         board = board_of(board)
         self._start()
         self._sync(board)
         color = board.turn
         wait = self.timeout
-        if limit is not None and limit.time is not None:
+        limit = request.limit
+        if limit.time is not None:
             self._send_time(color, limit.time)
             wait += limit.time
         answer = self.command(f"genmove {_color(color)}", timeout=wait)
-        seconds = time.perf_counter() - t0
-        stopped_by = "time" if limit is not None and limit.time is not None else "depth"
+        seconds = request.elapsed()
+        stopped_by = "time" if limit.time is not None else "depth"
         word = answer.split()[0] if answer.split() else ""
         if is_resignation(word):
             return Result(RESIGN_NAME, stopped_by=stopped_by, seconds=seconds)

@@ -12,9 +12,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from banmen.engine import Info, Result
+from banmen.engine import Request, Result
 from banmen.protocols._lines import EngineClient
-from banmen.search.limits import Limit, StopFlag
 
 if TYPE_CHECKING:  # the Othello package offers this engine: it imports this module
     from banmen.games.othello.board import Board
@@ -26,10 +25,11 @@ class NBoardError(RuntimeError):
     """The engine process failed, timed out or broke the protocol."""
 
 
-class NBoardEngine(EngineClient):
+class NBoardEngine(EngineClient["Board"]):
     """An NBoard engine as a banmen :class:`~banmen.engine.Engine` for Othello boards."""
 
     error = NBoardError
+    ends_at_game_over = True
 
     def __init__(self, command: str | list[str], depth: int = 8, name: str = "",
                  timeout: float = 600.0) -> None:  # fmt: skip
@@ -65,18 +65,9 @@ class NBoardEngine(EngineClient):
         self._send(f"ping {self._ping}")
         self._answer(lambda line: line.split()[:2] == ["pong", str(self._ping)])
 
-    def think(
-        self,
-        board: Board,
-        limit: Limit | None = None,
-        on_info: Callable[[Info], None] | None = None,
-        stop: StopFlag | None = None,
-    ) -> Result:
+    def choose(self, board: Board, request: Request) -> Result:
         """Send the game, ask for a move (``limit`` is not sent: the engine searches to
         its depth)."""
-        t0 = time.perf_counter()
-        if board.is_game_over():
-            return Result(None, stopped_by="game_over")
         self._start()
         self._send(f"set game {board.to_ggf()}")
         self._sync()
@@ -95,4 +86,4 @@ class NBoardEngine(EngineClient):
             except ValueError:
                 score = None
         return Result(board.move_name(move), score=score, depth=self.depth,
-                      seconds=time.perf_counter() - t0, stopped_by="depth")  # fmt: skip
+                      seconds=request.elapsed(), stopped_by="depth")  # fmt: skip

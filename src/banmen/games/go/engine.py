@@ -39,19 +39,17 @@ subtree under them; :meth:`GoEngine.new_game` clears it.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from banmen.engine import Info, PlayerSpec, Result
+from banmen.engine import Engine, Info, PlayerSpec, Request, Result
 from banmen.games.go import kernels as K
 from banmen.games.go import policy
 from banmen.games.go.board import BLACK, PASS, Board, vertex_name
 from banmen.games.go.game import RESIGN_NAME, Game, board_of
 from banmen.games.go.scoring import estimate_dead
-from banmen.search.limits import Limit, StopFlag
+from banmen.search.limits import Limit
 from banmen.search.mcts import MCTS, MctsInfo
 
 __all__ = ["GoEngine", "DEFAULT_LIMIT"]
@@ -76,7 +74,7 @@ def _mix(x: int) -> int:
     return x - (1 << 64) if x >= 1 << 63 else x
 
 
-class GoEngine:
+class GoEngine(Engine[Board | Game]):
     """``think(board, limit, on_info, stop) -> Result`` for Go (module docstring).
 
     ``limit`` is the player's default (``Limit(time=...)`` seconds per move,
@@ -86,6 +84,8 @@ class GoEngine:
     set the resignation rule; ``capacity`` the tree's size in nodes; ``params`` override
     the policy's prior weights and probabilities (:data:`.policy.PARAMS`).
     """
+
+    ends_at_game_over = True  # a record's end (a resignation, counting) included
 
     def __init__(
         self,
@@ -196,24 +196,15 @@ class GoEngine:
         except ValueError:  # pragma: no cover - the estimate never marks pass-alive stones
             return False
 
-    def _result(
-        self, move: str | None, t0: float, stopped_by: str, score: int | None = None
-    ) -> Result:
-        return Result(move, score, stopped_by=stopped_by, seconds=time.perf_counter() - t0)
-
     # ---- thinking
 
-    def think(
-        self,
-        board: Board | Game,
-        limit: Limit | None = None,
-        on_info: Callable[[Info], None] | None = None,
-        stop: StopFlag | None = None,
-    ) -> Result:
-        t0 = time.perf_counter()
-        lim = self.limit if limit is None or _no_bound(limit) else limit
-        if board.is_game_over():  # a record's end (a resignation, counting) included
-            return self._result(None, t0, "game_over")
+    def limit_for(self, limit: Limit | None) -> Limit:
+        return self.limit if limit is None or _no_bound(limit) else limit
+
+    def choose(self, board: Board | Game, request: Request) -> Result:
+        def early(move: str, stopped_by: str) -> Result:
+            return Result(move, stopped_by=stopped_by, seconds=request.elapsed())
+
         board = board_of(board)
         pos = board.position
         turn = board.turn
@@ -224,9 +215,9 @@ class GoEngine:
             if p == PASS or not K.is_eye(pos.board, int(p), turn, s)
         }
         if allowed == {PASS}:
-            return self._result("pass", t0, "game_over")
+            return early("pass", "game_over")
         if board.move_stack and board.move_stack[-1] == PASS and self._pass_is_safe(board):
-            return self._result("pass", t0, "game_over")
+            return early("pass", "game_over")
 
         if not self._reuse(board):
             self.search.clear()
@@ -241,8 +232,8 @@ class GoEngine:
             return [vertex_name(m, size) for m in pv]
 
         relay = None
-        if on_info is not None:
-            callback = on_info
+        if request.on_info is not None:
+            callback = request.on_info
 
             def relay(mi: MctsInfo) -> None:
                 callback(Info(len(mi.pv), round(100 * mi.winrate), mi.playouts, mi.nps,
@@ -250,15 +241,15 @@ class GoEngine:
 
         # bigger boards: more children per node, fewer playouts; expand less eagerly
         self.search.expand_threshold = 2 if size <= 9 else 3 if size <= 13 else 4
-        seconds = lim.time
+        seconds = request.limit.time
         if seconds is not None:
-            seconds = max(0.005, seconds - (time.perf_counter() - t0) - _MARGIN)
+            seconds = max(0.005, seconds - request.elapsed() - _MARGIN)
         r = self.search.search(
-            ctx, root, scratch, Limit(time=seconds, nodes=lim.nodes),
-            stop=stop, on_info=relay, allowed=allowed,
+            ctx, root, scratch, Limit(time=seconds, nodes=request.limit.nodes),
+            stop=request.stop, on_info=relay, allowed=allowed,
         )  # fmt: skip
         if r.move is None:  # pragma: no cover - the root always has the pass
-            return self._result("pass", t0, r.stopped_by)
+            return early("pass", r.stopped_by)
         move = vertex_name(r.move, size)
         if r.winrate < self.resign and self.search.root_visits >= self.resign_visits:
             move = RESIGN_NAME
@@ -271,7 +262,7 @@ class GoEngine:
             pv=names(r.pv),
             exact=False,
             stopped_by=r.stopped_by,
-            seconds=time.perf_counter() - t0,
+            seconds=request.elapsed(),
         )
 
     def analysis(self, board: Board) -> list[tuple[str, int, float]]:

@@ -6,17 +6,16 @@ differences (empties to the winner); midgame scores are the evaluation's estimat
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
-from banmen.engine import Info, Result
+from banmen.engine import Engine, Info, Request, Result
 from banmen.games.othello.board import Board
 from banmen.games.othello.endgame import EndgameSolver
 from banmen.games.othello.evaluation import ALPHABETA_KERNELS, SCALE, alphabeta_state, context
 from banmen.games.othello.formats import PASS, square_name
 from banmen.search.alphabeta import AlphaBeta, SearchInfo
-from banmen.search.limits import Limit, StopFlag
+from banmen.search.limits import Limit
 
 __all__ = ["OthelloEngine", "exact_empties_for"]
 
@@ -37,8 +36,10 @@ def exact_empties_for(limit: Limit, perfect: bool) -> int:
     return DEFAULT_EXACT_EMPTIES
 
 
-class OthelloEngine:
+class OthelloEngine(Engine[Board]):
     """``think(board, limit, on_info, stop) -> Result`` for Othello (see ``banmen.engine``)."""
+
+    ends_at_game_over = True
 
     def __init__(
         self, limit: Limit | None = None, perfect: bool = False, name: str = "alphabeta"
@@ -57,20 +58,14 @@ class OthelloEngine:
     def warm_up(self) -> None:
         self.search.search(self.ctx, alphabeta_state(Board()), Limit(depth=2))
 
-    def think(
-        self,
-        board: Board,
-        limit: Limit | None = None,
-        on_info: Callable[[Info], None] | None = None,
-        stop: StopFlag | None = None,
-    ) -> Result:
-        lim = limit if limit is not None else self.limit
-        t0 = time.perf_counter()
-        if board.is_game_over():
-            return Result(None, board.final_margin(), exact=True, stopped_by="game_over")
+    def game_over(self, board: Board, request: Request) -> Result:
+        return Result(None, board.final_margin(), exact=True, stopped_by="game_over")
+
+    def choose(self, board: Board, request: Request) -> Result:
+        lim, on_info = request.limit, request.on_info
         legal = board.legal_moves
         if legal == [PASS]:
-            return Result("pass", None, stopped_by="forced", seconds=time.perf_counter() - t0)
+            return Result("pass", None, stopped_by="forced", seconds=request.elapsed())
         p, o = board.pieces()
         empties = board.empties()
         budget = lim.time
@@ -78,43 +73,38 @@ class OthelloEngine:
             # Likely solvable in the time: give the solver all of it; otherwise half, and
             # keep the rest for the midgame search if the solve does not finish.
             share = budget if budget is None or empties <= 16 or self.perfect else budget / 2
-            sol = self.solver.solve(p, o, time_limit=share, node_limit=lim.nodes, stop=stop)
+            sol = self.solver.solve(p, o, time_limit=share, node_limit=lim.nodes, stop=request.stop)
             if sol.status == "solved" and sol.score is not None:
                 move = square_name(sol.best_moves[0]) if sol.best_moves else None
-                seconds = time.perf_counter() - t0
+                seconds = request.elapsed()
                 if on_info is not None:
                     on_info(Info(empties, sol.score, sol.nodes, sol.nodes / max(seconds, 1e-9),
                                  [move] if move else [], seconds, True))  # fmt: skip
                 return Result(move, sol.score, empties, sol.nodes, sol.nodes / max(seconds, 1e-9),
                               [move] if move else [], True, "exact", seconds)  # fmt: skip
-            if self.perfect or (stop is not None and stop.is_set()):
+            if self.perfect or request.stopped():
                 why = sol.stopped_by or "time"
                 # Nothing proved: fall back to a quick heuristic move, said to be one.
-                r = self._midgame(board, Limit(depth=4), None, None, t0)
+                r = self._midgame(board, Request(Limit(depth=4), started=request.started))
                 r.stopped_by = why
                 return r
             if budget is not None:
-                budget = max(0.01, budget - (time.perf_counter() - t0))
+                budget = max(0.01, budget - request.elapsed())
         mid = Limit(time=budget, depth=lim.depth, nodes=lim.nodes)
-        return self._midgame(board, mid, on_info, stop, t0)
+        return self._midgame(board, replace(request, limit=mid))
 
-    def _midgame(
-        self,
-        board: Board,
-        lim: Limit,
-        on_info: Callable[[Info], None] | None,
-        stop: StopFlag | None,
-        t0: float,
-    ) -> Result:
+    def _midgame(self, board: Board, request: Request) -> Result:
+        """The alpha-beta search with the evaluation, within ``request``'s limit."""
         relay = None
-        if on_info is not None:
-            callback = on_info
+        if request.on_info is not None:
+            callback = request.on_info
 
             def relay(si: SearchInfo) -> None:
                 callback(Info(si.depth, _discs(si.score, si.exact), si.nodes, si.nps,
                               [square_name(m) for m in si.pv], si.seconds, si.exact))  # fmt: skip
 
-        r = self.search.search(self.ctx, alphabeta_state(board), lim, stop=stop, on_info=relay)
+        state = alphabeta_state(board)
+        r = self.search.search(self.ctx, state, request.limit, stop=request.stop, on_info=relay)
         return Result(
             move=None if r.move is None else square_name(r.move),
             score=_discs(r.score, r.exact),
@@ -124,7 +114,7 @@ class OthelloEngine:
             pv=[square_name(m) for m in r.pv],
             exact=r.exact,
             stopped_by=r.stopped_by,
-            seconds=time.perf_counter() - t0,
+            seconds=request.elapsed(),
         )
 
 

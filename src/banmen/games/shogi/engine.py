@@ -18,14 +18,13 @@ root's proof and disproof numbers, ``"inf"`` when infinite) and ``phase`` (``pro
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from banmen.engine import Info, Result
+from banmen.engine import Engine, Info, Request, Result
 from banmen.games.shogi import tsume
 from banmen.games.shogi.board import Board
 from banmen.games.shogi.problem import line_steps
-from banmen.search.limits import Limit, StopFlag
+from banmen.search.limits import Limit
 
 __all__ = ["MateEngine", "DEFAULT_HASH_MB", "mate_result"]
 
@@ -36,11 +35,12 @@ DEFAULT_HASH_MB = 256
 _STOPPED_BY = {"timeout": "time", "node_limit": "nodes", "stopped": "stop", "memory": "memory"}
 
 
-class MateEngine:
+class MateEngine(Engine[Board]):
     """Proves mates for the side to move (see the module docstring).
 
     ``limit`` is the default for :meth:`think` (none: solve to the end); ``hash_mb`` sizes
-    each solve's table, which is returned to the system when the solve ends."""
+    each solve's table, which is returned to the system when the solve ends (so
+    :meth:`new_game` has nothing to forget)."""
 
     def __init__(
         self, limit: Limit | None = None, hash_mb: int = DEFAULT_HASH_MB, name: str = "mate"
@@ -52,31 +52,18 @@ class MateEngine:
     def warm_up(self) -> None:
         tsume.warm_up()
 
-    def new_game(self) -> None:
-        pass  # every solve has a table of its own
-
-    def think(
-        self,
-        board: Board,
-        limit: Limit | None = None,
-        on_info: Callable[[Info], None] | None = None,
-        stop: StopFlag | None = None,
-    ) -> Result:
+    def choose(self, board: Board, request: Request) -> Result:
         sfen = board.sfen()
         progress = None
-        if on_info is not None:
-            callback = on_info
+        if request.on_info is not None:
+            callback = request.on_info
 
             def progress(info: dict[str, Any]) -> None:
                 callback(progress_info(info))
 
         try:
             r = tsume.solve(
-                sfen,
-                limit if limit is not None else self.limit,
-                stop=stop,
-                progress=progress,
-                hash_mb=self.hash_mb,
+                sfen, request.limit, stop=request.stop, progress=progress, hash_mb=self.hash_mb
             )
         except MemoryError:  # the table itself could not be had
             r = tsume.TsumeResult(sfen, "unknown", reason="memory")
