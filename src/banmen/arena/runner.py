@@ -23,7 +23,7 @@ import time
 import zlib
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from banmen.arena.schedule import Job, Player, make_jobs, make_pairings
@@ -157,11 +157,9 @@ def _work(
         _exit_if_orphaned()
         t0 = time.perf_counter()
         record = play_game(game_name, size, job, specs, _cache)
-        record.seconds = time.perf_counter() - t0
-        record.stored = _store.add_game(_run_id, record)
-        record.moves = []
-        record.times = []
-        out.append(record)
+        seconds = time.perf_counter() - t0
+        stored = _store.add_game(_run_id, record)
+        out.append(replace(record, seconds=seconds, stored=stored, moves=[], times=[]))
     return os.getpid(), out
 
 

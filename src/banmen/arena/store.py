@@ -13,12 +13,14 @@ import json
 import os
 import secrets
 import sqlite3
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import platformdirs
+
+from banmen._sqlite import connect, execute_retrying
+from banmen.arena.schedule import Job
 
 __all__ = ["ArenaStore", "RunConfig", "GameRecord", "default_db_path"]
 
@@ -84,14 +86,10 @@ class RunConfig:
         return cls(**d)
 
 
-@dataclass
-class GameRecord:
-    pairing: int
-    pair: int
-    swapped: bool
-    first: str
-    second: str
-    deal_seed: int
+@dataclass(frozen=True)
+class GameRecord(Job):
+    """A played game: its :class:`~banmen.arena.schedule.Job` and how it went."""
+
     result: str  # "1-0", "0-1", "1/2-1/2" from the first mover's side
     score1: int
     score2: int
@@ -99,10 +97,6 @@ class GameRecord:
     times: list[float] = field(default_factory=list)
     seconds: float = 0.0  # wall time of the whole game (not stored)
     stored: bool = True  # False if the database held this game already (not stored)
-
-    @property
-    def key(self) -> tuple[int, int, int]:
-        return (self.pairing, self.pair, int(self.swapped))
 
     def points_first(self) -> float:
         return {"1-0": 1.0, "0-1": 0.0}.get(self.result, 0.5)
@@ -125,15 +119,10 @@ class ArenaStore:
             uri = self.path.resolve().as_uri() + "?mode=ro"
             self._conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=5)
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         # Several processes write (the workers). SQLite's own busy handler sleeps at least a
         # millisecond when the write lock is taken — longer than a quick game's commit takes
         # — so writes retry on a short back-off of their own instead (see _write).
-        self._conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=0)
-        self._write("PRAGMA journal_mode=WAL", ())
-        # NORMAL: a commit survives the process being killed (WAL); only a power cut can
-        # lose the last commits — and a lost game is simply replayed on resume.
-        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn = connect(self.path, timeout=0)
         # Checkpoint the WAL every ~40 MB rather than every 4 MB: a checkpoint stalls the
         # commit that triggers it, and with several writers that was a game's worth of time.
         self._conn.execute("PRAGMA wal_autocheckpoint=10000")
@@ -153,20 +142,7 @@ class ArenaStore:
         return bool(row and row[0] == 2)
 
     def _write(self, sql: str, args: tuple[Any, ...]) -> None:
-        """Execute one write, retrying while another process holds the write lock
-        (0.05 ms, doubling up to 20 ms; gives up after about a minute)."""
-        delay = 0.00005
-        waited = 0.0
-        while True:
-            try:
-                self._conn.execute(sql, args)
-                return
-            except sqlite3.OperationalError as e:
-                if "locked" not in str(e) and "busy" not in str(e) or waited > 60:
-                    raise
-            time.sleep(delay)
-            waited += delay
-            delay = min(delay * 2, 0.02)
+        execute_retrying(self._conn, sql, args)
 
     def __enter__(self) -> ArenaStore:
         return self

@@ -92,6 +92,10 @@ app = typer.Typer(
 )
 
 
+#: ``--json`` of a command that prints one result.
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+
 def fail(message: str) -> typer.Exit:
     """Print ``error: message`` on stderr; the exit (status 2) for the caller to raise."""
     typer.echo(f"error: {message}", err=True)

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from banmen.cli._app import fail
+from banmen.cli._app import JsonOption, fail
 
 
 def perft(
@@ -16,7 +16,7 @@ def perft(
     pass_free: Annotated[
         bool, typer.Option("--pass-free", help="A pass uses no ply (Egaroucid's mode 2).")
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Count the Othello game tree from the start: leaves, moves made, time.
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from banmen.cli._app import fail
+from banmen.cli._app import JsonOption, fail
 from banmen.cli.mattix import print_mattix, solve_mattix
 from banmen.cli.othello import print_othello, solve_othello
 from banmen.cli.shogi import HASH_DEFAULT, print_shogi, solve_shogi
@@ -78,7 +78,7 @@ def solve(
             "as SFEN (quoted; the attacker is the side to move)."
         ),
     ],
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: JsonOption = False,
     all_best: Annotated[
         bool, typer.Option("--all", help="Othello: list every move that reaches the score.")
     ] = False,

@@ -18,11 +18,11 @@ import shlex
 import subprocess
 import threading
 import time
-from typing import TypeVar
+from typing import IO, TypeVar
 
 from banmen.engine import Engine, GameBoard
 
-__all__ = ["LineProcess", "EngineClient", "one_line"]
+__all__ = ["LineProcess", "EngineClient", "one_line", "write_line"]
 
 B = TypeVar("B", bound=GameBoard, contravariant=True)
 
@@ -31,6 +31,16 @@ def one_line(text: object) -> str:
     """``text`` with its whitespace (line ends included) collapsed: fit for one protocol
     line (an engine's ``info string``, ``status``, …)."""
     return " ".join(str(text).split())
+
+
+def write_line(out: IO[str], line: str) -> None:
+    """Write one protocol line and flush it (a front end's answer to its GUI); an output
+    that went away (the GUI quit) is ignored."""
+    try:
+        out.write(line + "\n")
+        out.flush()
+    except (OSError, ValueError):  # the GUI went away
+        pass
 
 
 class LineProcess:

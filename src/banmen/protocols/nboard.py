@@ -55,7 +55,7 @@ from typing import IO
 from banmen.engine import Result
 from banmen.games.othello import PASS, Board, OthelloEngine, OthelloError
 from banmen.protocols._cap import capped, check_cap
-from banmen.protocols._lines import one_line
+from banmen.protocols._lines import one_line, write_line
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["NBoardSession", "main", "MAX_MOVE_TIME", "DEPTH_MAX"]
@@ -95,11 +95,7 @@ class NBoardSession:
 
     def send(self, line: str) -> None:
         with self._out_lock:
-            try:
-                self.out.write(line + "\n")
-                self.out.flush()
-            except (OSError, ValueError):  # the GUI went away
-                pass
+            write_line(self.out, line)
 
     def error(self, message: str) -> None:
         self.send(f"status error: {one_line(message)}")

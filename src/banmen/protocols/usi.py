@@ -69,7 +69,7 @@ from banmen.games.shogi import tsume
 from banmen.games.shogi.board import Board
 from banmen.games.shogi.errors import ShogiError
 from banmen.games.shogi.formats import STARTPOS
-from banmen.protocols._lines import one_line
+from banmen.protocols._lines import one_line, write_line
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["USISession", "main", "NAME", "AUTHOR"]
@@ -153,11 +153,7 @@ class USISession:
 
     def _write(self, line: str) -> None:
         # the caller holds self._lock
-        try:
-            self.out.write(line + "\n")
-            self.out.flush()
-        except (OSError, ValueError):  # the GUI went away
-            pass
+        write_line(self.out, line)
 
     def send(self, line: str) -> None:
         """Write one line (from any thread); a closed output is ignored."""

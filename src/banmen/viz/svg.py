@@ -18,6 +18,7 @@ import colorsys
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict, Unpack
 
 from banmen.viz.tracked import Cell, Source, Tracked, VizError, square_name
 
@@ -323,22 +324,23 @@ def board_element(
         title.set("font-weight", "bold")
         title.text = label
 
-    def caption(yy: int, text: str) -> None:
-        el = ET.SubElement(svg, "text", x=str(LEFT), y=str(yy + 9), fill="#7a2e2e")
+    def extra_rows(rows: list[int], top: int, caption_y: int, text: str) -> None:
+        """The rows of bits pushed past one end of the board, under a caption."""
+        el = ET.SubElement(svg, "text", x=str(LEFT), y=str(caption_y + 9), fill="#7a2e2e")
         el.set("text-anchor", "start")
         el.text = text
-
-    cells = ET.SubElement(svg, "g")
-    if under_rows:
-        caption(TITLE_H, "↑ pushed below bit 0 (lost)")
-        for i, vr in enumerate(under_rows):
-            yy = under_top + i * CELL
+        for i, vr in enumerate(rows):
+            yy = top + i * CELL
             _row_label(svg, yy, str(8 * vr))
             for c in range(8):
                 p = 8 * vr + c
                 _draw_cell(
                     cells, LEFT + c * CELL, yy, t, p, _extra_cell(t, p), colouring, multi_board
                 )
+
+    cells = ET.SubElement(svg, "g")
+    if under_rows:
+        extra_rows(under_rows, under_top, TITLE_H, "↑ pushed below bit 0 (lost)")
     for c in range(8):
         el = ET.SubElement(
             svg, "text", x=str(LEFT + c * CELL + CELL // 2), y=str(files_top + 10), fill="#555"
@@ -351,15 +353,7 @@ def board_element(
             p = 8 * r + c
             _draw_cell(cells, LEFT + c * CELL, yy, t, p, t.bits[p], colouring, multi_board)
     if over_rows:
-        caption(board_top + 8 * CELL + GAP, "↓ pushed past bit 63 (lost)")
-        for i, vr in enumerate(over_rows):
-            yy = over_top + i * CELL
-            _row_label(svg, yy, str(8 * vr))
-            for c in range(8):
-                p = 8 * vr + c
-                _draw_cell(
-                    cells, LEFT + c * CELL, yy, t, p, _extra_cell(t, p), colouring, multi_board
-                )
+        extra_rows(over_rows, over_top, board_top + 8 * CELL + GAP, "↓ pushed past bit 63 (lost)")
     foot = ET.SubElement(svg, "text", x=str(LEFT), y=str(height - 5), fill="#111")
     foot.set("text-anchor", "start")
     foot.set("font-size", "10")
@@ -379,21 +373,22 @@ def svg_document(svg: ET.Element) -> str:
     return ET.tostring(svg, encoding="unicode")
 
 
+class PanelOptions(TypedDict, total=False):
+    """The keyword options of :func:`board_element` (and :func:`board_svg`)."""
+
+    label: str
+    multi_board: bool
+    footer: str | None
+
+
 def board_svg(
-    t: Tracked,
-    colouring: Colouring | None = None,
-    *,
-    label: str = "",
-    multi_board: bool = False,
-    footer: str | None = None,
+    t: Tracked, colouring: Colouring | None = None, **options: Unpack[PanelOptions]
 ) -> str:
     """One tracked value as a standalone SVG document: the 8×8 board with provenance
     colours (``colouring``, by default by row), the rows of bits pushed past either end,
     ``label`` on top and ``footer`` (default: the value in hex) below.
     ``multi_board`` prefixes each cell's square name with its operand's initial."""
-    return svg_document(
-        board_element(t, colouring, label=label, multi_board=multi_board, footer=footer)
-    )
+    return svg_document(board_element(t, colouring, **options))
 
 
 LEGEND = (

@@ -307,22 +307,35 @@ class Tracked:
 
     def __add__(self, other: Tracked | int) -> Tracked:
         """Ripple-carry addition mod 2**64; a carry out of bit 63 is the overflow."""
-        o = self._other(other)
+        return self._ripple(self._other(other), 1)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: Tracked | int) -> Tracked:
+        """Ripple-borrow subtraction mod 2**64; a borrow out of bit 63 (the result wrapped
+        round) is shown as the overflow bit."""
+        return self._ripple(self._other(other), -1)
+
+    def __rsub__(self, other: int) -> Tracked:
+        return self._other(other)._ripple(self, -1)
+
+    def _ripple(self, o: Tracked, sign: int) -> Tracked:
+        """``self + sign * o`` bit by bit (``sign`` 1: carries, -1: borrows); every bit a
+        carry or borrow enters is marked, one out of bit 63 is the overflow."""
         bits: list[Cell] = []
         collisions: set[int] = set()
         carries: set[int] = set()
         carry, carry_src = 0, _NO_SOURCES
         for p in range(64):
             a, b = self.bits[p], o.bits[p]
-            n = (a is not None) + (b is not None)
-            if n == 2:
+            if a is not None and b is not None:
                 collisions.add(p)
             if carry:
                 carries.add(p)
             src = _union((a, b, carry_src if carry else None))
-            total = n + carry
-            bits.append(src if total & 1 else None)
-            carry = total >> 1
+            d = (a is not None) + sign * ((b is not None) + carry)
+            bits.append(src if d & 1 else None)
+            carry = 1 if not 0 <= d <= 1 else 0
             carry_src = src if carry else _NO_SOURCES
         over: tuple[Cell, ...] = ()
         if carry:
@@ -332,45 +345,10 @@ class Tracked:
             tuple(bits), overflow=over, collisions=frozenset(collisions), carries=frozenset(carries)
         )
 
-    __radd__ = __add__
-
-    def __sub__(self, other: Tracked | int) -> Tracked:
-        """Ripple-borrow subtraction mod 2**64; a borrow out of bit 63 (the result wrapped
-        round) is shown as the overflow bit."""
-        o = self._other(other)
-        return self._sub(o)
-
-    def __rsub__(self, other: int) -> Tracked:
-        return self._other(other)._sub(self)
-
-    def _sub(self, o: Tracked) -> Tracked:
-        bits: list[Cell] = []
-        collisions: set[int] = set()
-        carries: set[int] = set()
-        borrow, borrow_src = 0, _NO_SOURCES
-        for p in range(64):
-            a, b = self.bits[p], o.bits[p]
-            if a is not None and b is not None:
-                collisions.add(p)
-            if borrow:
-                carries.add(p)
-            src = _union((a, b, borrow_src if borrow else None))
-            d = (a is not None) - (b is not None) - borrow
-            bits.append(src if d & 1 else None)
-            borrow = 1 if d < 0 else 0
-            borrow_src = src if borrow else _NO_SOURCES
-        over: tuple[Cell, ...] = ()
-        if borrow:
-            carries.add(64)
-            over = (borrow_src,)
-        return Tracked(
-            tuple(bits), overflow=over, collisions=frozenset(collisions), carries=frozenset(carries)
-        )
-
     def __neg__(self) -> Tracked:
         """``0 - self``: the borrow from the lowest set bit sets every bit above it that was
         0 (so ``x & -x`` keeps just the lowest bit)."""
-        return Tracked.const(0)._sub(self)
+        return Tracked.const(0)._ripple(self, -1)
 
     # ---- single bits
 

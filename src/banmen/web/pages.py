@@ -11,9 +11,10 @@ status line, board, result, buttons, CPU panel, new-game form, players and "This
 panels), and ``<name>.html`` holds only the game's blocks: each starts at a marker line
 ``<!--BLOCK-->`` and fills the frame's line with the same marker (a marker left unfilled
 is dropped). The blocks every game page has alike are made here (:data:`GAME_PARTS`: the
-buttons, the CPU panel and the players panel). Data for a page's scripts goes into
-``<body data-*>`` as JSON: the game pages get :data:`~banmen.web.games.STOPPED_BY`, so the
-words for why a search ended are written once, in Python.
+scoreboard's cards, the buttons, the CPU panel and the players panel). Data for a page's
+scripts goes into ``<body data-*>`` as JSON: the game pages get
+:data:`~banmen.web.games.STOPPED_BY`, so the words for why a search ended are written once,
+in Python.
 
 The pages are rendered once, when the app is made (:func:`render_pages`): a request gets
 the finished text, with no template work and no client-side templating.
@@ -24,7 +25,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -261,6 +262,64 @@ def players_panel(sides: tuple[tuple[str, str], tuple[str, str]]) -> str:
       </div>"""
 
 
+def player_cards(
+    sides: tuple[tuple[str, str], tuple[str, str]], figures: Callable[[int], Sequence[str]]
+) -> str:
+    """The scoreboard: a card per side ((class, name) each; the name is HTML, a note in
+    ``<small>`` may follow it) with the side's swatch and name, its controller (filled by
+    static/js/game-page.js) and the game's figures for the side: ``figures(side)``'s lines."""
+    cards = []
+    for side, (cls, name) in enumerate(sides, start=1):
+        cards += [
+            f'        <div class="player {cls}" id="player-{side}">',
+            '          <div class="who"><span class="swatch" aria-hidden="true"></span>'
+            f"{name}</div>",
+            f'          <div class="ctl" id="ctl-{side}">…</div>',
+            *(f"          {line}" for line in figures(side)),
+            "        </div>",
+        ]
+    return "\n".join(cards)
+
+
+def _mattix_figures(side: int) -> list[str]:
+    return [
+        f'<div class="score" id="score-{side}" aria-label="Player {side} score">0</div>',
+        f'<div class="taken" id="taken-{side}" aria-label="Pieces taken by player {side}"></div>',
+    ]
+
+
+def _othello_figures(side: int) -> list[str]:
+    name = ("Black", "White")[side - 1]
+    return [f'<div class="score" id="discs-{side}" aria-label="{name} discs">2</div>']
+
+
+def _go_figures(side: int) -> list[str]:
+    me, other = ("Black", "White") if side == 1 else ("White", "Black")
+    what = f"{other} stones captured by {me}"
+    return [
+        f'<div class="score captures" title="{what}">',
+        f'  <span class="cap-stone {other.lower()}" aria-hidden="true"></span>'
+        f'<span id="prisoners-{side}" aria-label="{what}">0</span>',
+        "</div>",
+        f'<div class="taken points" id="points-{side}" hidden></div>',
+    ]
+
+
+def stats_table(table_id: str, heading: str) -> str:
+    """A panel with an empty statistics table (``heading`` is HTML), filled by the page's
+    script."""
+    return f"""\
+      <div class="panel">
+        <h2>{heading}</h2>
+        <div class="table-wrap">
+          <table id="{_attr(table_id)}" class="stats-table">
+            <thead><tr></tr></thead>
+            <tbody></tbody>
+          </table>
+        </div>
+      </div>"""
+
+
 #: The CPU figures of a game whose CPU is an alpha-beta search.
 SEARCH_FIGURES = (("think-depth", "depth"), ("think-score", "score"), ("think-nodes", "nodes"))
 NPS = ("think-nps", "nodes/s")
@@ -268,6 +327,10 @@ NPS = ("think-nps", "nodes/s")
 #: Each game's parts (by catalog name): its buttons, CPU panel and players panel.
 GAME_PARTS: dict[str, dict[str, str]] = {
     "mattix": {
+        "cards": player_cards(
+            (("p1", "Player 1 <small>row</small>"), ("p2", "Player 2 <small>column</small>")),
+            _mattix_figures,
+        ),
         "buttons": buttons("undo", "stop", "pause"),
         "thinking": thinking_panel((*SEARCH_FIGURES, NPS)),
         "players": players_panel(
@@ -278,6 +341,10 @@ GAME_PARTS: dict[str, dict[str, str]] = {
         ),
     },
     "othello": {
+        "cards": player_cards(
+            (("side-black", "Black <small>moves first</small>"), ("side-white", "White")),
+            _othello_figures,
+        ),
         "buttons": buttons(
             "pass",
             "undo",
@@ -291,6 +358,13 @@ GAME_PARTS: dict[str, dict[str, str]] = {
         "players": players_panel((("Black", "(moves first)"), ("White", ""))),
     },
     "go": {
+        "cards": player_cards(
+            (
+                ("side-black", "Black <small>moves first</small>"),
+                ("side-white", 'White <small id="komi-note">komi</small>'),
+            ),
+            _go_figures,
+        ),
         "buttons": buttons("pass", "resign", "undo", "score", "stop", "pause"),
         "thinking": thinking_panel(
             (
@@ -337,7 +411,18 @@ PAGES: tuple[Page, ...] = (
         styles=("viz",),
         nav=(("/othello", "Othello"), *ARENA_LINK),
     ),
-    Page("/arena", "arena", "Arena results"),
+    Page(
+        "/arena",
+        "arena",
+        "Arena results",
+        parts={
+            "pairings": stats_table(
+                "pairings",
+                "Pairings <small>score of the first-named player, 95% intervals</small>",
+            ),
+            "players": stats_table("players", 'Players <small id="players-note"></small>'),
+        },
+    ),
 )
 
 

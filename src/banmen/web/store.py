@@ -19,19 +19,24 @@ dedicated thread, so the event loop never waits on the disk and writes keep thei
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import secrets
-import sqlite3
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from banmen._sqlite import connect
 
 __all__ = ["GameStore", "SavedGame", "new_game_id", "is_game_id"]
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS saved_games (
@@ -91,6 +96,20 @@ def _stamp(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds")
 
 
+def _off_loop(
+    method: Callable[Concatenate[GameStore, P], T],
+) -> Callable[Concatenate[GameStore, P], Coroutine[Any, Any, T]]:
+    """``method`` as a coroutine that runs it on the store's own thread."""
+
+    async def run(self: GameStore, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            self._executor, functools.partial(method, self, *args, **kwargs)
+        )
+
+    return run
+
+
 class GameStore:
     """The ``saved_games`` table of one SQLite file (created, with its folder, on demand).
     ``clock`` (seconds since the epoch) dates the rows, and the expiry."""
@@ -98,19 +117,12 @@ class GameStore:
     def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
         self.path = Path(path)
         self._clock = clock
-        if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
         # One connection shared under a lock: the async wrappers use a single thread anyway,
         # and tests or the CLI may call the sync API from elsewhere.
-        self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._conn = connect(path, timeout=5.0, any_thread=True)
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="banmen-db")
         with self._lock:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            # NORMAL is durable across application crashes in WAL mode and skips an fsync
-            # per commit; losing the last move on a power cut is acceptable for a board game.
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute("PRAGMA busy_timeout=5000")
             self._conn.execute(_SCHEMA)
             have = {row[1] for row in self._conn.execute("PRAGMA table_info(saved_games)")}
             for name, kind in _ADDED_COLUMNS:
@@ -200,30 +212,6 @@ class GameStore:
 
     # ---- the same, off the event loop
 
-    async def asave(
-        self,
-        game_id: str,
-        game: str,
-        state: dict[str, Any],
-        *,
-        moves: int | None = None,
-        finished: bool | None = None,
-    ) -> None:
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(
-            self._executor,
-            lambda: self.save(game_id, game, state, moves=moves, finished=finished),
-        )
-
-    async def aload(self, game_id: str, *, touch: bool = False) -> SavedGame | None:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, lambda: self.load(game_id, touch=touch))
-
-    async def aexpire(
-        self, keep_unfinished_days: float, keep_empty_days: float, keep: Collection[str] = ()
-    ) -> int:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self._executor,
-            lambda: self.expire(keep_unfinished_days, keep_empty_days, keep),
-        )
+    asave = _off_loop(save)
+    aload = _off_loop(load)
+    aexpire = _off_loop(expire)

@@ -102,9 +102,26 @@ class WebGame(ABC, Generic[B]):
         """Whether ``move`` is a pass (legal only when the mover has nothing else)."""
         return False
 
+    #: what to paste for :meth:`load`, for its message when nothing was (None: this game
+    #: loads nothing from text)
+    load_hint: str | None = None
+
     def load(self, text: str) -> B:
-        """A board from pasted text; raises :class:`ProtocolError` if it cannot be read."""
-        raise ProtocolError(f"{self.title} games cannot be loaded from text")
+        """A board from pasted text; raises :class:`ProtocolError` (the board's one-line
+        message) if it cannot be read."""
+        if self.load_hint is None:
+            raise ProtocolError(f"{self.title} games cannot be loaded from text")
+        if not text.strip():
+            raise ProtocolError(f"nothing to load: {self.load_hint}")
+        try:
+            return self.read(text)
+        except self.errors as e:
+            raise ProtocolError(str(e)) from None
+
+    def read(self, text: str) -> B:
+        """The board in pasted text (not blank) for :meth:`load`, in a game with a
+        :attr:`load_hint`; raises the game's :attr:`errors` if it cannot be read."""
+        raise NotImplementedError
 
     def act(self, board: B, kind: str, square: str | None) -> None:
         """Carry out one of the game's own messages (:attr:`GameRules.actions`) on

@@ -89,16 +89,13 @@ class GoGame(WebGame[go.Game]):
             )
         return super().over_message(board)
 
-    def load(self, text: str) -> go.Game:
-        if not text.strip():
-            raise ProtocolError(
-                "nothing to load: paste an SGF record like (;GM[1]SZ[9];B[ee];W[gc]) "
-                "or choose a .sgf file"
-            )
+    load_hint = "paste an SGF record like (;GM[1]SZ[9];B[ee];W[gc]) or choose a .sgf file"
+
+    def read(self, text: str) -> go.Game:
         try:
             game = go.read_sgf(text).game
-        except go.GoError as e:
-            raise ProtocolError(str(e)) from None
+        except go.GoError:
+            raise  # load words it
         except (ValueError, IndexError, RecursionError):  # not expected: still one line
             raise ProtocolError("not a usable SGF record") from None
         game.propose_dead = True  # a record that ends with two passes is being counted

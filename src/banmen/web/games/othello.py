@@ -9,7 +9,7 @@ from banmen.engine import Result
 from banmen.games import othello
 from banmen.web.games._base import STOPPED_BY, WebGame
 from banmen.web.levels import OTHELLO_LEVELS, make_levels
-from banmen.web.protocol import GameRules, NewGame, ProtocolError
+from banmen.web.protocol import GameRules, NewGame
 
 
 class OthelloGame(WebGame[othello.Board]):
@@ -33,16 +33,13 @@ class OthelloGame(WebGame[othello.Board]):
     def is_pass(self, move: int) -> bool:
         return move == othello.PASS
 
-    def load(self, text: str) -> othello.Board:
-        if not text.strip():
-            raise ProtocolError(
-                "nothing to load: paste a transcript like f5d6c3 or a board string "
-                "(64 squares X, O or - and the side to move, X or O)"
-            )
-        try:
-            return othello.Board.from_text(text)
-        except othello.OthelloError as e:
-            raise ProtocolError(str(e)) from None
+    load_hint = (
+        "paste a transcript like f5d6c3 or a board string "
+        "(64 squares X, O or - and the side to move, X or O)"
+    )
+
+    def read(self, text: str) -> othello.Board:
+        return othello.Board.from_text(text)
 
     def describe(self, board: othello.Board, start: othello.Board) -> dict[str, Any]:
         black, white = board.black, board.white

@@ -1,0 +1,51 @@
+"""SQLite files as banmen keeps them (stdlib ``sqlite3``): autocommit, WAL mode.
+
+Shared by the web app's saved games (:mod:`banmen.web.store`) and the arena's runs
+(:mod:`banmen.arena.store`), which may live in the same file.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["connect", "execute_retrying"]
+
+
+def connect(path: str | Path, *, timeout: float, any_thread: bool = False) -> sqlite3.Connection:
+    """An autocommit connection to the SQLite file ``path`` (created, with its folder, if
+    need be; ``":memory:"`` is taken as it is) in WAL mode. ``timeout``: how long a
+    statement waits for another connection's lock (SQLite's busy handler); ``any_thread``:
+    the connection may be used from any thread (the caller serialises the use).
+
+    ``synchronous=NORMAL``: in WAL mode a commit survives the process being killed and
+    skips an fsync; only a power cut can lose the last commits."""
+    if str(path) != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(
+        str(path), isolation_level=None, timeout=timeout, check_same_thread=not any_thread
+    )
+    execute_retrying(conn, "PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    return conn
+
+
+def execute_retrying(conn: sqlite3.Connection, sql: str, args: tuple[Any, ...] = ()) -> None:
+    """Execute one write, retrying while another process holds the write lock (0.05 ms,
+    doubling up to 20 ms; gives up after about a minute) — for connections whose own
+    busy handler does not wait (``timeout=0``): SQLite's sleeps at least a millisecond,
+    longer than a quick commit takes."""
+    delay = 0.00005
+    waited = 0.0
+    while True:
+        try:
+            conn.execute(sql, args)
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) and "busy" not in str(e) or waited > 60:
+                raise
+        time.sleep(delay)
+        waited += delay
+        delay = min(delay * 2, 0.02)
