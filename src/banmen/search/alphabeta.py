@@ -48,6 +48,7 @@ import numpy.typing as npt
 from numba import njit
 
 from banmen._bits import mix64, prefetch
+from banmen._fields import PerSecond
 from banmen._jit import bound
 from banmen.search.limits import STOP_REQUESTED, STOP_TIME, Deadline, Limit, StopFlag
 
@@ -102,9 +103,7 @@ class SearchInfo:
     pv: list[int]
     exact: bool
 
-    @property
-    def nps(self) -> float:
-        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+    nps = PerSecond("nodes")
 
 
 @dataclass
@@ -126,9 +125,7 @@ class SearchResult:
     exact: bool = False
     stopped_by: str = "depth"
 
-    @property
-    def nps(self) -> float:
-        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+    nps = PerSecond("nodes")
 
 
 # --------------------------------------------------------------------------- compiled core

@@ -76,6 +76,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from banmen._fields import IntAt
 from banmen._jit import bound
 from banmen.search.limits import STOP_TIME, Deadline, Limit, StopFlag
 from banmen.search.proof import INF, ProofResult
@@ -337,6 +338,17 @@ def _store_open(tt: Any, ctl: Any, k: int, h: int, pn: int, dn: int, work: int) 
     tt[(i >> 3) * 8 + _WORK, i & 7] += work
 
 
+@njit(cache=True, inline="always")
+def _weight_class(tt: npt.NDArray[np.int64], i: int) -> int:
+    """log2 of the weight of entry ``i``, rounded down, at most 63 (a histogram bin)."""
+    w = _weight(tt, i)
+    b = 0
+    while w > 1 and b < 63:
+        w >>= 1
+        b += 1
+    return b
+
+
 @njit(cache=True, _nrt=False)
 def _sweep(tt: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64]) -> None:
     """Drop about half of the entries: those that cost least to recompute.
@@ -349,12 +361,7 @@ def _sweep(tt: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64]) -> None:
     used = 0
     for i in range(n):
         if tt[(i >> 3) * 8 + _KEY, i & 7] != 0:
-            w = _weight(tt, i)
-            b = 0
-            while w > 1 and b < 63:
-                w >>= 1
-                b += 1
-            ctl[_HIST + b] += 1
+            ctl[_HIST + _weight_class(tt, i)] += 1
             used += 1
     target = used // 2
     acc = 0
@@ -367,12 +374,7 @@ def _sweep(tt: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64]) -> None:
     kept = 0
     for i in range(n):
         if tt[(i >> 3) * 8 + _KEY, i & 7] != 0:
-            w = _weight(tt, i)
-            b = 0
-            while w > 1 and b < 63:
-                w >>= 1
-                b += 1
-            if b <= cut:
+            if _weight_class(tt, i) <= cut:
                 tt[(i >> 3) * 8 + _KEY, i & 7] = 0
             else:
                 kept += 1
@@ -938,87 +940,13 @@ def _mid(
     return pn, dn, 0, 0, INF, 0
 
 
-@njit(cache=True, nogil=True, _nrt=False)
-def _prove(
-    or_moves: Any,
-    and_moves: Any,
-    play: Any,
-    undo: Any,
-    key: Any,
-    hand: Any,
-    outcome: Any,
-    quick_win: Any,
-    group: Any,
-    futile_replies: Any,
-    hand_delta: Any,
-    and_need: Any,
-    ctx: Any,
-    st: Any,
-    tt: Any,
-    ws: Any,
-    mvs: Any,
-    path: Any,
-    fut: Any,
-    ctl: Any,
-    stop: Any,
-    tflag: Any,
-    gscr: Any,
-    is_or: bool,
-    r: int,
-    out: Any,
-) -> None:
-    """The root call: the result goes to ``out`` (pn, dn, length)."""
-    zero = r - r
-    res = _mid(
-        or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group, futile_replies,
-        hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl, stop, tflag, gscr,
-        is_or, zero + INF, zero + INF, r, zero, zero, r >= -1, zero, zero, zero,
-    )  # fmt: skip
-    out[0] = res[0]
-    out[1] = res[1]
-    out[2] = res[2]
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _futile_at(
-    or_moves: Any,
-    and_moves: Any,
-    play: Any,
-    undo: Any,
-    key: Any,
-    hand: Any,
-    outcome: Any,
-    quick_win: Any,
-    group: Any,
-    futile_replies: Any,
-    hand_delta: Any,
-    and_need: Any,
-    ctx: Any,
-    st: Any,
-    tt: Any,
-    ws: Any,
-    mvs: Any,
-    path: Any,
-    fut: Any,
-    ctl: Any,
-    stop: Any,
-    tflag: Any,
-    gscr: Any,
-    m: int,
-    r: int,
-    out: Any,
-) -> None:
-    """The futility test (``_mid``'s mode 1) for the reply ``m`` of the position ``st``
-    (the line reader's call)."""
+@njit(cache=True, _nrt=False)
+def _key_after(play: Any, undo: Any, key: Any, hand: Any, ctx: Any, st: Any, m: int) -> int:
+    """The full key of the position after the move ``m`` (``st`` is left as it was)."""
     play(ctx, st, m)
     cf = _full_key(key(ctx, st), hand(ctx, st))
     undo(ctx, st)
-    zero = r - r
-    out[0] = _mid(
-        or_moves, and_moves, play, undo, key, hand, outcome, quick_win, group, futile_replies,
-        hand_delta, and_need, ctx, st, tt, ws, mvs, path, fut, ctl, stop, tflag, gscr,
-        r < -1, zero + INF, zero + INF, r, zero, zero, r < -1, zero + 1, m, cf,
-    )[0]  # fmt: skip
+    return cf
 
 
 # --------------------------------------------------------------------------- the driver
@@ -1086,17 +1014,9 @@ class DfPn:
         self.last_reason: str | None = None
 
     # ------------------------------------------------------------------ bookkeeping
-    @property
-    def nodes(self) -> int:
-        return int(self.ctl[_NODES])
-
-    @property
-    def gc_runs(self) -> int:
-        return int(self.ctl[_GC_RUNS])
-
-    @property
-    def entries(self) -> int:
-        return int(self.ctl[_TT_USED])
+    nodes = IntAt("ctl", _NODES)
+    gc_runs = IntAt("ctl", _GC_RUNS)
+    entries = IntAt("ctl", _TT_USED)
 
     def elapsed(self) -> float:
         return time.monotonic() - self.start
@@ -1123,6 +1043,19 @@ class DfPn:
             self.ws, self.mvs, self.path, self.fut, self.ctl, stop, self._tflag.array,
             self.gscr,
         )  # fmt: skip
+
+    def _mid(self, st: npt.NDArray[np.int64], *node: int | bool) -> str | None:
+        """``_mid`` for the position ``st`` and the node arguments ``node`` (from ``is_or``
+        on), run under the limits; its result goes to ``self._out``. The reason it was
+        stopped, or None."""
+        args = (*self._args(st), *node)
+        fn = self._fn("mid", _mid, args)
+
+        def call() -> None:
+            self._out[:] = fn(*args)[:3]
+
+        self.last_reason = self._run(call)
+        return self.last_reason
 
     def _fn(self, name: str, dispatcher: Any, args: tuple[Any, ...]) -> Callable[..., Any]:
         fn = self._fns.get(name)
@@ -1215,9 +1148,8 @@ class DfPn:
         """Prove or disprove an attacker win from ``st`` within ``r`` plies (``INF``: at any
         length), sharing this solver's table and limits. ``or_node=False``: the defender is
         to move. ``st`` is left as it was."""
-        args = (*self._args(st), or_node, r, self._out)
-        fn = self._fn("prove", _prove, args)
-        reason = self.last_reason = self._run(lambda: fn(*args))
+        # the root call: no thresholds (INF), path depth 0, mode 0 (a proof)
+        reason = self._mid(st, or_node, INF, INF, r, 0, 0, r >= -1, 0, 0, 0)
         if reason is not None:
             return ProofResult("unknown", reason=reason)
         pn, dn, length = (int(x) for x in self._out)
@@ -1230,9 +1162,11 @@ class DfPn:
     def is_futile(self, st: npt.NDArray[np.int64], move: int, r: int) -> bool | None:
         """Whether the defender's reply ``move`` in ``st`` is futile within bound ``r``
         (None: a limit stopped the test)."""
-        args = (*self._args(st), move, r, self._out)
-        fn = self._fn("futile", _futile_at, args)
-        reason = self.last_reason = self._run(lambda: fn(*args))
+        k = self.kernels
+        args = (k.play, k.undo, k.key, k.hand, self.ctx, st, move)
+        cf = self._fn("key_after", _key_after, args)(*args)
+        # ``_mid``'s mode 1 at an AND node: is the reply ``move`` (full key after: cf) futile
+        reason = self._mid(st, False, INF, INF, r, 0, 0, False, 1, move, cf)
         if reason is not None:
             return None
         return bool(self._out[0])

@@ -63,6 +63,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
+from banmen._fields import PerSecond
 from banmen.search.limits import STOP_REQUESTED, STOP_TIME, Deadline, Limit, StopFlag
 
 __all__ = ["MctsKernels", "MCTS", "MctsInfo", "MctsResult", "ChildStats"]
@@ -129,9 +130,7 @@ class MctsInfo:
     seconds: float
     root_visits: int
 
-    @property
-    def nps(self) -> float:
-        return self.playouts / self.seconds if self.seconds > 0 else 0.0
+    nps = PerSecond("playouts")
 
 
 @dataclass
@@ -150,9 +149,7 @@ class MctsResult:
     nodes: int = 0
     max_depth: int = 0
 
-    @property
-    def nps(self) -> float:
-        return self.playouts / self.seconds if self.seconds > 0 else 0.0
+    nps = PerSecond("playouts")
 
 
 # --------------------------------------------------------------------------- compiled core

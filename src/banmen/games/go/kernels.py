@@ -54,6 +54,7 @@ import numpy.typing as npt
 from numba import njit
 
 from banmen._bits import mix64
+from banmen._fields import IntAt
 
 __all__ = [
     "EMPTY",
@@ -178,21 +179,10 @@ class Position:
         other.grp[:] = self.grp
         other.meta[:] = self.meta
 
-    @property
-    def size(self) -> int:
-        return int(self.meta[M_SIZE])
-
-    @property
-    def turn(self) -> int:
-        return int(self.meta[M_TURN])
-
-    @property
-    def ko(self) -> int:
-        return int(self.meta[M_KO])
-
-    @property
-    def hash(self) -> int:
-        return int(self.meta[M_HASH])
+    size = IntAt("meta", M_SIZE)
+    turn = IntAt("meta", M_TURN)
+    ko = IntAt("meta", M_KO)
+    hash = IntAt("meta", M_HASH)
 
     def captures(self, color: int) -> int:
         """Stones captured *by* ``color``."""
@@ -235,30 +225,30 @@ def rebuild(board: Any, grp: Any, meta: Any) -> None:
         top = 0
         stack[top] = p
         top += 1
-        libs = 0
-        ls = 0
-        ls2 = 0
         while top > 0:
             top -= 1
             q = stack[top]
             for o in offs:
                 r = q + o
-                w = board[r]
-                if w == EMPTY:
-                    libs += 1
-                    ls += r
-                    ls2 += r * r
-                elif w == v and grp[G_HEAD * npts + r] == 0:
+                if board[r] == v and grp[G_HEAD * npts + r] == 0:
                     grp[G_HEAD * npts + r] = p
                     grp[G_NEXT * npts + r] = grp[G_NEXT * npts + p]
                     grp[G_NEXT * npts + p] = r
                     size += 1
                     stack[top] = r
                     top += 1
-        grp[G_LIBS * npts + p] = libs
         grp[G_SIZE * npts + p] = size
-        grp[G_LSUM * npts + p] = ls
-        grp[G_LSUM2 * npts + p] = ls2
+    # pseudo-liberties: one per (stone, empty neighbour) pair, summed on the group's head
+    for e in range(npts):
+        if board[e] != EMPTY:
+            continue
+        for o in offs:
+            w = board[e + o]
+            if w == BLACK or w == WHITE:
+                g = grp[G_HEAD * npts + e + o]
+                grp[G_LIBS * npts + g] += 1
+                grp[G_LSUM * npts + g] += e
+                grp[G_LSUM2 * npts + g] += e * e
 
 
 @njit(cache=True, inline="always")
@@ -457,6 +447,16 @@ def _xor_group(grp: Any, npts: int, g: int, col: int) -> int:
     return h
 
 
+@njit(cache=True, inline="always")
+def _remember(g: int, g1: int, g2: int, g3: int) -> tuple[int, int, int]:
+    """(g1, g2, g3) with ``g`` put in the first free (-1) of them."""
+    if g1 < 0:
+        return g, g2, g3
+    if g2 < 0:
+        return g1, g, g3
+    return g1, g2, g
+
+
 @njit(cache=True)
 def hash_after(board: Any, grp: Any, meta: Any, p: int, color: int) -> int:
     """The stones' hash after ``color`` plays ``p`` (a legal move; captures and an
@@ -480,12 +480,7 @@ def hash_after(board: Any, grp: Any, meta: Any, p: int, color: int) -> int:
             if g != g1 and g != g2 and g != g3 and _atari_at(grp, npts, g, p):
                 h ^= _xor_group(grp, npts, g, opp)
                 captured = True
-                if g1 < 0:
-                    g1 = g
-                elif g2 < 0:
-                    g2 = g
-                else:
-                    g3 = g
+                g1, g2, g3 = _remember(g, g1, g2, g3)
         elif v == color:
             if not _atari_at(grp, npts, grp[G_HEAD * npts + q], p):
                 liberty = True
@@ -502,12 +497,7 @@ def hash_after(board: Any, grp: Any, meta: Any, p: int, color: int) -> int:
             g = grp[G_HEAD * npts + q]
             if g != g1 and g != g2 and g != g3:
                 h ^= _xor_group(grp, npts, g, color)
-                if g1 < 0:
-                    g1 = g
-                elif g2 < 0:
-                    g2 = g
-                else:
-                    g3 = g
+                g1, g2, g3 = _remember(g, g1, g2, g3)
     return h
 
 

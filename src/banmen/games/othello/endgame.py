@@ -25,6 +25,7 @@ A stop flag and the node limit are checked every 4096 nodes; a stopped search re
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -389,6 +390,43 @@ def _solve_small(P: Any, O: Any, alpha: int, beta: int, n: int, passed: int, ctl
     return -_solve_small(O, P, -beta, -alpha, n, np.int64(1), ctl)
 
 
+@njit(cache=True, inline="always")
+def _children(
+    P: Any,
+    O: Any,
+    alpha: int,
+    beta: int,
+    n: int,
+    sqs: Any,
+    fl: Any,
+    m: int,
+    ctl: Any,
+    tt: Any,
+    stop: Any,
+    buf: Any,
+) -> tuple[int, int]:
+    """Fail-soft negamax over the ``m`` moves ``sqs`` (their flips: ``fl``) in that order:
+    (the best value, its move). Stops at a cut-off, or on an abort (``ctl[_ABORT]``, the
+    caller's to check)."""
+    best = -_INF
+    best_move = np.int64(-1)
+    a = alpha
+    for i in range(m):
+        sq = U(sqs[i])
+        f = U(fl[i])
+        v = -_solve(O ^ f, P ^ f ^ (U(1) << sq), -beta, -a, n - 1, np.int64(0), ctl, tt, stop, buf)
+        if ctl[_ABORT]:
+            break
+        if v > best:
+            best = v
+            best_move = sqs[i]
+            if v > a:
+                a = v
+                if a >= beta:
+                    break
+    return best, best_move
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def _solve(
     P: Any,
@@ -483,22 +521,9 @@ def _solve(
         fl[j] = np.int64(f)
         m += 1
 
-    best = -_INF
-    best_move = sqs[0]
-    a = alpha
-    for i in range(m):
-        sq = U(sqs[i])
-        f = U(fl[i])
-        v = -_solve(O ^ f, P ^ f ^ (U(1) << sq), -beta, -a, n - 1, np.int64(0), ctl, tt, stop, buf)
-        if ctl[_ABORT]:
-            return 0
-        if v > best:
-            best = v
-            best_move = sqs[i]
-            if v > a:
-                a = v
-                if a >= beta:
-                    break
+    best, best_move = _children(P, O, alpha, beta, n, sqs, fl, m, ctl, tt, stop, buf)
+    if ctl[_ABORT]:
+        return 0
     if n >= TT_EMPTIES:
         lower = best if best > alpha else -64
         upper = best if best < beta else 64
@@ -521,39 +546,29 @@ def _root_test(
 ) -> Any:
     """Value of the root within (alpha, beta) and the move that reached it."""
     mv = moves(P, O)
-    best = -_INF
-    best_move = -1
     x = mv
     # The table's move first.
     first = -1
     e = _tt_get(tt, ctl, _key(P, O))
     if e != 0:
         first = ((e >> 16) & 255) - 1
-    order = np.empty(32, np.int64)
+    sqs = buf[n, :32]  # (the children use the rows below)
+    fl = buf[n, 64:]
     m = 0
     if first >= 0 and (mv >> U(first)) & U(1):
-        order[0] = first
+        sqs[0] = first
+        fl[0] = np.int64(flips(P, O, U(first)))
         m = 1
     while x:
         sq = np.int64(ctz64(x))
         x &= x - U(1)
         if sq != first:
-            order[m] = sq
+            sqs[m] = sq
+            fl[m] = np.int64(flips(P, O, U(sq)))
             m += 1
-    a = alpha
-    for i in range(m):
-        sq = U(order[i])
-        f = flips(P, O, sq)
-        v = -_solve(O ^ f, P ^ f ^ (U(1) << sq), -beta, -a, n - 1, np.int64(0), ctl, tt, stop, buf)
-        if ctl[_ABORT]:
-            return 0, -1
-        if v > best:
-            best = v
-            best_move = order[i]
-            if v > a:
-                a = v
-                if a >= beta:
-                    break
+    best, best_move = _children(P, O, alpha, beta, n, sqs, fl, m, ctl, tt, stop, buf)
+    if ctl[_ABORT]:
+        return 0, -1
     if best_move >= 0:
         lower = best if best > alpha else -64
         upper = best if best < beta else 64
@@ -564,6 +579,7 @@ def _root_test(
 # --------------------------------------------------------------------------- driver
 
 
+@dataclass(eq=False, repr=False)
 class Solution:
     """What an exact solve established.
 
@@ -571,21 +587,12 @@ class Solution:
     move under perfect play, ``best_moves`` reach it) or ``"unknown"`` (a limit stopped the
     solve first: ``stopped_by`` says which; no score is claimed)."""
 
-    def __init__(
-        self,
-        status: str,
-        score: int | None,
-        best_moves: list[int],
-        nodes: int,
-        seconds: float,
-        stopped_by: str = "",
-    ) -> None:
-        self.status = status
-        self.score = score
-        self.best_moves = best_moves
-        self.nodes = nodes
-        self.seconds = seconds
-        self.stopped_by = stopped_by
+    status: str
+    score: int | None
+    best_moves: list[int]
+    nodes: int
+    seconds: float
+    stopped_by: str = ""
 
     def __repr__(self) -> str:
         return (
