@@ -17,7 +17,6 @@ from banmen.cli._app import JsonOption, fail
 from banmen.cli.mattix import print_mattix, solve_mattix
 from banmen.cli.othello import print_othello, solve_othello
 from banmen.cli.shogi import HASH_DEFAULT, print_shogi, solve_shogi
-from banmen.games import GAME_NAMES
 
 #: a solve's JSON record and the function that prints it for people
 _Solved = tuple[dict[str, Any], Callable[[dict[str, Any]], None]]
@@ -98,6 +97,8 @@ def solve(
     """Solve a position exactly and print its value and best line (shogi: the mate)."""
     name = game.strip().lower()
     if name not in SOLVERS:
+        from banmen.games import GAME_NAMES  # (the registry is not needed for --help)
+
         what = f"{name} cannot be solved here" if name in GAME_NAMES else f"unknown game {game!r}"
         raise fail(f"{what}: expected one of {', '.join(SOLVABLE)}")
     if timeout is not None and not timeout > 0:
