@@ -226,7 +226,7 @@ def run(
                 if not e1 > e0:
                     raise fail(f"--sprt needs ELO0 < ELO1, got {sprt!r}")
                 sprt_pair = [e0, e1]
-            if g.name == "mattix" and size is not None:
+            if size is not None:
                 g.new_board(0, size)  # a bad size fails here, with the game's own message
             config = RunConfig(
                 game=g.name,
