@@ -264,7 +264,10 @@ class EngineWorker:
 
     @property
     def alive(self) -> bool:
-        return self.proc.is_alive()
+        # The reader reaps a dead process for its exit code; a second thread joining it at
+        # the same time sees ECHILD, and Process.is_alive() then answers True for a
+        # process that is gone. The reader's "dead" event is set before it reaps.
+        return not self.dead.is_set() and self.proc.is_alive()
 
     def wait_ready(self, timeout: float | None = None) -> bool:
         """Wait until the worker has warmed up; False if it died or time ran out."""
