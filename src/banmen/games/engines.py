@@ -10,10 +10,10 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from banmen.engine import Engine, GameBoard, Info, PlayerSpec, Request, Result, SpecError
-from banmen.search.alphabeta import AlphaBeta
 from banmen.search.limits import Limit
 
-if TYPE_CHECKING:  # the compiled search is imported by the first AlphaBetaEngine
+if TYPE_CHECKING:  # the compiled search is imported by the first AlphaBetaEngine: a game
+    # that offers only RandomEngine from here (Go, shogi) does not load it
     from banmen.games._base import EngineFactory, GameDef
     from banmen.search.alphabeta import SearchInfo
 
@@ -40,6 +40,7 @@ class AlphaBetaEngine(Engine[GameBoard]):
         self.game = game
         self.limit = limit if limit is not None else Limit(time=1.0)
         self.name = name or "alphabeta"
+        from banmen.search.alphabeta import AlphaBeta  # (see the note at the imports)
 
         self.search = AlphaBeta(game.kernels, tt_bits=tt_bits or game.tt_bits)
         self.search.solve_horizon = game.solve_horizon
