@@ -213,7 +213,6 @@ class EngineWorker:
     def __init__(self, warm: Sequence[str] = ("mattix",)) -> None:
         self._warm = tuple(warm)
         self._lock = threading.Lock()
-        self._handlers: dict[int, Handler] = {}
         self.ready = threading.Event()
         self.pid: int | None = None
         self._start()
@@ -228,15 +227,20 @@ class EngineWorker:
         self.proc.start()
         child.close()
         self.ready.clear()
-        # each process has its own reader and its own "dead" event: a reader still
+        # each process has its own reader, "dead" event and jobs: a reader still
         # finishing with the previous process never touches the next one's
         self.dead = threading.Event()
+        self._handlers: dict[int, Handler] = {}  # this process's jobs
         self._reader = threading.Thread(
-            target=self._read, args=(self._conn, self.proc, self.dead), daemon=True
+            target=self._read,
+            args=(self._conn, self.proc, self.dead, self._handlers),
+            daemon=True,
         )
         self._reader.start()
 
-    def _read(self, conn: Connection, proc: Any, dead: threading.Event) -> None:
+    def _read(
+        self, conn: Connection, proc: Any, dead: threading.Event, jobs: dict[int, Handler]
+    ) -> None:
         while True:
             try:
                 msg = conn.recv()
@@ -249,7 +253,7 @@ class EngineWorker:
                 pass
             else:
                 with self._lock:
-                    handler = self._handlers.get(msg[1])
+                    handler = jobs.get(msg[1])
                 if handler is not None:
                     handler(msg)
         # The process is gone: fail whatever was running.
@@ -257,8 +261,8 @@ class EngineWorker:
         proc.join(0.5)  # for its exit code
         code = "" if proc.exitcode is None else f" (exit code {proc.exitcode})"
         with self._lock:
-            handlers = list(self._handlers.items())
-            self._handlers.clear()
+            handlers = list(jobs.items())
+            jobs.clear()
         for job_id, handler in handlers:
             handler(("error", job_id, f"the engine process stopped unexpectedly{code}"))
 
