@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from banmen.arena.play import EngineCache, play_game
 from banmen.arena.report import report_from
-from banmen.arena.runner import EngineCache, play_game, run_arena, sprt_decisions
+from banmen.arena.runner import run_arena, sprt_decisions
 from banmen.arena.schedule import Job, Player, ScheduleError, make_jobs, make_pairings, parse_player
 from banmen.arena.store import ArenaStore, GameRecord, RunConfig
 from banmen.cli import app

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from banmen.arena.runner import EngineCache, _first_mover_result, play_game
+from banmen.arena.play import EngineCache, _first_mover_result, play_game
 from banmen.arena.schedule import Job
 from banmen.engine import Info, Result, SpecError, parse_spec
 from banmen.games import get_game, make_engine

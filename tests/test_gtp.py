@@ -754,7 +754,7 @@ def test_cli_rejects_a_bad_max_move_time() -> None:
 
 
 def test_gtp_specs_and_the_arena_cache() -> None:
-    from banmen.arena.runner import EngineCache
+    from banmen.arena.play import EngineCache
     from banmen.games import get_game
 
     spec = parse_spec(f"gtp:{sys.executable} -m banmen gtp --engine random")

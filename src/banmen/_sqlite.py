@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["connect", "execute_retrying"]
+__all__ = ["connect", "execute_retrying", "insert_many_retrying"]
 
 
 def connect(path: str | Path, *, timeout: float, any_thread: bool = False) -> sqlite3.Connection:
@@ -43,6 +43,32 @@ def execute_retrying(conn: sqlite3.Connection, sql: str, args: tuple[Any, ...] =
         try:
             conn.execute(sql, args)
             return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) and "busy" not in str(e) or waited > 60:
+                raise
+        time.sleep(delay)
+        waited += delay
+        delay = min(delay * 2, 0.02)
+
+
+def insert_many_retrying(
+    conn: sqlite3.Connection, sql: str, rows: list[tuple[Any, ...]]
+) -> list[bool]:
+    """Run the ``INSERT OR IGNORE`` statement ``sql`` once per row, all in one transaction
+    (one commit for the lot), retrying the whole transaction as :func:`execute_retrying`
+    retries a write. Per row: whether it was inserted (``False``: the key was there)."""
+    delay = 0.00005
+    waited = 0.0
+    while True:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                inserted = [conn.execute(sql, row).rowcount == 1 for row in rows]
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            return inserted
         except sqlite3.OperationalError as e:
             if "locked" not in str(e) and "busy" not in str(e) or waited > 60:
                 raise

@@ -1,16 +1,20 @@
-"""Playing an arena run: games in worker processes, each committed as it finishes.
+"""Playing an arena run: batches of games on worker processes or a Dask cluster.
 
 The parent builds the job list from the run's configuration, skips the games the database
 already holds (that is all ``--resume`` is), and keeps a bounded number of tasks in flight
-on a pool of spawned workers. A task is a few games (more when games are quick, so the
-parent's bookkeeping stays small beside the play); the worker **commits each game to the
-database the moment it ends**, so a finished game is never lost or replayed, whatever
-happens to the parent. Each worker caches one engine per player spec and clears its table
-before every game, so a game depends only on its seed and the two specs — never on which
-worker played it or what that worker played before.
+on a :class:`GamePool`. A task is a batch of games (more when games are quick, so the
+parent's bookkeeping stays small beside the play; fewer towards the end, so every worker
+stays busy to the last).
 
-Workers ignore Ctrl-C (the parent decides) and exit by themselves if the parent dies, so a
-``kill -9`` of the parent leaves no orphans searching on.
+* :class:`LocalPool` (the default): spawned worker processes on this machine, each of which
+  **commits each game to the database the moment it ends**, so a finished game is never
+  lost or replayed, whatever happens to the parent. Workers ignore Ctrl-C (the parent
+  decides) and exit by themselves if the parent dies, so a ``kill -9`` of the parent
+  leaves no orphans searching on.
+* :class:`banmen.arena.cluster.ClusterPool` (``--cluster``): Dask workers play, the parent
+  (the driver) commits each batch as it comes back.
+
+A game itself is played by :mod:`banmen.arena.play`, the same code on both.
 """
 
 from __future__ import annotations
@@ -20,96 +24,20 @@ import os
 import signal
 import threading
 import time
-import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
+from banmen.arena.play import EngineCache, GameFailed, play_games, warm_up
 from banmen.arena.schedule import Job, Player, make_jobs, make_pairings
 from banmen.arena.store import ArenaStore, GameRecord, RunConfig
-from banmen.engine import Engine, parse_spec
-from banmen.games import GameDef, get_game, make_engine
-from banmen.games.engines import RandomEngine
 from banmen.stats import sprt_bounds, sprt_llr
 
-__all__ = ["play_game", "run_arena", "Progress", "sprt_decisions", "planned_jobs"]
-
-
-# --------------------------------------------------------------------------- one game
-
-
-class EngineCache:
-    """One engine per (game, spec) in this process, reused across games."""
-
-    def __init__(self) -> None:
-        self._engines: dict[tuple[str, str], Engine[Any]] = {}
-
-    def get(self, game: GameDef[Any], spec_text: str) -> Engine[Any] | None:
-        """The engine for ``spec_text``, started and warmed up (compiled kernels loaded,
-        external programs running) before any clock runs; ``None`` for ``random``,
-        which is built per game, seeded from the deal."""
-        key = (game.name, spec_text)
-        engine = self._engines.get(key)
-        if engine is None:
-            spec = parse_spec(spec_text)
-            if spec.kind == "random":
-                return None
-            engine = self._engines[key] = make_engine(game, spec)
-            engine.warm_up()
-        return engine
-
-
-def _random_engine(spec_text: str, deal_seed: int, side: int) -> RandomEngine:
-    base = parse_spec(spec_text).options.get("seed", 0)
-    # A fixed function of (spec seed, deal, side): reproducible, and different per game.
-    return RandomEngine(zlib.crc32(f"{base}:{deal_seed}:{side}".encode()), name=spec_text)
-
-
-def _first_mover_result(res: str) -> str:
-    """A result from the first mover's side: ``1-0``, ``0-1``, ``1/2-1/2`` (or ``*``);
-    Go's ``B+3.5``, ``W+R``, ``0`` are translated (black moves first in arena games)."""
-    if res.startswith("B+"):
-        return "1-0"
-    if res.startswith("W+"):
-        return "0-1"
-    return "1/2-1/2" if res == "0" else res
-
-
-def play_game(
-    game_name: str, size: int | None, job: Job, specs: dict[str, str], cache: EngineCache
-) -> GameRecord:
-    """Play ``job`` to the end and return its record."""
-    game = get_game(game_name)
-    assert game.new_board is not None
-    board = game.new_board(job.deal_seed, size)
-    engines: dict[int, Engine[Any]] = {}
-    for side, name in ((1, job.first), (2, job.second)):
-        spec = specs[name]
-        cached = cache.get(game, spec)
-        if cached is None:
-            engines[side] = _random_engine(spec, job.deal_seed, side)
-        else:
-            cached.new_game()
-            engines[side] = cached
-    moves: list[str] = []
-    times: list[float] = []
-    for _ in range(game.max_plies + 1):
-        if board.is_game_over():
-            break
-        t0 = time.perf_counter()
-        result = engines[board.turn].think(board)
-        times.append(round(time.perf_counter() - t0, 6))
-        if result.move is None:  # pragma: no cover - an engine that gives up a live game
-            break
-        board.push(board.parse_move(result.move))  # Go's "resign" too: it ends the game
-        moves.append(result.move)
-    s1, s2 = game.scores(board)
-    res = _first_mover_result(board.result())
-    if res == "*":  # pragma: no cover - the ply guard tripped
-        res = "1/2-1/2"
-    return GameRecord(job.pairing, job.pair, job.swapped, job.first, job.second, job.deal_seed,
-                      res, int(s1), int(s2), moves, times)  # fmt: skip
+__all__ = [
+    "run_arena", "Progress", "sprt_decisions", "planned_jobs", "GamePool", "LocalPool",
+    "batch_size",
+]  # fmt: skip
 
 
 # --------------------------------------------------------------------------- worker side
@@ -118,6 +46,7 @@ _cache: EngineCache | None = None
 _store: ArenaStore | None = None
 _run_id = ""
 _parent = 0
+_setup_error: GameFailed | None = None
 
 
 def _exit_if_orphaned() -> None:
@@ -141,26 +70,27 @@ def _init_worker(game_name: str, specs: list[str], parent: int, db_path: str, ru
     _cache = EngineCache()
     _store = ArenaStore(db_path)
     _run_id = run_id
-    game = get_game(game_name)
-    for spec in specs:
-        _cache.get(game, spec)  # build and warm up before the first timed game
+    global _setup_error
+    try:
+        warm_up(_cache, game_name, specs, f"worker process {os.getpid()}")
+    except GameFailed as e:  # told at the first task: a failing initializer breaks the pool
+        _setup_error = e
 
 
 def _work(
     game_name: str, size: int | None, jobs: list[Job], specs: dict[str, str]
-) -> tuple[int, list[GameRecord]]:
+) -> tuple[str, list[GameRecord]]:
     """Play ``jobs``, committing each game as it ends. The parent gets the records back
     without their moves and times (it only counts them): less to pickle per game."""
     assert _cache is not None and _store is not None
+    if _setup_error is not None:
+        raise _setup_error
+    where = f"worker process {os.getpid()}"
     out = []
-    for job in jobs:
-        _exit_if_orphaned()
-        t0 = time.perf_counter()
-        record = play_game(game_name, size, job, specs, _cache)
-        seconds = time.perf_counter() - t0
+    for record in play_games(game_name, size, jobs, specs, _cache, where, _exit_if_orphaned):
         stored = _store.add_game(_run_id, record)
-        out.append(replace(record, seconds=seconds, stored=stored, moves=[], times=[]))
-    return os.getpid(), out
+        out.append(replace(record, stored=stored, moves=[], times=[]))
+    return str(os.getpid()), out
 
 
 # --------------------------------------------------------------------------- parent side
@@ -222,15 +152,15 @@ class Progress:
     stopped_pairings: set[int] = field(default_factory=set)
     replayed: int = 0  # games played again although recorded already (should stay 0)
     workers: int = 1
-    #: when each worker process first reported, and the games counted since all had
-    _seen: dict[int, float] = field(default_factory=dict)
+    #: when each worker first reported, and the games counted since all had
+    _seen: dict[str, float] = field(default_factory=dict)
     _steady_games: int = 0
     _steady_since: float | None = None
 
-    def record(self, pid: int, games: int) -> None:
-        """Account ``games`` just reported by worker ``pid``."""
-        if pid not in self._seen:
-            self._seen[pid] = time.monotonic()
+    def record(self, worker: str, games: int) -> None:
+        """Account ``games`` just reported by ``worker``."""
+        if worker not in self._seen:
+            self._seen[worker] = time.monotonic()
             if len(self._seen) >= self.workers:
                 # Every worker is up and playing: from here on the rate is steady-state
                 # (worker start-up and engine warm-up are not counted).
@@ -238,6 +168,11 @@ class Progress:
                 return
         if self._steady_since is not None:
             self._steady_games += games
+
+    @property
+    def seen_workers(self) -> set[str]:
+        """The workers that have reported games."""
+        return set(self._seen)
 
     @property
     def rate(self) -> float:
@@ -253,18 +188,129 @@ class Progress:
         return (self.total - self.done) / r if r > 0 else None
 
 
+class GamePool(Protocol):
+    """Where a run's games are played: worker processes on this machine
+    (:class:`LocalPool`) or a Dask cluster (:class:`banmen.arena.cluster.ClusterPool`).
+
+    A task is a batch of jobs; :meth:`wait` gives back finished batches with each game's
+    record ``stored`` flag set (the games are in the database by then, whoever wrote
+    them), and raises :class:`GameFailed` for a batch whose game failed."""
+
+    #: play time aimed at per task, and the most games in one (see :func:`batch_size`)
+    task_seconds: float
+    max_batch: int
+
+    def slots(self) -> int:
+        """How many batches can be played at once now (worker processes or threads)."""
+        ...
+
+    def submit(self, jobs: list[Job]) -> Hashable:
+        """Start playing ``jobs``; the token :meth:`wait` will give back with them."""
+        ...
+
+    def wait(self) -> list[tuple[Hashable, str, list[GameRecord]]]:
+        """Block until at least one batch has finished: ``(token, worker, records)``."""
+        ...
+
+    def close(self) -> None:
+        """All submitted batches have been waited for: let the workers go."""
+        ...
+
+    def abort(self) -> None:
+        """Stop at once; batches under way are dropped (their games are played on resume)."""
+        ...
+
+
+def batch_size(
+    game_seconds: list[float], task_seconds: float, max_batch: int, left: int, slots: int
+) -> int:
+    """Games per task: ``task_seconds`` of play at the recent mean game time, in whole
+    pairs, between one pair and ``max_batch`` — one pair until games have been timed —
+    and towards the end of a run no more than a share of the ``left`` games that keeps
+    all ``slots`` busy to the last (guided self-scheduling), so no worker is left with a
+    long batch while the others are idle.
+
+    >>> batch_size([], 0.25, 64, 1000, 2), batch_size([0.001] * 10, 0.25, 64, 1000, 2)
+    (2, 64)
+    >>> batch_size([0.05] * 10, 0.25, 64, 1000, 2), batch_size([3.0], 0.25, 64, 1000, 2)
+    (4, 2)
+    >>> batch_size([0.001] * 10, 0.25, 64, 100, 2)
+    24
+    """
+    if not game_seconds:
+        return 2
+    recent = game_seconds[-50:]
+    mean = sum(recent) / len(recent)
+    size = min(max_batch, int(task_seconds / max(mean, 1e-6)), left // (2 * slots))
+    return max(2, size // 2 * 2)
+
+
+class LocalPool:
+    """Spawned worker processes on this machine, each committing its games itself."""
+
+    task_seconds = 0.25
+    max_batch = 64
+
+    def __init__(self, store: ArenaStore, run_id: str, config: RunConfig, workers: int) -> None:
+        specs = sorted({p["spec"] for p in config.players})
+        self.workers = workers
+        self._config = config
+        self._specs = {p["name"]: p["spec"] for p in config.players}
+        self._pending: set[Future[tuple[str, list[GameRecord]]]] = set()
+        self._ex = ProcessPoolExecutor(
+            workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_init_worker,
+            initargs=(config.game, specs, os.getpid(), str(store.path), run_id),
+        )
+
+    def slots(self) -> int:
+        return self.workers
+
+    def submit(self, jobs: list[Job]) -> Hashable:
+        fut = self._ex.submit(_work, self._config.game, self._config.size, jobs, self._specs)
+        self._pending.add(fut)
+        return fut
+
+    def wait(self) -> list[tuple[Hashable, str, list[GameRecord]]]:
+        finished, self._pending = wait(self._pending, return_when=FIRST_COMPLETED)
+        out: list[tuple[Hashable, str, list[GameRecord]]] = []
+        for fut in finished:
+            where, records = fut.result()
+            out.append((fut, where, records))
+        return out
+
+    def close(self) -> None:
+        self._ex.shutdown(wait=True)
+
+    def abort(self) -> None:
+        """A worker mid-game is simply killed (its game is replayed on resume)."""
+        for fut in self._pending:
+            fut.cancel()
+        for proc in list(getattr(self._ex, "_processes", {}).values()):
+            try:
+                proc.kill()
+            except Exception:  # pragma: no cover - already gone
+                pass
+        self._ex.shutdown(wait=False, cancel_futures=True)
+
+
 def run_arena(
     store: ArenaStore,
     run_id: str,
     workers: int | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     in_flight: int | None = None,
+    cluster: Any = None,
 ) -> Progress:
-    """Play every game of ``run_id`` not yet in the database. Raises ``KeyboardInterrupt``
-    (after marking the run interrupted) if interrupted; the games finished so far stay."""
+    """Play every game of ``run_id`` not yet in the database, on ``workers`` local
+    processes or, with ``cluster`` (a scheduler address, ``local:K``, a scheduler file or
+    a ``distributed.Client``), on a Dask cluster. Raises ``KeyboardInterrupt`` (after
+    marking the run interrupted) if interrupted, :class:`GameFailed` if a game could not
+    be played, and :class:`banmen.arena.cluster.ClusterError` if the cluster cannot play
+    the run; the games finished so far stay."""
     config = store.run_config(run_id)
     jobs = planned_jobs(config)
-    specs = {p["name"]: p["spec"] for p in config.players}
     done_keys = store.done_keys(run_id)
     games = store.games(run_id)
     decided = {i for i, d in sprt_decisions(config, games).items() if d["decision"]}
@@ -281,17 +327,21 @@ def run_arena(
     if not todo:
         store.set_status(run_id, "done")
         return progress
-    n_workers = max(1, min(workers or os.cpu_count() or 1, len(todo)))
-    limit = in_flight or 2 * n_workers
     store.set_status(run_id, "running")
-    ex = ProcessPoolExecutor(
-        n_workers,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_init_worker,
-        initargs=(config.game, sorted(set(specs.values())), os.getpid(), str(store.path), run_id),
-    )
-    pending: dict[Future[tuple[int, list[GameRecord]]], list[Job]] = {}
-    progress.workers = n_workers
+    pool: GamePool
+    try:
+        if cluster is not None:
+            from banmen.arena.cluster import ClusterPool  # Dask is an optional extra
+
+            pool = ClusterPool(cluster, store, run_id, config)
+        else:
+            n = max(1, min(workers or os.cpu_count() or 1, len(todo)))
+            pool = LocalPool(store, run_id, config, n)
+    except BaseException:
+        store.set_status(run_id, "interrupted")
+        raise
+    progress.workers = pool.slots()
+    pending: dict[Hashable, list[Job]] = {}
     next_job = 0  # todo[next_job:] are not submitted yet
     counted = {g.key for g in games}
     game_seconds: list[float] = []
@@ -302,17 +352,12 @@ def run_arena(
         rest = todo[next_job:]
         return sum(1 for j in rest if j.pairing not in progress.stopped_pairings)
 
-    def chunk_size() -> int:
-        # Aim at ~0.25 s of play per task; one pair (2 games) until games have been timed.
-        if not game_seconds:
-            return 2
-        mean = sum(game_seconds[-50:]) / len(game_seconds[-50:])
-        return max(2, min(64, int(0.25 / max(mean, 1e-6)) // 2 * 2))
-
     try:
         while True:
+            limit = in_flight or 2 * pool.slots()
             while len(pending) < limit and next_job < len(todo):
-                size = chunk_size()
+                size = batch_size(game_seconds, pool.task_seconds, pool.max_batch,
+                                  remaining(), pool.slots())  # fmt: skip
                 chunk: list[Job] = []
                 while len(chunk) < size and next_job < len(todo):
                     job = todo[next_job]
@@ -320,14 +365,12 @@ def run_arena(
                     if job.pairing not in progress.stopped_pairings:
                         chunk.append(job)
                 if chunk:
-                    pending[ex.submit(_work, config.game, config.size, chunk, specs)] = chunk
+                    pending[pool.submit(chunk)] = chunk
             if not pending:
                 break
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in finished:
-                chunk = pending.pop(fut)
-                pid, records = fut.result()
-                progress.record(pid, len(records))
+            for token, where, records in pool.wait():
+                chunk = pending.pop(token)
+                progress.record(where, len(records))
                 for record in records:
                     game_seconds.append(record.seconds)
                     if not record.stored or record.key in counted:
@@ -344,26 +387,13 @@ def run_arena(
                         if d and d["decision"]:
                             # Games of this pairing already under way still finish and count.
                             progress.stopped_pairings.add(p)
-                progress.total = progress.done + sum(map(len, pending.values())) + remaining()
-                if on_progress:
-                    on_progress(progress)
+            progress.total = progress.done + sum(map(len, pending.values())) + remaining()
+            if on_progress:
+                on_progress(progress)
         store.set_status(run_id, "done")
     except BaseException:
         store.set_status(run_id, "interrupted")
-        for fut in pending:
-            fut.cancel()
-        _kill_pool(ex)
+        pool.abort()
         raise
-    ex.shutdown(wait=True)
+    pool.close()
     return progress
-
-
-def _kill_pool(ex: ProcessPoolExecutor) -> None:
-    """Stop at once: a worker mid-game is simply killed (its game is replayed on resume)."""
-    procs = list(getattr(ex, "_processes", {}).values())
-    for p in procs:
-        try:
-            p.kill()
-        except Exception:  # pragma: no cover - already gone
-            pass
-    ex.shutdown(wait=False, cancel_futures=True)

@@ -1,9 +1,11 @@
 """Arena runs and games in SQLite (stdlib ``sqlite3``, WAL mode).
 
-Only the parent process writes. Each finished game is committed on its own as it
-arrives, keyed by ``(run, pairing, pair, swapped)``: a run killed at any moment holds
-every game that finished and none that did not, and resuming it plays exactly the
-missing games (a second insert of the same key is refused, so nothing is counted twice).
+Each finished game is committed as it arrives — by the local runner's worker processes
+themselves, or on a cluster by the driver, which commits each batch of games a Dask
+worker sends back in one transaction — keyed by ``(run, pairing, pair, swapped)``: a run
+killed at any moment holds every game that was committed and none that was not, and
+resuming it plays exactly the missing games (a second insert of the same key is refused,
+so nothing is counted twice).
 """
 
 from __future__ import annotations
@@ -19,10 +21,10 @@ from typing import Any
 
 import platformdirs
 
-from banmen._sqlite import connect, execute_retrying
+from banmen._sqlite import connect, execute_retrying, insert_many_retrying
 from banmen.arena.schedule import Job
 
-__all__ = ["ArenaStore", "RunConfig", "GameRecord", "default_db_path"]
+__all__ = ["ArenaStore", "RunConfig", "GameRecord", "default_db_path", "encode_moves"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS arena_runs (
@@ -104,6 +106,11 @@ class GameRecord(Job):
     def to_dict(self) -> dict[str, Any]:
         """The stored fields (not ``seconds`` and ``stored``)."""
         return {k: v for k, v in asdict(self).items() if k not in ("seconds", "stored")}
+
+
+def encode_moves(g: GameRecord) -> tuple[str, str]:
+    """A game's moves and move times as the store keeps them (JSON lists)."""
+    return json.dumps(g.moves), json.dumps(g.times)
 
 
 class ArenaStore:
@@ -212,17 +219,29 @@ class ArenaStore:
 
     def add_game(self, run_id: str, g: GameRecord) -> bool:
         """Commit one finished game; False if that game was recorded already."""
-        try:
-            self._write(
-                "INSERT INTO arena_games (run_id, pairing, pair, swapped, first, second, "
-                "deal_seed, result, score1, score2, moves, times, finished) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (run_id, g.pairing, g.pair, int(g.swapped), g.first, g.second, g.deal_seed,
-                 g.result, g.score1, g.score2, json.dumps(g.moves), json.dumps(g.times), _now()),
-            )  # fmt: skip
-        except sqlite3.IntegrityError:
-            return False
-        return True
+        return self.add_games(run_id, [g])[0]
+
+    def add_games(
+        self, run_id: str, games: list[GameRecord], encoded: list[tuple[str, str]] | None = None
+    ) -> list[bool]:
+        """Commit finished games in one transaction; per game, False if that game was
+        recorded already (it is then left as it was). ``encoded``: each game's moves and
+        times as JSON already (then the records' own lists are not read)."""
+        now = _now()
+        if encoded is None:
+            encoded = [encode_moves(g) for g in games]
+        rows = [
+            (run_id, g.pairing, g.pair, int(g.swapped), g.first, g.second, g.deal_seed,
+             g.result, g.score1, g.score2, moves, times, now)
+            for g, (moves, times) in zip(games, encoded, strict=True)
+        ]  # fmt: skip
+        return insert_many_retrying(
+            self._conn,
+            "INSERT OR IGNORE INTO arena_games (run_id, pairing, pair, swapped, first, second, "
+            "deal_seed, result, score1, score2, moves, times, finished) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
 
     def done_keys(self, run_id: str) -> set[tuple[int, int, int]]:
         rows = self._conn.execute(

@@ -77,6 +77,14 @@ def _arena_scaling(quick: bool) -> dict[str, Any]:
     return scaling(600 if quick else 20000, 1 if quick else 3)
 
 
+def _arena_cluster(quick: bool) -> dict[str, Any]:
+    from banmen.bench.arena import cluster_overhead
+
+    if quick:
+        return cluster_overhead({"mattix-6x6-depth1": 2000, "othello-depth4": 100}, 1)
+    return cluster_overhead({"mattix-6x6-depth1": 30000, "othello-depth4": 2000}, 3)
+
+
 def _web_lag(quick: bool) -> dict[str, Any]:
     from banmen.web.lagbench import measure
 
@@ -155,6 +163,11 @@ SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
     "mattix-first-player": ("perfect-play first-player advantage", _mattix_first_player),
     "search-deadline": ("how far past a 0.1 s deadline a search returns", _deadline),
     "arena-scaling": ("arena games/s, Mattix 6x6 depth-1 pairs, 1 and 2 workers", _arena_scaling),
+    "arena-cluster": (
+        "arena games/s: local runner and Dask --cluster local:K, 1 and 2 workers, "
+        "Mattix depth-1 and Othello depth-4 (needs the cluster extra)",
+        _arena_cluster,
+    ),
     "time-limits": (
         "overrun of time limits by every engine and front end, with two busy loops",
         _time_limits,

@@ -1,4 +1,4 @@
-"""Arena throughput: games per second with one and with two worker processes."""
+"""Arena throughput: games per second with the local runner and on a Dask cluster."""
 
 from __future__ import annotations
 
@@ -10,24 +10,35 @@ from typing import Any
 from banmen.arena.runner import run_arena
 from banmen.arena.store import ArenaStore, RunConfig
 
+#: the two kinds of game the cluster benchmark plays: quick and slower
+LOADS: dict[str, tuple[str, int | None, str]] = {
+    "mattix-6x6-depth1": ("mattix", 6, "alphabeta:depth=1"),
+    "othello-depth4": ("othello", None, "alphabeta:depth=4"),
+}
 
-def games_per_second(games: int, workers: int, db: Path, name: str) -> float:
-    """Steady-state rate (worker start-up and warm-up excluded: the clock starts at the
-    first finished game) of Mattix 6x6 depth-1 against depth-1."""
+
+def games_per_second(
+    games: int,
+    db: Path,
+    name: str,
+    workers: int | None = None,
+    cluster: str | None = None,
+    load: str = "mattix-6x6-depth1",
+) -> float:
+    """Steady-state rate (worker start-up and warm-up excluded: the clock starts once
+    every worker has reported its first games) of ``load``'s player against itself."""
+    game, size, spec = LOADS[load]
     store = ArenaStore(db)
     try:
         config = RunConfig(
-            game="mattix",
-            players=[
-                {"name": "d1a", "spec": "alphabeta:depth=1"},
-                {"name": "d1b", "spec": "alphabeta:depth=1"},
-            ],  # fmt: skip
+            game=game,
+            players=[{"name": "a", "spec": spec}, {"name": "b", "spec": spec}],
             games=games,
             seed=1,
-            size=6,
+            size=size,
         )
         run_id = store.create_run(config, name)
-        return run_arena(store, run_id, workers).rate
+        return run_arena(store, run_id, workers, cluster=cluster).rate
     finally:
         store.close()
 
@@ -38,7 +49,7 @@ def scaling(games: int = 6000, repeats: int = 3) -> dict[str, Any]:
         for r in range(repeats):  # alternate, so drifts in machine speed hit both alike
             for w in (1, 2):
                 db = Path(tmp) / f"bench-{r}-{w}.sqlite3"  # a fresh database per run
-                rates[w].append(games_per_second(games, w, db, f"w{w}-{r}"))
+                rates[w].append(games_per_second(games, db, f"w{w}-{r}", workers=w))
     one, two = statistics.median(rates[1]), statistics.median(rates[2])
     return {
         "games_per_run": games,
@@ -48,3 +59,33 @@ def scaling(games: int = 6000, repeats: int = 3) -> dict[str, Any]:
         "scaling": two / one,
         "runs": {str(k): v for k, v in rates.items()},
     }
+
+
+def cluster_overhead(games: dict[str, int], repeats: int = 3) -> dict[str, Any]:
+    """For each load: the local runner with 1 and 2 worker processes and ``--cluster
+    local:1`` / ``local:2`` (a Dask LocalCluster, the driver committing), alternated run by
+    run; the median run of each, the cluster path's overhead against the local runner at
+    the same number of workers, and each path's scaling from 1 to 2 workers."""
+    modes = {"local-1": (1, None), "cluster-1": (None, "local:1"),
+             "local-2": (2, None), "cluster-2": (None, "local:2")}  # fmt: skip
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="banmen-cluster-bench-") as tmp:
+        for load, n in games.items():
+            runs: dict[str, list[float]] = {m: [] for m in modes}
+            for r in range(repeats):
+                for mode, (workers, cluster) in modes.items():
+                    db = Path(tmp) / f"{load}-{mode}-{r}.sqlite3"
+                    rate = games_per_second(n, db, mode, workers, cluster, load)
+                    runs[mode].append(rate)
+            med = {m: statistics.median(v) for m, v in runs.items()}
+            out[load] = {
+                "games_per_run": n,
+                "repeats": repeats,
+                "games_per_second": med,
+                "cluster_overhead_1": 1 - med["cluster-1"] / med["local-1"],
+                "cluster_overhead_2": 1 - med["cluster-2"] / med["local-2"],
+                "scaling_local": med["local-2"] / med["local-1"],
+                "scaling_cluster": med["cluster-2"] / med["cluster-1"],
+                "runs": runs,
+            }
+    return out

@@ -174,7 +174,17 @@ def run(
     games: Annotated[
         int, typer.Option(help="Games per pairing (even: games come in pairs).")
     ] = 100,
-    workers: Annotated[int | None, typer.Option(help="Worker processes (default: cores).")] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Worker processes on this machine (default: cores).")
+    ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            help="Play on a Dask cluster: a scheduler's address (tcp://HOST:8786), its "
+            "scheduler file (FILE.json), or local:K for K worker processes here. "
+            "Needs pip install 'banmen[cluster]'."
+        ),
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="First deal seed (default: random).")] = None,
     size: Annotated[int | None, typer.Option(help="Board size (Mattix: 4 or 6).")] = None,
     gauntlet: Annotated[
@@ -202,6 +212,16 @@ def run(
 
     if workers is not None and workers < 1:
         raise fail(f"--workers must be at least 1, got {workers}")
+    if cluster is not None:
+        from banmen.arena.cluster import parse_cluster
+
+        if workers is not None:
+            raise fail("--workers is for the local runner; a cluster's workers are its own "
+                       "(--cluster local:K starts K)")  # fmt: skip
+        try:
+            parse_cluster(cluster)
+        except ValueError as e:
+            raise fail(str(e)) from None
     store = _store(db)
     try:
         if resume:
@@ -257,21 +277,25 @@ def run(
             last[0] = now
             live.update(_live_view(p, config))
 
+    from banmen.arena.play import GameFailed
+
+    def resume_hint() -> str:
+        n = len(store.done_keys(run_id))
+        where = f" --db {store.path}" if db else ""
+        again = f" --cluster {cluster}" if cluster else ""
+        return f"{n} games recorded. Continue with: banmen arena --resume {run_id}{where}{again}"
+
     try:
         if live is not None:
             with live:
-                progress = run_arena(store, run_id, workers, show)
+                progress = run_arena(store, run_id, workers, show, cluster=cluster)
         else:
-            progress = run_arena(store, run_id, workers, show)
+            progress = run_arena(store, run_id, workers, show, cluster=cluster)
     except KeyboardInterrupt:
-        n = len(store.done_keys(run_id))
-        where = f" --db {store.path}" if db else ""
-        console.print(
-            f"interrupted: {n} games recorded. "
-            f"Continue with: banmen arena --resume {run_id}{where}",
-            soft_wrap=True,
-        )
+        console.print(f"interrupted: {resume_hint()}", soft_wrap=True)
         raise typer.Exit(130) from None
+    except (GameFailed, _cluster_error()) as e:
+        raise fail(f"{e}. {resume_hint()}") from None
     report = build_report(store, run_id)
     report["this_session"] = {
         "played": progress.new_this_session,
@@ -286,6 +310,13 @@ def run(
             f"report and plots: banmen arena report {run_id}" + (f" --db {db}" if db else ""),
             soft_wrap=True,
         )
+
+
+def _cluster_error() -> type[Exception]:
+    """:class:`banmen.arena.cluster.ClusterError` (the module imports no Dask by itself)."""
+    from banmen.arena.cluster import ClusterError
+
+    return ClusterError
 
 
 def _jsonable(x: Any) -> Any:

@@ -1,0 +1,146 @@
+"""One game, and a worker's batch of games: what the local runner's processes and a Dask
+cluster's workers both run.
+
+Each worker keeps one engine per player spec (an :class:`EngineCache`) and clears its
+table before every game, so a game depends only on its seed and the two specs — never on
+which worker played it or what that worker played before.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import Any
+
+from banmen.arena.schedule import Job
+from banmen.arena.store import GameRecord
+from banmen.engine import Engine, parse_spec
+from banmen.games import GameDef, get_game, make_engine
+from banmen.games.engines import RandomEngine
+
+__all__ = ["EngineCache", "GameFailed", "describe", "play_game", "play_games", "warm_up"]
+
+
+class EngineCache:
+    """One engine per (game, spec) in this process, reused across games."""
+
+    def __init__(self) -> None:
+        self._engines: dict[tuple[str, str], Engine[Any]] = {}
+
+    def get(self, game: GameDef[Any], spec_text: str) -> Engine[Any] | None:
+        """The engine for ``spec_text``, started and warmed up (compiled kernels loaded,
+        external programs running) before any clock runs; ``None`` for ``random``,
+        which is built per game, seeded from the deal."""
+        key = (game.name, spec_text)
+        engine = self._engines.get(key)
+        if engine is None:
+            spec = parse_spec(spec_text)
+            if spec.kind == "random":
+                return None
+            engine = self._engines[key] = make_engine(game, spec)
+            engine.warm_up()
+        return engine
+
+
+def _random_engine(spec_text: str, deal_seed: int, side: int) -> RandomEngine:
+    base = parse_spec(spec_text).options.get("seed", 0)
+    # A fixed function of (spec seed, deal, side): reproducible, and different per game.
+    return RandomEngine(zlib.crc32(f"{base}:{deal_seed}:{side}".encode()), name=spec_text)
+
+
+def _first_mover_result(res: str) -> str:
+    """A result from the first mover's side: ``1-0``, ``0-1``, ``1/2-1/2`` (or ``*``);
+    Go's ``B+3.5``, ``W+R``, ``0`` are translated (black moves first in arena games)."""
+    if res.startswith("B+"):
+        return "1-0"
+    if res.startswith("W+"):
+        return "0-1"
+    return "1/2-1/2" if res == "0" else res
+
+
+def play_game(
+    game_name: str, size: int | None, job: Job, specs: dict[str, str], cache: EngineCache
+) -> GameRecord:
+    """Play ``job`` to the end and return its record."""
+    game = get_game(game_name)
+    assert game.new_board is not None
+    board = game.new_board(job.deal_seed, size)
+    engines: dict[int, Engine[Any]] = {}
+    for side, name in ((1, job.first), (2, job.second)):
+        spec = specs[name]
+        cached = cache.get(game, spec)
+        if cached is None:
+            engines[side] = _random_engine(spec, job.deal_seed, side)
+        else:
+            cached.new_game()
+            engines[side] = cached
+    moves: list[str] = []
+    times: list[float] = []
+    for _ in range(game.max_plies + 1):
+        if board.is_game_over():
+            break
+        t0 = time.perf_counter()
+        result = engines[board.turn].think(board)
+        times.append(round(time.perf_counter() - t0, 6))
+        if result.move is None:  # pragma: no cover - an engine that gives up a live game
+            break
+        board.push(board.parse_move(result.move))  # Go's "resign" too: it ends the game
+        moves.append(result.move)
+    s1, s2 = game.scores(board)
+    res = _first_mover_result(board.result())
+    if res == "*":  # pragma: no cover - the ply guard tripped
+        res = "1/2-1/2"
+    return GameRecord(job.pairing, job.pair, job.swapped, job.first, job.second, job.deal_seed,
+                      res, int(s1), int(s2), moves, times)  # fmt: skip
+
+
+class GameFailed(RuntimeError):
+    """A game could not be played to its end where it ran (an engine that would not start,
+    a protocol error, an illegal move): the message says which game, where, and why."""
+
+
+def describe(job: Job) -> str:
+    """``pair 12 of d1 vs d3 (d3 first, deal 41)``: a game as a user finds it again."""
+    a, b = (job.second, job.first) if job.swapped else (job.first, job.second)
+    return f"pair {job.pair} of {a} vs {b} ({job.first} first, deal {job.deal_seed})"
+
+
+def play_games(
+    game_name: str,
+    size: int | None,
+    jobs: list[Job],
+    specs: dict[str, str],
+    cache: EngineCache,
+    where: str,
+    before_each: Callable[[], None] | None = None,
+) -> Iterator[GameRecord]:
+    """Play ``jobs`` one after another with the engines of ``cache``, yielding each record
+    (``seconds`` set) as its game ends; a game that fails raises :class:`GameFailed`
+    naming the game and ``where`` it ran."""
+    for job in jobs:
+        if before_each is not None:
+            before_each()
+        t0 = time.perf_counter()
+        try:
+            record = play_game(game_name, size, job, specs, cache)
+        except Exception as e:
+            raise GameFailed(
+                f"{describe(job)} failed on {where}: {type(e).__name__}: {e}"
+            ) from None
+        yield replace(record, seconds=time.perf_counter() - t0)
+
+
+def warm_up(cache: EngineCache, game_name: str, specs: list[str], where: str) -> None:
+    """Build and warm up every player's engine before the first timed game (numba's
+    compiled kernels loaded, external programs started); :class:`GameFailed` names
+    ``where`` and the player that cannot start."""
+    game = get_game(game_name)
+    for spec in specs:
+        try:
+            cache.get(game, spec)
+        except Exception as e:
+            raise GameFailed(
+                f"{where} cannot start player {spec!r}: {type(e).__name__}: {e}"
+            ) from None
