@@ -192,11 +192,14 @@ class ClusterPool:
     """A run's games as Dask tasks; the driver commits each finished batch
     (see :class:`banmen.arena.runner.GamePool`)."""
 
-    #: a task is about a second of play: the scheduler handles a few thousand tasks a
-    #: second, so at this size it stays idle beside hundreds of workers, while a lost
-    #: worker costs about a second of its games
-    task_seconds = 1.0
-    max_batch = 2048
+    max_batch = 4096
+
+    @property
+    def task_seconds(self) -> float:
+        """A task is about a second of play — a lost worker costs about a second of its
+        games — and longer beyond 200 worker threads, so the scheduler is sent at most
+        about 200 tasks a second (it spends a few milliseconds of CPU on each)."""
+        return max(1.0, self.slots() / 200)
 
     def __init__(self, cluster: Any, store: ArenaStore, run_id: str, config: RunConfig) -> None:
         self._distributed = _dask()
@@ -285,12 +288,16 @@ class ClusterPool:
         return key
 
     def wait(self) -> list[tuple[Hashable, str, list[GameRecord]]]:
-        out: list[tuple[Hashable, str, list[GameRecord]]] = []
-        for fut in self._ac.next_batch(block=True):
+        futures = self._ac.next_batch(block=True)
+        for fut in futures:
             del self._futures[fut.key]
             if fut.status != "finished":
                 raise GameFailed(_error_text(fut.exception(), "a worker"))
-            address, records, encoded = fut.result()
+        out: list[tuple[Hashable, str, list[GameRecord]]] = []
+        # All finished batches in one round trip, then one transaction each.
+        for fut, (address, records, encoded) in zip(
+            futures, self.client.gather(futures), strict=True
+        ):
             stored = self._store.add_games(self._run_id, records, encoded)
             if not all(stored):
                 records = [r if s else replace(r, stored=False)

@@ -196,9 +196,13 @@ class GamePool(Protocol):
     record ``stored`` flag set (the games are in the database by then, whoever wrote
     them), and raises :class:`GameFailed` for a batch whose game failed."""
 
-    #: play time aimed at per task, and the most games in one (see :func:`batch_size`)
-    task_seconds: float
+    #: the most games in one task (see :func:`batch_size`)
     max_batch: int
+
+    @property
+    def task_seconds(self) -> float:
+        """The play time a task aims at (see :func:`batch_size`)."""
+        ...
 
     def slots(self) -> int:
         """How many batches can be played at once now (worker processes or threads)."""

@@ -64,7 +64,8 @@ def scaling(games: int = 6000, repeats: int = 3) -> dict[str, Any]:
 def cluster_overhead(games: dict[str, int], repeats: int = 3) -> dict[str, Any]:
     """For each load: the local runner with 1 and 2 worker processes and ``--cluster
     local:1`` / ``local:2`` (a Dask LocalCluster, the driver committing), alternated run by
-    run; the median run of each, the cluster path's overhead against the local runner at
+    run (in reverse order every other repeat, so a drift in machine speed hits all
+    alike); the median run of each, the cluster path's overhead against the local runner at
     the same number of workers, and each path's scaling from 1 to 2 workers."""
     modes = {"local-1": (1, None), "cluster-1": (None, "local:1"),
              "local-2": (2, None), "cluster-2": (None, "local:2")}  # fmt: skip
@@ -73,7 +74,8 @@ def cluster_overhead(games: dict[str, int], repeats: int = 3) -> dict[str, Any]:
         for load, n in games.items():
             runs: dict[str, list[float]] = {m: [] for m in modes}
             for r in range(repeats):
-                for mode, (workers, cluster) in modes.items():
+                order = list(modes.items())
+                for mode, (workers, cluster) in order if r % 2 == 0 else order[::-1]:
                     db = Path(tmp) / f"{load}-{mode}-{r}.sqlite3"
                     rate = games_per_second(n, db, mode, workers, cluster, load)
                     runs[mode].append(rate)
