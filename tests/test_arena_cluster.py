@@ -218,6 +218,25 @@ def test_the_driver_killed_mid_run_resumes_against_the_same_cluster(
     assert all(after[key] == row for key, row in before.items())  # kept as they were
 
 
+def test_external_engines_run_on_the_workers_and_stop_after(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    cluster.ensure_workers(2)
+    gtp = "g=gtp:banmen gtp --engine random --size 5"
+    res = runner.invoke(app, ["arena", "go", "--size", "5", "-p", "r=random", "-p", gtp,
+                              "--games", "4", "--db", str(tmp_path / "a.db"), "--json",
+                              "--cluster", cluster.address])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["games_played"] == 4
+
+    def children() -> int:  # sent by value (cloudpickle): the workers cannot import tests
+        import psutil  # a dependency of distributed
+
+        return len(psutil.Process().children())
+
+    assert set(cluster.client.run(children).values()) == {0}  # no GTP engine left running
+
+
 def test_a_worker_that_cannot_start_a_player_is_named(cluster: Cluster, tmp_path: Path) -> None:
     """``banmen`` (as a GTP engine) is on the PATH of one worker and not of the other."""
     cluster.ensure_workers(2)
@@ -260,3 +279,17 @@ def test_local_cluster_plays_the_local_runners_games(tmp_path: Path) -> None:
     local, lrun = _local_run(tmp_path, config)
     assert _rows(tmp_path / "cluster.db", "c") == _rows(tmp_path / "local.db", lrun)
     assert _report(store, "c") == _report(local, lrun)
+
+
+def test_sprt_on_a_cluster_decides_as_the_local_runner(tmp_path: Path) -> None:
+    """The decision is taken pair by pair in order, so batches in flight cannot change it."""
+    base = ["arena", "mattix", "--size", "4", "-p", "d2=alphabeta:depth=2", "-p", "r=random",
+            "--games", "400", "--seed", "3", "--sprt", "0,150", "--json"]  # fmt: skip
+    reports = []
+    for where in (["--workers", "1"], ["--cluster", "local:2"]):
+        res = runner.invoke(app, [*base, *where, "--db", str(tmp_path / f"{where[1]}.db")])
+        assert res.exit_code == 0, res.output
+        reports.append(json.loads(res.stdout))
+    local, cluster = (r["pairings"][0]["sprt"] for r in reports)
+    assert local["decision"] == "H1" and cluster == local
+    assert all(r["games_played"] < 400 for r in reports)

@@ -170,6 +170,19 @@ def prepare(game_name: str, specs: list[str]) -> dict[str, Any]:
     return {"address": address, "banmen": banmen.__version__, "seconds": time.perf_counter() - t0}
 
 
+def release() -> int:
+    """Stop this worker's idle engines (external programs would otherwise outlive the
+    run on a long-lived cluster); how many caches were closed."""
+    closed = 0
+    while True:
+        try:
+            cache = _caches.get_nowait()
+        except queue.Empty:
+            return closed
+        cache.close()
+        closed += 1
+
+
 def play_batch(
     game_name: str, size: int | None, jobs: list[Job], specs: dict[str, str]
 ) -> tuple[str, list[GameRecord], list[tuple[str, str]]]:
@@ -316,7 +329,13 @@ class ClusterPool:
             self._shut()
 
     def _shut(self) -> None:
-        """Close what this pool opened (not a ``Client`` it was given)."""
+        """Stop the workers' engines; close what this pool opened (not a ``Client`` it
+        was given)."""
+        if self._local is None:  # a LocalCluster's workers end with it
+            try:
+                self.client.run(release, on_error="ignore")
+            except Exception:  # pragma: no cover - the cluster is gone: nothing to stop
+                pass
         if self._owned:
             self.client.close()
         if self._local is not None:

@@ -39,9 +39,21 @@ class EngineCache:
             spec = parse_spec(spec_text)
             if spec.kind == "random":
                 return None
-            engine = self._engines[key] = make_engine(game, spec)
-            engine.warm_up()
+            engine = make_engine(game, spec)
+            engine.warm_up()  # kept only once it runs: a failed start is tried again
+            self._engines[key] = engine
         return engine
+
+    def close(self) -> None:
+        """Stop the engines that run something (external programs); forget them all."""
+        for engine in self._engines.values():
+            close = getattr(engine, "close", None)
+            if callable(close):
+                try:
+                    close()
+                except Exception:  # pragma: no cover - already gone: nothing to stop
+                    pass
+        self._engines.clear()
 
 
 def _random_engine(spec_text: str, deal_seed: int, side: int) -> RandomEngine:
