@@ -293,3 +293,19 @@ def test_sprt_on_a_cluster_decides_as_the_local_runner(tmp_path: Path) -> None:
     local, cluster = (r["pairings"][0]["sprt"] for r in reports)
     assert local["decision"] == "H1" and cluster == local
     assert all(r["games_played"] < 400 for r in reports)
+
+
+def test_cluster_benchmark_rows() -> None:
+    from banmen.bench.arena import cluster_overhead
+    from banmen.cli.bench import _summary
+
+    res = cluster_overhead({"mattix-6x6-depth1": 20}, repeats=1)["mattix-6x6-depth1"]
+    assert set(res["games_per_second"]) == {"local-1", "cluster-1", "local-2", "cluster-2"}
+    assert all(len(v) == 1 and v[0] >= 0 for v in res["runs"].values())
+    rate = res["games_per_second"]
+    if rate["local-2"] and rate["cluster-2"]:
+        assert res["cluster_overhead_2"] == pytest.approx(1 - rate["cluster-2"] / rate["local-2"])
+    else:  # a run too short for a steady rate has no ratio, rather than a division by zero
+        assert res["cluster_overhead_2"] is None
+    table = _summary({"results": {"arena-cluster": {"mattix-6x6-depth1": res}}})
+    assert table.row_count == 1

@@ -97,9 +97,9 @@ def _dask() -> Any:
         raise ClusterError(
             "--cluster needs Dask distributed: pip install 'banmen[cluster]'"
         ) from None
-    # The driver prints its own lines; Dask's warnings (a worker lost, a slow event loop)
-    # would tear through the live progress table.
-    logging.getLogger("distributed").setLevel(logging.ERROR)
+    # The driver prints its own lines; Dask's warnings and errors (a worker lost, a slow
+    # event loop, a scheduler gone) would tear through the live progress table.
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
     return distributed
 
 
@@ -304,8 +304,13 @@ class ClusterPool:
         futures = self._ac.next_batch(block=True)
         for fut in futures:
             del self._futures[fut.key]
-            if fut.status != "finished":
+            if fut.status == "error":
                 raise GameFailed(_error_text(fut.exception(), "a worker"))
+            if fut.status != "finished":  # cancelled or lost: the scheduler has gone
+                raise ClusterError(
+                    f"the Dask scheduler at {self.client.scheduler.address} dropped a batch "
+                    f"of games ({fut.status}): is it still running?"
+                )
         out: list[tuple[Hashable, str, list[GameRecord]]] = []
         # All finished batches in one round trip, then one transaction each.
         for fut, (address, records, encoded) in zip(

@@ -84,10 +84,21 @@ def cluster_overhead(games: dict[str, int], repeats: int = 3) -> dict[str, Any]:
                 "games_per_run": n,
                 "repeats": repeats,
                 "games_per_second": med,
-                "cluster_overhead_1": 1 - med["cluster-1"] / med["local-1"],
-                "cluster_overhead_2": 1 - med["cluster-2"] / med["local-2"],
-                "scaling_local": med["local-2"] / med["local-1"],
-                "scaling_cluster": med["cluster-2"] / med["cluster-1"],
+                "cluster_overhead_1": _less(med["cluster-1"], med["local-1"]),
+                "cluster_overhead_2": _less(med["cluster-2"], med["local-2"]),
+                "scaling_local": _ratio(med["local-2"], med["local-1"]),
+                "scaling_cluster": _ratio(med["cluster-2"], med["cluster-1"]),
                 "runs": runs,
             }
     return out
+
+
+def _ratio(a: float, b: float) -> float | None:
+    """``a / b``; ``None`` when a run was too short to have a steady rate."""
+    return a / b if a > 0 and b > 0 else None
+
+
+def _less(a: float, b: float) -> float | None:
+    """How much less ``a`` is than ``b``, as a fraction of ``b`` (negative: more)."""
+    r = _ratio(a, b)
+    return None if r is None else 1 - r

@@ -295,7 +295,8 @@ def run(
         console.print(f"interrupted: {resume_hint()}", soft_wrap=True)
         raise typer.Exit(130) from None
     except (GameFailed, _cluster_error()) as e:
-        raise fail(f"{e}. {resume_hint()}") from None
+        text = str(e)
+        raise fail(text + (" " if text.endswith((".", "?")) else ". ") + resume_hint()) from None
     report = build_report(store, run_id)
     report["this_session"] = {
         "played": progress.new_this_session,

@@ -166,6 +166,24 @@ def _summary(record: dict[str, Any]) -> Table:
             f"{r['games_per_second_1_worker']:.0f} games/s with 1 worker, "
             f"{r['games_per_second_2_workers']:.0f} with 2: scaling {r['scaling']:.2f}",
         )
+    for load, r in res.get("arena-cluster", {}).items():
+        if not isinstance(r, dict):
+            continue
+        g = r["games_per_second"]
+
+        def pct(x: float | None) -> str:
+            return "n/a" if x is None else f"{100 * x:+.1f}%"
+
+        def times(x: float | None) -> str:
+            return "n/a" if x is None else f"{x:.2f}"
+
+        t.add_row(
+            f"arena-cluster {load}",
+            f"games/s local {g['local-1']:.0f} / {g['local-2']:.0f}, cluster {g['cluster-1']:.0f}"
+            f" / {g['cluster-2']:.0f} (1 / 2 workers); cluster overhead "
+            f"{pct(r['cluster_overhead_1'])} / {pct(r['cluster_overhead_2'])}; scaling local "
+            f"{times(r['scaling_local'])}, cluster {times(r['scaling_cluster'])}",
+        )
     if "othello-perft" in res:
         r = res["othello-perft"]
         t.add_row(
