@@ -56,9 +56,9 @@ def driver_and_scheduler(tmp: Path) -> list[dict[str, Any]]:
             time.sleep(0.1)
         time.sleep(0.3)
         address = json.loads(file.read_text())["address"]
-        procs += [subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-nanny",
-                                    "--no-dashboard", "--host", "127.0.0.1"],
-                                   stderr=subprocess.DEVNULL, env=env) for _ in range(2)]  # fmt: skip
+        worker = [dask, "worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
+                  "--host", "127.0.0.1"]  # fmt: skip
+        procs += [subprocess.Popen(worker, stderr=subprocess.DEVNULL, env=env) for _ in range(2)]
         with distributed.Client(address) as c:
             c.wait_for_workers(2)
         out = []
@@ -71,7 +71,7 @@ def driver_and_scheduler(tmp: Path) -> list[dict[str, Any]]:
             tasks: list[int] = []
             submit = cluster.ClusterPool.submit
 
-            def counting(self: Any, jobs: Any, submit: Any = submit) -> Any:
+            def counting(self: Any, jobs: Any, submit: Any = submit, tasks: Any = tasks) -> Any:
                 tasks.append(len(jobs))
                 return submit(self, jobs)
 
@@ -99,8 +99,8 @@ def driver_and_scheduler(tmp: Path) -> list[dict[str, Any]]:
 
 def commit_rate(tmp: Path, games: int = 100_000, batch: int = 1000) -> float:
     store = ArenaStore(tmp / "commit.db")
-    run = store.create_run(RunConfig("mattix", [{"name": "a", "spec": "random"},
-                                                {"name": "b", "spec": "random"}], 2, 1), "x")  # fmt: skip
+    players = [{"name": "a", "spec": "random"}, {"name": "b", "spec": "random"}]
+    run = store.create_run(RunConfig("mattix", players, 2, 1), "x")
     moves = [f"{i % 6}{i // 6}" for i in range(36)]
     records = [GameRecord(0, q, False, "a", "b", q, "1-0", 40, 30, moves, [0.0005] * 36)
                for q in range(games)]  # fmt: skip
