@@ -222,7 +222,9 @@ def test_external_engines_run_on_the_workers_and_stop_after(
     cluster: Cluster, tmp_path: Path
 ) -> None:
     cluster.ensure_workers(2)
-    gtp = "g=gtp:banmen gtp --engine random --size 5"
+    # An engine that takes a while to start: the set-up tasks outlast the driver's 1 s
+    # waits for them (which once ended the run with a TimeoutError).
+    gtp = "g=gtp:sh -c 'sleep 1.5; exec banmen gtp --engine random --size 5'"
     res = runner.invoke(app, ["arena", "go", "--size", "5", "-p", "r=random", "-p", gtp,
                               "--games", "4", "--db", str(tmp_path / "a.db"), "--json",
                               "--cluster", cluster.address])  # fmt: skip

@@ -262,8 +262,11 @@ class ClusterPool:
         }  # fmt: skip
         failures = []
         while futures:
-            done, _ = self._distributed.wait(list(futures.values()), timeout=1,
-                                             return_when="FIRST_COMPLETED")  # fmt: skip
+            try:  # a first warm-up compiles the kernels: seconds, so check workers meanwhile
+                done, _ = self._distributed.wait(list(futures.values()), timeout=1,
+                                                 return_when="FIRST_COMPLETED")  # fmt: skip
+            except TimeoutError:
+                done = set()
             alive = self._workers()
             for addr, fut in list(futures.items()):
                 if fut in done:
@@ -353,6 +356,8 @@ def _error_text(exc: BaseException | None, where: str) -> str:
     if isinstance(exc, GameFailed):
         return str(exc)
     name = type(exc).__name__
+    if isinstance(exc, ModuleNotFoundError) and "banmen" in str(exc):
+        return f"{where} has no banmen: pip install 'banmen[cluster]' on every worker"
     if name == "KilledWorker":
         return (
             f"a batch of games killed {where} each time it ran (Dask's KilledWorker: {exc}); "
