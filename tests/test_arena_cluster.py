@@ -166,7 +166,8 @@ def test_a_worker_killed_mid_run_loses_only_its_games(cluster: Cluster, tmp_path
             under_way.extend(cluster.client.processing([victim])[victim])
             cluster.kill_worker(victim)
 
-    progress = run_arena(store, run, on_progress=kill_once, cluster=cluster.address)
+    # Through the scheduler file, as a SLURM job would give it.
+    progress = run_arena(store, run, on_progress=kill_once, cluster=str(cluster.file))
     assert killed_at and killed_at[0] < 400, "the worker was not killed mid-run"
     assert under_way, "the worker had no batch under way when it was killed"
     assert victim not in cluster.workers()
@@ -264,6 +265,7 @@ def test_bad_cluster_values_give_one_line_errors(tmp_path: Path) -> None:
         ("local:0", "needs K >= 1"),
         ("nonsense", "takes a Dask scheduler's address"),
         ("tcp://127.0.0.1:1", "no Dask scheduler answered at tcp://127.0.0.1:1"),
+        (str(tmp_path / "none.json"), "no Dask scheduler file"),
     ]:
         res = runner.invoke(app, [*base, "--cluster", value])
         assert res.exit_code == 2, res.output
@@ -311,3 +313,13 @@ def test_cluster_benchmark_rows() -> None:
         assert res["cluster_overhead_2"] is None
     table = _summary({"results": {"arena-cluster": {"mattix-6x6-depth1": res}}})
     assert table.row_count == 1
+
+
+def test_a_client_given_to_the_api_is_used_and_left_open(cluster: Cluster, tmp_path: Path) -> None:
+    """As with dask-jobqueue: the caller makes the ``Client`` and keeps it."""
+    cluster.ensure_workers(1)
+    store = ArenaStore(tmp_path / "a.db")
+    run = store.create_run(_config(40, 2), "c")
+    assert run_arena(store, run, cluster=cluster.client).done == 40
+    assert cluster.client.status == "running"
+    assert cluster.client.submit(sum, [1, 2], pure=False).result() == 3
