@@ -56,11 +56,10 @@ Choices where GTP leaves room:
   as if one pass had been played: its own pass would end the game again);
 * ``genmove`` answers ``resign`` when the engine resigns (the game is left as it is);
 * ``final_score`` and ``final_status_list`` take the dead stones from
-  :func:`~banmen.games.go.scoring.estimate_dead` (random playouts and Benson's pass-alive
-  test), except chains next to a seki point
-  (:func:`~banmen.games.go.scoring.seki_stones`), which random playouts tend to call dead;
-  they count under the session's rules (area or territory). ``final_status_list`` gives
-  one chain a line, as GNU Go;
+  :func:`~banmen.games.go.scoring.estimate_dead` (playouts of the search's policy,
+  Benson's pass-alive test, chains next to a seki point kept unless the playouts take
+  them nearly always); they count under the session's rules (area or territory).
+  ``final_status_list`` gives one chain a line, as GNU Go;
 * ``loadsgf`` keeps the session's rules (``--rules``) and takes size, komi, handicap,
   set-up stones and the main line from the file; ``MOVE_NUMBER`` N loads the position
   before the N-th move. Its response is empty, as in the specification (GNU Go answers
@@ -572,9 +571,8 @@ class GTPSession:
     # ---- scoring
 
     def _dead(self) -> frozenset[int]:
-        """:func:`estimate_dead`, less the chains in seki (playouts tend to kill them)."""
-        b = self.board
-        return estimate_dead(b) - seki_stones(b.grid().tolist(), b.size)
+        """:func:`estimate_dead` (which keeps chains in seki alive)."""
+        return estimate_dead(self.board)
 
     def _final_score(self, args: list[str]) -> str:
         try:

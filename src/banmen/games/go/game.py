@@ -71,7 +71,7 @@ RESIGN = -1
 #: the resignation's move name: what GTP's ``genmove`` and banmen's engines answer
 RESIGN_NAME = "resign"
 #: random playouts behind a proposal of dead stones (a few ms on 9x9, ~20 ms on 19x19)
-DEAD_PLAYOUTS = 256
+DEAD_PLAYOUTS = 1024
 
 
 def is_resignation(text: str | None) -> bool:

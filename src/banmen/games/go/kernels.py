@@ -686,7 +686,9 @@ def playout_score(board: Any, meta: Any) -> int:
 
 
 @njit(cache=True)
-def _add_ownership(board: Any, meta: Any, own: Any) -> None:
+def add_ownership(board: Any, meta: Any, own: Any) -> None:
+    """Add each point's owner at the end of a playout (+1 black, -1 white, 0 neither:
+    :func:`_owner`) to ``own``."""
     s = meta[M_STRIDE]
     n = meta[M_SIZE]
     for r in range(1, n + 1):
@@ -714,4 +716,4 @@ def run_playouts(
         m2[M_RNG] = rng
         scores[i] = random_playout(b2, g2, m2, max_plies)
         rng = m2[M_RNG]
-        _add_ownership(b2, m2, own)
+        add_ownership(b2, m2, own)

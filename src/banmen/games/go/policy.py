@@ -56,6 +56,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from banmen._bits import mix64
 from banmen._jit import kernel
 from banmen.games.go.kernels import (
     BLACK,
@@ -69,6 +70,7 @@ from banmen.games.go.kernels import (
     G_LSUM2,
     G_NEXT,
     G_SIZE,
+    GOLDEN,
     LEGAL,
     M_LAST,
     M_NEMPTY,
@@ -80,6 +82,7 @@ from banmen.games.go.kernels import (
     MAX_SIZE,
     PASS,
     WHITE,
+    add_ownership,
     drop_candidate,
     is_eye,
     move_code,
@@ -544,6 +547,34 @@ def policy_playout(
         prev = last
         last = p
     return n
+
+
+@njit(cache=True, nogil=True)
+def policy_ownership(
+    params: Any, pat: Any, board: Any, grp: Any, meta: Any, n: int, seed: int, own: Any
+) -> None:
+    """``n`` playouts of the policy from the position (left unchanged), every other one
+    with the other side to move first (a final position's tempo is nobody's); ``own[p]``
+    (int64, one per point) adds +1 for each playout black owns ``p`` at the end and -1
+    for white (:func:`.kernels.playout_score`'s owner of a point)."""
+    b2 = board.copy()
+    g2 = grp.copy()
+    m2 = meta.copy()
+    seq = np.empty(params[P_MAXPLY], dtype=np.int64)
+    seqc = np.empty(params[P_MAXPLY], dtype=np.int64)
+    rng = mix64(seed * GOLDEN + 1)
+    for i in range(n):
+        b2[:] = board
+        g2[:] = grp
+        m2[:] = meta
+        m2[M_PASSES] = 0
+        m2[M_LAST] = PASS
+        if i % 2 == 1:
+            m2[M_TURN] = 3 - meta[M_TURN]
+        m2[M_RNG] = rng
+        policy_playout(params, pat, b2, g2, m2, seq, seqc)
+        rng = m2[M_RNG]
+        add_ownership(b2, m2, own)
 
 
 @njit(cache=True)
