@@ -457,3 +457,34 @@ def test_heatmap_colour_bar_is_in_percent_like_its_cells() -> None:
         assert bar.get_ylim() == (0, 100) and "%" in bar.get_ylabel()
     finally:
         _pyplot().close(fig)
+
+
+def test_a_database_from_before_the_extra_column_is_read_and_upgraded(tmp_path: Path) -> None:
+    db = tmp_path / "old.db"
+    con = sqlite3.connect(db)
+    con.executescript(
+        "CREATE TABLE arena_runs (id TEXT PRIMARY KEY, config TEXT NOT NULL, status TEXT NOT NULL,"
+        " created TEXT NOT NULL, updated TEXT NOT NULL);"
+        "CREATE TABLE arena_games (run_id TEXT NOT NULL, pairing INTEGER NOT NULL, pair INTEGER"
+        " NOT NULL, swapped INTEGER NOT NULL, first TEXT NOT NULL, second TEXT NOT NULL,"
+        " deal_seed INTEGER NOT NULL, result TEXT NOT NULL, score1 INTEGER NOT NULL, score2"
+        " INTEGER NOT NULL, moves TEXT NOT NULL, times TEXT NOT NULL, finished TEXT NOT NULL,"
+        " PRIMARY KEY (run_id, pairing, pair, swapped));"
+    )
+    config = RunConfig(
+        "mattix", [{"name": "a", "spec": "random"}, {"name": "b", "spec": "random"}], 2, 1
+    )
+    con.execute(
+        "INSERT INTO arena_runs VALUES ('r', ?, 'done', 'x', 'x')", (json.dumps(config.to_dict()),)
+    )
+    con.execute(
+        "INSERT INTO arena_games VALUES ('r', 0, 0, 0, 'a', 'b', 1, '1-0', 3, 2, '[]', '[]', 'x')"
+    )
+    con.commit()
+    con.close()
+    with ArenaStore(db, readonly=True) as old:  # read as it is: no extra, nothing written
+        assert [g.extra for g in old.games("r")] == [{}]
+    with ArenaStore(db) as store:  # opened to write: the column is added
+        assert store.games("r")[0].extra == {}
+        store.add_game("r", GameRecord(0, 0, True, "b", "a", 1, "0-1", 2, 3, extra={"k": 1}))
+        assert [g.extra for g in store.games("r")] == [{}, {"k": 1}]

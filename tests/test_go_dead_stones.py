@@ -50,3 +50,57 @@ def test_final_score_agrees_where_the_dead_stones_do() -> None:
         assert ours == g["gnugo_score"], (ours, g["gnugo_score"])
         checked += 1
     assert checked >= 30
+
+
+class _Says:
+    """An engine that names fixed dead stones (as a GTP engine's final_status_list)."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+
+    def final_dead(self, board: object) -> list[str]:
+        return self.names
+
+
+def _final(g: dict[str, Any]) -> Any:
+    from banmen.games.go import Board, Game
+
+    game = Game(Board(g["size"], "chinese", 7.5))
+    for v in g["moves"]:
+        game.push(game.parse_move(v))
+    return game
+
+
+def test_settle_takes_an_agreement_and_keeps_a_disagreement() -> None:
+    from banmen.games.go import GoEngine, estimate_dead, settle_dead, vertex_name
+
+    g = next(g for g in _games("go-dead-9x9.jsonl") if len(g["gnugo_dead"]) >= 2)
+    theirs = sorted(g["gnugo_dead"])
+    game = _final(g)
+    kept = settle_dead(game, (_Says(theirs), _Says(theirs)), {})
+    assert kept["dead_from"] == "agreed" and kept["dead"] == theirs
+    assert {vertex_name(p, 9) for p in game.dead} >= set(theirs)
+    counted = game.result()
+
+    game = _final(g)
+    kept = settle_dead(game, (_Says(theirs), _Says([])), {})
+    assert kept["dead_from"] == "estimate"
+    assert kept["dead_answers"] == {"first": theirs, "second": []}
+    assert kept["dead"] == sorted(vertex_name(p, 9) for p in estimate_dead(game.board))
+
+    game = _final(g)  # an engine that cannot say (random) leaves it to the estimate
+    kept = settle_dead(game, (None, GoEngine(seed=3)), {})
+    assert kept["dead_from"] == "estimate" and set(kept["dead_answers"]) == {"second"}
+
+    again = _final(g)  # a report re-counts from what was kept, asking nobody
+    assert settle_dead(again, (None, None), {"dead": theirs, "dead_from": "agreed"})
+    assert again.result() == counted
+
+
+def test_settle_leaves_a_resignation_alone() -> None:
+    from banmen.games.go import settle_dead
+
+    g = _games("go-dead-9x9.jsonl")[0]
+    game = _final({**g, "moves": g["moves"][:10] + ["resign"]})
+    assert settle_dead(game, (_Says(["A1"]), _Says(["A1"])), {}) == {}
+    assert game.dead == frozenset()

@@ -16,7 +16,7 @@ from banmen.arena.play import EngineCache, _first_mover_result, play_game
 from banmen.arena.schedule import Job
 from banmen.engine import Info, Result, SpecError, parse_spec
 from banmen.games import get_game, make_engine
-from banmen.games.go import BLACK, PASS, WHITE, Board, parse_vertex
+from banmen.games.go import BLACK, PASS, WHITE, Board, parse_vertex, settle_dead
 from banmen.games.go import kernels as K
 from banmen.games.go import policy as P
 from banmen.games.go.engine import GoEngine
@@ -393,4 +393,9 @@ def test_arena_report_writes_each_go_game_as_sgf(tmp_path: Path) -> None:
         played = [rec.board.move_name(m) for m in rec.board.move_stack]
         assert [m.upper() for m in played] == [m.upper() for m in g.moves if m != "resign"]
         assert rec.properties["PB"][0].startswith(f"{g.first} (random")
-        assert rec.properties["SZ"] == ["5"] and rec.properties["RE"] == [rec.board.result()]
+        # The result is the arena's count: the game re-counted with its recorded dead stones.
+        game = rec.game
+        if g.extra:
+            assert game.counting and g.extra["dead_from"] in ("agreed", "estimate")
+            settle_dead(game, (None, None), g.extra)
+        assert rec.properties["SZ"] == ["5"] and rec.properties["RE"] == [game.result()]

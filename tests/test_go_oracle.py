@@ -24,6 +24,7 @@ from banmen.games.go import (
     PASS,
     WHITE,
     Board,
+    Game,
     HandicapError,
     Rules,
     handicap_points,
@@ -288,3 +289,50 @@ def test_gnugo_reads_our_sgf_and_we_read_its_sgf(tmp_path: Path) -> None:
                 assert theirs.stones(color) == board.stones(color)
     finally:
         gtp.close()
+
+
+def test_arena_counts_go_games_with_the_dead_stones_both_engines_name(tmp_path: Path) -> None:
+    """GNU Go against GNU Go (two levels) to two passes: both are asked for the dead
+    stones through GTP, both answers are kept, and the game is counted with the agreed
+    ones (or banmen's estimate where they differ)."""
+    from banmen.arena.runner import run_arena
+    from banmen.arena.store import ArenaStore, RunConfig
+    from banmen.games.go import settle_dead
+
+    exe = GNUGO if Path(GNUGO).exists() else shutil.which("gnugo")
+    players = [
+        {"name": f"g{level}", "spec": f"gtp:{exe} --mode gtp --level {level} --chinese-rules"}
+        for level in (1, 3)
+    ]
+    store = ArenaStore(tmp_path / "a.db")
+    run = store.create_run(RunConfig("go", players, 4, 1, size=9), "x")
+    run_arena(store, run, workers=2)
+    games = store.games(run)
+    assert len(games) == 4
+    assert any(g.extra for g in games), "no game was passed out: nothing was checked"
+    for g in games:
+        game = Game(Board(9, "chinese", 7.5))
+        for m in g.moves:
+            game.push(game.parse_move(m))
+        if g.moves[-1] == "resign":
+            assert g.extra == {}
+            continue
+        assert set(g.extra["dead_answers"]) == {"first", "second"}  # both could say
+        agreed = g.extra["dead_answers"]["first"] == g.extra["dead_answers"]["second"]
+        assert g.extra["dead_from"] == ("agreed" if agreed else "estimate")
+        settle_dead(game, (None, None), g.extra)
+        assert sorted(game.board.move_name(p).upper() for p in game.dead) == sorted(
+            v.upper() for v in _whole_chains(game, g.extra["dead"])
+        )
+        res = game.result()
+        first_won = res.startswith("B+")
+        assert g.result == ("1-0" if first_won else "0-1" if res.startswith("W+") else "1/2-1/2")
+
+
+def _whole_chains(game: Game, names: list[str]) -> list[str]:
+    """Every stone of the chains on ``names`` (an engine may name one stone a chain)."""
+    out: set[str] = set()
+    for v in names:
+        stones, _ = game.board.group(parse_vertex(v, game.board.size))
+        out |= {game.board.move_name(p) for p in stones}
+    return sorted(out)

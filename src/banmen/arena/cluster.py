@@ -185,7 +185,7 @@ def release() -> int:
 
 def play_batch(
     game_name: str, size: int | None, jobs: list[Job], specs: dict[str, str]
-) -> tuple[str, list[GameRecord], list[tuple[str, str]]]:
+) -> tuple[str, list[GameRecord], list[tuple[str, str, str]]]:
     """The games task: play ``jobs`` and send their records back to the driver, each
     game's moves and times encoded for the store here (the driver only commits them)."""
     address = _address()
@@ -193,7 +193,7 @@ def play_batch(
     records, encoded = [], []
     for record in play_games(game_name, size, jobs, specs, cache, f"worker {address}"):
         encoded.append(encode_moves(record))
-        records.append(replace(record, moves=[], times=[]))
+        records.append(replace(record, moves=[], times=[], extra={}))
     _caches.put(cache)  # not after a failure: its engines may be broken
     return address, records, encoded
 

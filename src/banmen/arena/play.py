@@ -100,12 +100,13 @@ def play_game(
             break
         board.push(board.parse_move(result.move))  # Go's "resign" too: it ends the game
         moves.append(result.move)
+    extra = game.settle(board, (engines[1], engines[2]), {}) if game.settle else {}
     s1, s2 = game.scores(board)
     res = _first_mover_result(board.result())
     if res == "*":  # pragma: no cover - the ply guard tripped
         res = "1/2-1/2"
     return GameRecord(job.pairing, job.pair, job.swapped, job.first, job.second, job.deal_seed,
-                      res, int(s1), int(s2), moves, times)  # fmt: skip
+                      res, int(s1), int(s2), moves, times, extra)  # fmt: skip
 
 
 class GameFailed(RuntimeError):

@@ -124,7 +124,7 @@ def report_from(
     fl = sum(1 for g in games if g.result == "0-1")
     fd = n - fw - fl
     planned = len(planned_jobs(config))
-    return {
+    report: dict[str, Any] = {
         "run": run_id,
         "status": status,
         "config": config.to_dict(),
@@ -144,6 +144,16 @@ def report_from(
             "score_ci95": list(wilson(fw + fd / 2, n)) if n else None,
         },
     }
+    settled = [g.extra for g in games if "dead_from" in g.extra]
+    if settled:  # Go: how the dead stones of the counted games were agreed
+        both = [x["dead_answers"] for x in settled if len(x.get("dead_answers", {})) == 2]
+        report["dead_stones"] = {
+            "counted_games": len(settled),
+            "both_engines_answered": len(both),
+            "engines_disagreed": sum(1 for a in both if a["first"] != a["second"]),
+            "from_estimate": sum(1 for x in settled if x["dead_from"] == "estimate"),
+        }
+    return report
 
 
 def numeric_option(spec: str, key: str) -> float | None:
@@ -196,6 +206,8 @@ def game_records(game_name: str, size: int | None, games: list[GameRecord],
         board = game.new_board(g.deal_seed, size)
         for m in g.moves:
             board.push(board.parse_move(m))
+        if game.settle is not None and g.extra:
+            game.settle(board, (None, None), g.extra)  # the count as the game was scored
         first, second = g.first, g.second
         text = write(board, f"{first} ({specs.get(first, '?')})",
                      f"{second} ({specs.get(second, '?')})")  # fmt: skip

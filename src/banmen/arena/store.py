@@ -48,6 +48,7 @@ CREATE TABLE IF NOT EXISTS arena_games (
     moves     TEXT NOT NULL,
     times     TEXT NOT NULL,
     finished  TEXT NOT NULL,
+    extra     TEXT NOT NULL DEFAULT '{}',
     PRIMARY KEY (run_id, pairing, pair, swapped)
 );
 """
@@ -97,6 +98,8 @@ class GameRecord(Job):
     score2: int
     moves: list[str] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
+    #: what the game's ``settle`` kept (Go: the dead stones and each engine's answer)
+    extra: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0  # wall time of the whole game (not stored)
     stored: bool = True  # False if the database held this game already (not stored)
 
@@ -108,9 +111,9 @@ class GameRecord(Job):
         return {k: v for k, v in asdict(self).items() if k not in ("seconds", "stored")}
 
 
-def encode_moves(g: GameRecord) -> tuple[str, str]:
-    """A game's moves and move times as the store keeps them (JSON lists)."""
-    return json.dumps(g.moves), json.dumps(g.times)
+def encode_moves(g: GameRecord) -> tuple[str, str, str]:
+    """A game's moves, move times and ``extra`` as the store keeps them (JSON)."""
+    return json.dumps(g.moves), json.dumps(g.times), json.dumps(g.extra)
 
 
 class ArenaStore:
@@ -136,9 +139,20 @@ class ArenaStore:
         for statement in _SCHEMA.split(";"):
             if statement.strip():
                 self._write(statement, ())
+        if not self._has_extra():  # a file from before the column (2026-11-24)
+            self._write("ALTER TABLE arena_games ADD COLUMN extra TEXT NOT NULL DEFAULT '{}'", ())
 
     def close(self) -> None:
         self._conn.close()
+
+    def _has_extra(self) -> bool:
+        cols = {row[1] for row in self._conn.execute("PRAGMA table_info(arena_games)")}
+        return "extra" in cols
+
+    @property
+    def _extra(self) -> str:
+        """The ``extra`` column, or ``'{}'`` in a read-only file made before it."""
+        return "extra" if not self.readonly or self._has_extra() else "'{}'"
 
     def has_arena_tables(self) -> bool:
         """Whether the file holds the arena's tables (always, unless opened read-only)."""
@@ -222,24 +236,27 @@ class ArenaStore:
         return self.add_games(run_id, [g])[0]
 
     def add_games(
-        self, run_id: str, games: list[GameRecord], encoded: list[tuple[str, str]] | None = None
+        self,
+        run_id: str,
+        games: list[GameRecord],
+        encoded: list[tuple[str, str, str]] | None = None,
     ) -> list[bool]:
         """Commit finished games in one transaction; per game, False if that game was
-        recorded already (it is then left as it was). ``encoded``: each game's moves and
-        times as JSON already (then the records' own lists are not read)."""
+        recorded already (it is then left as it was). ``encoded``: each game's
+        :func:`encode_moves` already (then the records' own lists are not read)."""
         now = _now()
         if encoded is None:
             encoded = [encode_moves(g) for g in games]
         rows = [
             (run_id, g.pairing, g.pair, int(g.swapped), g.first, g.second, g.deal_seed,
-             g.result, g.score1, g.score2, moves, times, now)
-            for g, (moves, times) in zip(games, encoded, strict=True)
+             g.result, g.score1, g.score2, moves, times, extra, now)
+            for g, (moves, times, extra) in zip(games, encoded, strict=True)
         ]  # fmt: skip
         return insert_many_retrying(
             self._conn,
             "INSERT OR IGNORE INTO arena_games (run_id, pairing, pair, swapped, first, second, "
-            "deal_seed, result, score1, score2, moves, times, finished) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "deal_seed, result, score1, score2, moves, times, extra, finished) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
 
@@ -251,11 +268,13 @@ class ArenaStore:
 
     def games(self, run_id: str) -> list[GameRecord]:
         rows = self._conn.execute(
-            "SELECT pairing, pair, swapped, first, second, deal_seed, result, score1, score2, "
-            "moves, times FROM arena_games WHERE run_id = ? ORDER BY pairing, pair, swapped",
+            f"SELECT pairing, pair, swapped, first, second, deal_seed, result, score1, score2, "
+            f"moves, times, {self._extra} FROM arena_games WHERE run_id = ? "
+            "ORDER BY pairing, pair, swapped",
             (run_id,),
         ).fetchall()
         return [
-            GameRecord(p, q, bool(s), f, sec, d, r, s1, s2, json.loads(m), json.loads(t))
-            for p, q, s, f, sec, d, r, s1, s2, m, t in rows
-        ]
+            GameRecord(p, q, bool(s), f, sec, d, r, s1, s2, json.loads(m), json.loads(t),
+                       json.loads(x))
+            for p, q, s, f, sec, d, r, s1, s2, m, t, x in rows
+        ]  # fmt: skip

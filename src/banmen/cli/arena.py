@@ -134,6 +134,13 @@ def report_tables(report: dict[str, Any]) -> Group:
             else ""
         )
     )
+    ds = report.get("dead_stones")
+    if ds:
+        line.append(
+            f"\ndead stones: {ds['counted_games']} counted games, both engines answered in "
+            f"{ds['both_engines_answered']}, disagreed in {ds['engines_disagreed']}; "
+            f"banmen's estimate counted in {ds['from_estimate']}"
+        )
     return Group(pairs, players, line)
 
 

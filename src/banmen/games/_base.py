@@ -77,6 +77,12 @@ class GameDef(Generic[B]):
     new_board: Callable[[int, int | None], B] | None = None
     #: ``scores(board)``: the two sides' points at the end (Mattix: pieces taken)
     scores: Callable[[B], tuple[int, int]] = lambda board: (0, 0)
+    #: ``settle(board, (first, second), recorded)``: once a game has ended, agree with its
+    #: two players' engines on what the count needs, before :attr:`scores` and the result
+    #: are read (Go: the dead stones); returns what to keep with the game (``{}``:
+    #: nothing). Given what an earlier ``settle`` returned (``recorded``), it applies that
+    #: again instead of asking (the engines are then ``None``): how a report re-counts.
+    settle: Callable[[B, tuple[Any, Any], dict[str, Any]], dict[str, Any]] | None = None
     #: the longest possible game in plies (a guard for the arena)
     max_plies: int = 1000
     #: the engine kind a worker loads (and compiles) ahead of the first request

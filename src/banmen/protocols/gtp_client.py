@@ -30,7 +30,7 @@ import math
 import time
 
 from banmen.engine import Request, Result
-from banmen.games.go.board import BLACK, PASS, WHITE, Board
+from banmen.games.go.board import BLACK, PASS, WHITE, Board, parse_vertex, vertex_name
 from banmen.games.go.errors import GoError
 from banmen.games.go.game import RESIGN_NAME, Game, board_of, is_resignation
 from banmen.protocols._lines import EngineClient
@@ -192,6 +192,22 @@ class GTPEngine(EngineClient[Board | Game]):
                 return
             self._time_sent = t
         self._optional(f"time_left {_color(color)} {t} 1")
+
+    # -- the end of a game
+
+    def final_dead(self, board: Board | Game) -> list[str] | None:
+        """The stones the engine calls dead in ``board``'s position (``final_status_list
+        dead``), as sorted vertices; ``None`` if it cannot say (no such command, an
+        answer that is not a list of vertices, an engine that failed)."""
+        b = board_of(board)
+        try:
+            self._sync(b)
+            answer = self._optional("final_status_list dead")
+            if answer is None:
+                return None
+            return sorted({vertex_name(parse_vertex(w, b.size), b.size) for w in answer.split()})
+        except (GTPError, GoError):
+            return None
 
     # -- Engine
 

@@ -26,6 +26,8 @@ moves (:func:`.game.kernel_moves`); terminal play draws the board as :class:`Gam
 ``str``.
 """
 
+from typing import Any
+
 from banmen.engine import Engine, PlayerSpec
 from banmen.games._base import GameDef, TextFormat
 from banmen.games.engines import STANDARD_ENGINES
@@ -89,8 +91,44 @@ def _new_board(seed: int, size: int | None) -> Game:
 
 
 def _scores(game: Game) -> tuple[int, int]:
-    s = game.board.score()
+    s = game.count() if game.counting else game.board.score()
     return int(s.black), int(s.white)
+
+
+def settle_dead(
+    game: Game, engines: tuple[Any, Any], recorded: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The dead stones of a game both players passed out, for the arena's count: each
+    engine that can say (``final_dead``: a GTP engine's ``final_status_list dead``,
+    banmen's :func:`estimate_dead`) is asked; if both answer alike their list is taken,
+    otherwise :func:`estimate_dead`'s — and both answers are kept, so a disagreement
+    shows in the record. With ``recorded`` (what this returned for the game before) its
+    ``dead`` stones are marked again, nobody asked. Nothing for a resignation or a game
+    still going on."""
+    if not game.counting or game.done:
+        return {}
+    size = game.board.size
+    if recorded and "dead" in recorded:
+        game.mark_dead(parse_vertex(v, size) for v in recorded["dead"])
+        return dict(recorded)
+    answers: dict[str, list[str]] = {}
+    for side, engine in zip(("first", "second"), engines, strict=True):
+        ask = getattr(engine, "final_dead", None)
+        answer = ask(game) if callable(ask) else None
+        if answer is not None:
+            answers[side] = list(answer)
+    if len(answers) == 2 and answers["first"] == answers["second"]:
+        names, source = answers["first"], "agreed"
+    else:
+        names = sorted(vertex_name(p, size) for p in estimate_dead(game.board))
+        source = "estimate"
+    try:
+        game.mark_dead(parse_vertex(v, size) for v in names)
+    except GoError:  # an engine named a pass-alive or empty point: count the estimate
+        names = sorted(vertex_name(p, size) for p in estimate_dead(game.board))
+        game.mark_dead(parse_vertex(v, size) for v in names)
+        source = "estimate"
+    return {"dead": names, "dead_from": source, "dead_answers": answers}
 
 
 def _write_record(game: Game, black: str, white: str) -> str:
@@ -124,6 +162,7 @@ GAME: GameDef[Game] = GameDef(
     sample=lambda: Game(Board(DEFAULT_SIZE)),
     new_board=_new_board,
     scores=_scores,
+    settle=settle_dead,
     max_plies=3 * MAX_SIZE * MAX_SIZE,
     engines={"mcts": _mcts, "gtp": _gtp, "random": STANDARD_ENGINES["random"]},
     default_engine="mcts",
@@ -137,6 +176,7 @@ GAME: GameDef[Game] = GameDef(
 
 __all__ = [
     "GAME",
+    "settle_dead",
     "AGA",
     "BLACK",
     "CHINESE",

@@ -118,6 +118,12 @@ class GoEngine(Engine[Board | Game]):
         limit = Limit(time=o.get("time"), nodes=o.get("playouts"))
         return cls(limit, seed=o.get("seed"), name=spec.text)
 
+    def final_dead(self, board: Board | Game) -> list[str]:
+        """The stones this engine calls dead in ``board``'s position
+        (:func:`~banmen.games.go.scoring.estimate_dead`), as sorted vertices."""
+        b = board_of(board)
+        return sorted(vertex_name(p, b.size) for p in estimate_dead(b, seed=self.seed))
+
     def new_game(self) -> None:
         """Forget the tree and restart the random numbers: the next game depends on
         nothing played before."""

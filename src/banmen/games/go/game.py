@@ -34,6 +34,7 @@ The record knows what the rules leave to the players and to the tools around the
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -316,6 +317,23 @@ class Game:
             raise ScoringError(f"{what}: the game is not being counted (pass twice first)")
         if self.done:
             raise ScoringError(f"{what}: the result is recorded ({self.result()})")
+
+    def mark_dead(self, points: Iterable[int]) -> frozenset[int]:
+        """Mark exactly the groups on ``points`` dead (an agreement reached elsewhere: the
+        players', or the arena's); returns every marked stone. Raises
+        :class:`~.errors.ScoringError` and changes nothing for an empty point or a
+        pass-alive group, or unless counting goes on."""
+        self._check_counting("cannot mark dead stones")
+        dead: set[int] = set()
+        for p in points:
+            stones, _ = self.board.group(p)
+            if not stones:
+                raise ScoringError(f"no stone on {self.board.move_name(p)} to mark dead")
+            dead |= set(stones)
+        marks = frozenset(dead)
+        self.count(marks)  # refuses pass-alive stones
+        self._dead = marks
+        return marks
 
     def toggle(self, p: int) -> None:
         """Mark the group on point ``p`` dead, or alive again. Raises
