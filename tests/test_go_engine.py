@@ -23,12 +23,14 @@ from banmen.games.go.engine import GoEngine
 from banmen.search.limits import Limit, StopFlag
 
 
-def diagram(text: str, turn: int = BLACK, komi: float | None = None) -> Board:
-    """A Chinese-rules board from rows of ``X`` (black), ``O`` (white), ``.``, top row
-    first."""
+def diagram(
+    text: str, turn: int = BLACK, komi: float | None = None, rules: str = "chinese"
+) -> Board:
+    """A board (Chinese rules unless ``rules``) from rows of ``X`` (black), ``O``
+    (white), ``.``, top row first."""
     rows = [line.replace(" ", "") for line in text.strip().splitlines()]
     n = len(rows)
-    board = Board(n, "chinese", komi)
+    board = Board(n, rules, komi)
     black, white = [], []
     for i, row in enumerate(rows):
         for c, ch in enumerate(row):
@@ -91,23 +93,33 @@ def test_passes_when_the_game_is_over(engine: GoEngine) -> None:
     assert engine.think(board).move is None
 
 
-def test_does_not_pass_when_passing_loses(engine: GoEngine) -> None:
-    # the white stone on B4 is dead but, left on the board, makes black's area neutral
-    board = diagram(
-        """
+DEAD_B4 = """
         . . X O .
         . O X O O
         . . X O .
         . . X O O
         . . X O .
-        """,
-        WHITE,
-        komi=0.5,
-    )
+        """  # the white stone on B4 is dead; left on the board, black's area is neutral
+
+
+def test_does_not_pass_when_passing_loses(engine: GoEngine) -> None:
+    # Tromp-Taylor: the board is counted as it stands (no dead-stone removal, KataGo's
+    # friendly_pass_ok off), so passing before capturing B4 loses.
+    board = diagram(DEAD_B4, WHITE, komi=0.5, rules="tromp-taylor")
     board.push(PASS)
     engine.new_game()
     r = engine.think(board, Limit(nodes=1500))
     assert r.move not in ("pass", "resign")
+
+
+def test_passes_instead_of_capturing_dead_stones_when_they_are_removed(engine: GoEngine) -> None:
+    # Chinese rules: dead stones are removed at the count, so capturing B4 (or filling
+    # black's own area) would only waste moves once white has passed.
+    board = diagram(DEAD_B4, WHITE, komi=0.5)
+    board.push(PASS)
+    engine.new_game()
+    r = engine.think(board, Limit(nodes=1500))
+    assert r.move == "pass" and r.stopped_by == "game_over"
 
 
 def test_passes_when_only_own_eyes_are_left(engine: GoEngine) -> None:

@@ -17,9 +17,12 @@ root); in the tree and the playouts, superko is ignored and suicide is never pla
 
 Passing and resigning:
 
-* If the opponent has just passed and the engine wins both by counting the board as it
-  stands (every stone alive, the way the game would be scored now) and after removing the
-  stones :func:`~banmen.games.go.scoring.estimate_dead` calls dead, it passes at once.
+* If the opponent has just passed and the engine wins the count with the stones
+  :func:`~banmen.games.go.scoring.estimate_dead` calls dead removed (how the game will be
+  counted: the arena settles the dead stones with both players, GTP tools ask
+  ``final_status_list``), it passes at once, rather than capturing dead stones or filling
+  its own area; under rules that count the board as it stands (``friendly_pass_ok`` off:
+  Tromp-Taylor) it must win that count too.
 * Otherwise the pass is one of the root's moves; a finished game (two passes) inside the
   tree is scored by area counting with every stone alive (Tromp-Taylor), so the search
   only passes when the game as it stands is won — or when nothing else is better.
@@ -190,14 +193,18 @@ class GoEngine(Engine[Board | Game]):
         return same and self.search.advance(new)
 
     def _pass_is_safe(self, board: Board) -> bool:
-        """Does the side to move win by passing now (the opponent having passed): by the
-        board as it stands and with the estimated dead stones removed?"""
+        """Does the side to move win by passing now (the opponent having passed), counted
+        with the dead stones :func:`estimate_dead` names removed — as the game will be
+        counted (the arena settles them with both players, GTP tools ask
+        ``final_status_list``)? Then capturing dead stones or filling its own area
+        would only waste moves. Under rules that count the board as it stands
+        (``friendly_pass_ok`` off: Tromp-Taylor) it must also win that count."""
         me = board.turn
         sign = 1 if me == BLACK else -1
-        if board.score().margin * sign <= 0:
-            return False
+        if not board.rules.friendly_pass_ok and board.score().margin * sign <= 0:
+            return False  # counted as the board stands (Tromp-Taylor): capture them first
         try:
-            dead = estimate_dead(board, playouts=128, seed=self.seed)
+            dead = estimate_dead(board, playouts=256, seed=self.seed)
             return board.score(dead).margin * sign > 0
         except ValueError:  # pragma: no cover - the estimate never marks pass-alive stones
             return False
