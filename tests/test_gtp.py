@@ -175,7 +175,7 @@ def test_list_commands_and_known_command() -> None:
     required += "clear_board komi play genmove undo fixed_handicap place_free_handicap "
     required += "set_free_handicap time_settings time_left final_score final_status_list "
     required += "loadsgf reg_genmove printsgf is_legal all_legal captures list_stones "
-    required += "kgs-genmove_cleanup showboard"
+    required += "kgs-genmove_cleanup kgs-time_settings showboard"
     assert set(names) == set(required.split()) and len(names) == len(set(names))
     for name in names:
         assert ok(s, f"known_command {name}") == "true"
@@ -981,3 +981,35 @@ def test_gnugo_against_banmen_gtp() -> None:
     finally:
         gnugo.close()
         ours.close()
+
+
+def test_kgs_time_settings_japanese_byoyomi_and_the_other_systems() -> None:
+    engine = FirstMove()
+    s = new_session(9, engine)
+    assert ok(s, "known_command kgs-time_settings") == "true"
+    ok(s, "kgs-time_settings byoyomi 0 10 5")  # 10 s a move, 5 periods
+    assert s.move_time(BLACK) == pytest.approx(0.9 * 10 - 0.05)  # a whole period, not 10/5
+    s._spend(BLACK, 4.0)  # within the period: it starts again, no period lost
+    assert (s.clocks[BLACK].left, s.clocks[BLACK].stones) == (10.0, 5)
+    s._spend(BLACK, 23.0)  # 13 s over: two periods used up
+    assert (s.clocks[BLACK].left, s.clocks[BLACK].stones) == (10.0, 3)
+    ok(s, "time_left b 7 3")  # KGS: 7 s left in the period, 3 periods
+    assert s.move_time(BLACK) == pytest.approx(0.9 * 7 - 0.05)
+    ok(s, "kgs-time_settings byoyomi 600 30 5")  # main time first: at least one period
+    assert s.move_time(WHITE) == pytest.approx(0.9 * 30 - 0.05)
+    s._spend(WHITE, 595.0)
+    assert s.clocks[WHITE].stones == 0 and s.clocks[WHITE].left == pytest.approx(5.0)
+    s._spend(WHITE, 40.0)  # main time runs out 35 s into byo-yomi: one period used up
+    assert (s.clocks[WHITE].left, s.clocks[WHITE].stones) == (30.0, 4)
+    ok(s, "kgs-time_settings canadian 0 60 10")  # as time_settings: 60 s for 10 moves
+    assert s.time_system == "canadian"
+    assert s.move_time(BLACK) == pytest.approx(0.9 * 6 - 0.05)
+    ok(s, "kgs-time_settings absolute 60")  # 80 empty points: 60 s / 40 moves
+    assert s.move_time(BLACK) == pytest.approx(0.9 * 60 / 40 - 0.05)
+    ok(s, "kgs-time_settings none")
+    assert s.move_time(BLACK) is None
+    for bad in ("kgs-time_settings", "kgs-time_settings fischer 60 5",
+                "kgs-time_settings byoyomi 60 0 5", "kgs-time_settings canadian 60 30",
+                "kgs-time_settings absolute -1", "kgs-time_settings none 5"):  # fmt: skip
+        assert fails(s, bad) == "syntax error", bad
+    assert s.move_time(BLACK) is None  # a refused command changed nothing

@@ -33,7 +33,8 @@ regression                             ``loadsgf FILE [MOVE_NUMBER]``,
 GNU Go's test extensions               ``is_legal COLOR VERTEX`` (1/0),
                                        ``all_legal COLOR``, ``captures COLOR``,
                                        ``list_stones COLOR``
-KGS                                    ``kgs-genmove_cleanup COLOR``
+KGS                                    ``kgs-genmove_cleanup COLOR``,
+                                       ``kgs-time_settings none|absolute|canadian|byoyomi``
 debugging                              ``showboard``
 =====================================  =================================================
 
@@ -82,6 +83,12 @@ Choices where GTP leaves room:
   thinking time down between ``time_left`` updates. Times must be finite numbers of
   seconds (``syntax error`` otherwise, and for a negative ``time_settings``); a negative
   ``time_left`` counts as 0 and times beyond :data:`TIME_MAX` (about 31 years) as that;
+* ``kgs-time_settings`` (KGS, GoGui) names the system: ``none``; ``absolute MAIN``;
+  ``canadian MAIN BYO STONES`` (as ``time_settings``); ``byoyomi MAIN PERIOD PERIODS``,
+  Japanese byo-yomi: after the main time, each move must be made within one PERIOD, and
+  a move that overruns it uses up periods. There ``time_left COLOR TIME N`` in byo-yomi
+  gives the time left in the current period and N the periods left; the engine gets the
+  time left in the period (in main time, at least one period: it always follows);
 * no move takes longer than the session's maximum thinking time (``banmen gtp
   --max-move-time S``, by default :data:`MAX_MOVE_TIME`, 60 s), whatever the clock or the
   engine's own spec says: past it the engine is stopped (through its stop flag) and
@@ -233,6 +240,9 @@ class GTPSession:
         self.done = False
         #: (main time, byo-yomi time, byo-yomi stones) from time_settings; None: no limit
         self.time_settings: tuple[float, float, int] | None = None
+        #: "canadian" (time_settings: BYO seconds for STONES moves) or "byoyomi"
+        #: (kgs-time_settings byoyomi: BYO seconds a move, STONES periods)
+        self.time_system = "canadian"
         self.clocks: dict[int, _Clock] = {}
         self.commands: dict[str, Callable[[list[str]], str]] = {
             "protocol_version": lambda a: "2",
@@ -252,6 +262,7 @@ class GTPSession:
             "undo": self._undo,
             "time_settings": self._time_settings,
             "time_left": self._time_left,
+            "kgs-time_settings": self._kgs_time_settings,
             "final_score": self._final_score,
             "final_status_list": self._final_status_list,
             "loadsgf": self._loadsgf,
@@ -512,8 +523,26 @@ class GTPSession:
             self.clocks = {}
             return ""
         self.time_settings = (main, byo, stones)
+        self.time_system = "canadian"
         start = _Clock(main) if main > 0 or stones == 0 else _Clock(byo, stones)
         self.clocks = {c: _Clock(start.left, start.stones) for c in (BLACK, WHITE)}
+        return ""
+
+    def _kgs_time_settings(self, args: list[str]) -> str:
+        kind = _args(args, 1)[0].lower()
+        rest = args[1:]
+        if kind == "none" and not rest:
+            self.time_settings, self.clocks, self.time_system = None, {}, "canadian"
+            return ""
+        wanted = {"absolute": 1, "canadian": 3, "byoyomi": 3}.get(kind)
+        if wanted is None or len(rest) != wanted:
+            raise GTPFailure("syntax error")
+        main = _seconds(rest[0])
+        byo, stones = (_seconds(rest[1]), _int(rest[2], 0)) if wanted == 3 else (0.0, 0)
+        if main < 0 or byo < 0 or (wanted == 3 and (byo == 0 or stones == 0)):
+            raise GTPFailure("syntax error")
+        self._time_settings([str(main), str(byo), str(stones)])
+        self.time_system = "byoyomi" if kind == "byoyomi" else "canadian"
         return ""
 
     def _time_left(self, args: list[str]) -> str:
@@ -529,14 +558,15 @@ class GTPSession:
         if clock is None:
             return None
         settings = self.time_settings
-        if clock.stones > 0:
-            raw = clock.left / clock.stones
+        byoyomi = self.time_system == "byoyomi"
+        if clock.stones > 0:  # in byo-yomi: Canadian stones, or Japanese periods left
+            raw = clock.left if byoyomi else clock.left / clock.stones
         else:
             empties = self.board.size**2 - len(self.board.stones(BLACK))
             empties -= len(self.board.stones(WHITE))
             raw = clock.left / max(20, empties // 2)
             if settings is not None and settings[1] > 0 and settings[2] > 0:
-                raw = max(raw, settings[1] / settings[2])
+                raw = max(raw, settings[1] if byoyomi else settings[1] / settings[2])
         return min(max(0.05, 0.9 * raw - 0.05), self.max_move_time)
 
     def move_limit(self, color: int) -> Limit | None:
@@ -555,8 +585,11 @@ class GTPSession:
         clock = self.clocks.get(color)
         if clock is None:
             return
-        clock.left -= seconds
         settings = self.time_settings
+        if self.time_system == "byoyomi" and settings is not None:
+            self._spend_byoyomi(clock, seconds, settings[1], settings[2])
+            return
+        clock.left -= seconds
         byo = settings is not None and settings[2] > 0
         if clock.stones > 0:
             clock.stones -= 1
@@ -567,6 +600,25 @@ class GTPSession:
             assert settings is not None
             clock.left, clock.stones = settings[1], settings[2]
         clock.left = max(clock.left, 0.0)
+
+    @staticmethod
+    def _spend_byoyomi(clock: _Clock, seconds: float, period: float, periods: int) -> None:
+        """Japanese byo-yomi: main time first; then a move within the period keeps it
+        (the period starts again), one that overruns it uses up a period per ``period``
+        seconds over."""
+        if clock.stones == 0:  # main time
+            clock.left -= seconds
+            if clock.left > 0:
+                return
+            seconds, clock.left, clock.stones = -clock.left, period, periods
+            if seconds <= 0:
+                return
+        if seconds <= clock.left:
+            clock.left = period
+            return
+        lost = math.ceil((seconds - clock.left) / period)
+        clock.stones = max(clock.stones - lost, 0)
+        clock.left = period if clock.stones > 0 else 0.0
 
     # ---- scoring
 
