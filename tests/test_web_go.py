@@ -186,6 +186,27 @@ def test_rules_and_komi_of_a_new_game_and_what_carries_over(conn: Conn) -> None:
         assert preset["komi"] == go.PRESETS[preset["name"]].komi
 
 
+def test_a_handicap_game_places_the_stones_and_white_moves_first(conn: Conn) -> None:
+    state = conn.new(size=19, handicap=4, players=HUMANS)
+    board = go.Board(19, "chinese", 0.5)
+    board.fixed_handicap(4)
+    assert state["handicap"] == 4 and state["turn"] == go.WHITE
+    assert state["komi"] == 0.5  # the stones are the compensation
+    assert sorted(i for i, c in enumerate(state["cells"]) if c == go.BLACK) == sorted(
+        i for i, c in enumerate(cells_of(board)) if c == go.BLACK
+    )
+    assert_shows(state, board)
+    state = conn.new(handicap="2", komi=5)  # a form field's text; an asked komi stays
+    assert (state["handicap"], state["komi"], state["turn"]) == (2, 5, go.WHITE)
+    state = conn.new()  # not asked for: no handicap (the komi carries over with the rules)
+    assert state["handicap"] == 0 and state["turn"] == go.BLACK
+    for bad, says in ((1, "0 (none) or 2 to 9"), (10, "from 0 to 9"), ("x", "integer")):
+        message = conn.error({"type": "new", "handicap": bad})
+        assert says in message and "\n" not in message, message
+    state = conn.move("pass")  # the refused 'new's left the game as it was
+    assert state["handicap"] == 0 and state["history"][-1]["player"] == go.BLACK
+
+
 # --------------------------------------------------------------------------- moves
 
 

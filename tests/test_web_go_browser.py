@@ -372,3 +372,27 @@ def test_the_search_shows_playouts_win_rate_and_best_line(tab: Tab) -> None:
     assert len(pg.inner_text("#think-pv").split()) >= 1
     assert "win rate" in pg.inner_text("#verdict")
     assert len(tab.stones()) == 1
+
+
+def test_a_handicap_game_from_the_form(tab: Tab) -> None:
+    tab.open()
+    tab.both_human()
+    pg = tab.page
+    old = tab.game_id()
+    pg.check('input[name="size"][value="19"]')
+    pg.select_option("#handicap", "4")
+    pg.click("#new-button")
+    tab.wait_new_game(old)
+    tab.wait_phase("human", ply=0)
+    board = go.Board(19, "chinese", 0.5)
+    board.fixed_handicap(4)
+    assert tab.stones() == expected_stones(board)  # the four star points, white to move
+    assert pg.input_value("#komi") == "0.5" and pg.input_value("#handicap") == "4"
+    tab.click("Q3")  # white moves first
+    assert tab.stones()["Q3"] == "white"
+    old = tab.game_id()
+    pg.select_option("#handicap", "0")  # back to an even game: the rules' komi again
+    pg.click("#new-button")
+    tab.wait_new_game(old)
+    tab.wait_phase("human", ply=0)
+    assert tab.stones() == {} and pg.input_value("#komi") == "7.5"

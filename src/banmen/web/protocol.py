@@ -11,8 +11,10 @@ Every client message is one JSON object with a ``type``; anything else is answer
     start a new game (a new id). Mattix: a null or missing seed picks a random deal.
     Othello takes only ``players`` (a new game is the standard start). Go takes ``size``
     (9, 13 or 19), ``rules`` (a preset: ``chinese``, ``japanese``, ``tromp-taylor``,
-    ``aga``, ``new-zealand``) and ``komi`` (whole or half points; default: the preset's);
-    what is not given carries over from the present game.
+    ``aga``, ``new-zealand``), ``komi`` (whole or half points; default: the preset's) and
+    ``handicap`` (0, or 2 to 9 black stones on the fixed points, white to move; with a
+    handicap the komi defaults to half a point); what is not given carries over from the
+    present game, except the handicap (none unless asked for).
 ``{"type": "move", "square": "c2"}``
     the human to move plays that square (Mattix: takes the piece there; Othello: puts a
     disc there, or ``"pass"`` when it has no move; Go: a GTP vertex like ``"D4"``,
@@ -99,7 +101,7 @@ class GameRules:
     example: str = "c2"
     #: rule sets 'new' may ask for (Go's presets); empty: no 'rules' field
     rule_sets: Collection[str] = ()
-    #: whether 'new' takes a 'komi' (Go)
+    #: whether 'new' takes a 'komi' and a 'handicap' (Go)
     komi: bool = False
     #: the game's own messages, type -> fields (only 'square' is supported), carried out by
     #: the game's adapter (:meth:`banmen.web.games.WebGame.act`)
@@ -122,7 +124,7 @@ class GameRules:
         if kind != "new":
             return _FIELDS[kind]
         wanted = {"size": bool(self.sizes), "seed": self.seeds, "rules": bool(self.rule_sets)}
-        wanted["komi"] = self.komi
+        wanted["komi"] = wanted["handicap"] = self.komi
         return tuple(f for f in _FIELDS["new"] if wanted.get(f, True))
 
 
@@ -138,6 +140,7 @@ class NewGame:
     players: dict[int, str] | None
     rules: str | None = None
     komi: float | None = None
+    handicap: int = 0
 
 
 @dataclass(frozen=True)
@@ -179,7 +182,7 @@ Message = Join | NewGame | Move | Undo | Stop | Settings | Load | Action
 
 _FIELDS: dict[str, tuple[str, ...]] = {
     "join": ("id",),
-    "new": ("size", "seed", "rules", "komi", "players"),
+    "new": ("size", "seed", "rules", "komi", "handicap", "players"),
     "move": ("square",),
     "undo": (),
     "stop": (),
@@ -292,6 +295,19 @@ def _komi(value: Any) -> float | None:
     return k + 0.0  # no -0.0
 
 
+def _handicap(value: Any) -> int:
+    """0 (none) or 2-9 stones; a form field may send its text. Whether the board takes
+    that many is the game's to say (a 9x9 takes 9, a 13x13 too, a 19x19 too)."""
+    if value is None:
+        return 0
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    n = _int(value, "handicap", 0, 9)
+    if n == 1:
+        raise ProtocolError("'handicap' must be 0 (none) or 2 to 9 stones, got 1")
+    return n
+
+
 def decode_object(
     raw: str | bytes | None, example: str, limit: int = MAX_MESSAGE_BYTES
 ) -> dict[str, Any]:
@@ -365,6 +381,7 @@ def parse_message(raw: str | bytes | None, rules: GameRules) -> Message:
             None if players is None else _players(players, levels),
             _rule_set(data.get("rules"), rules.rule_sets),
             _komi(data.get("komi")),
+            _handicap(data.get("handicap")),
         )
     if kind == "move":
         if "square" not in data:

@@ -66,9 +66,17 @@ class GoGame(WebGame[go.Game]):
         else:
             rules = go.CHINESE
         komi = msg.komi
-        if komi is None and msg.rules is None and now is not None:
+        if komi is None and msg.rules is None and now is not None and not msg.handicap:
             komi = now.komi  # the same rules: the same komi
-        return go.Game(go.Board(size, rules, komi), propose_dead=True), None
+        if komi is None and msg.handicap:
+            komi = 0.5  # a handicap game: the stones are the compensation
+        board = go.Board(size, rules, komi)
+        if msg.handicap:
+            try:
+                board.fixed_handicap(msg.handicap)  # white to move
+            except go.GoError as e:  # more stones than a small board (from SGF) has points
+                raise ProtocolError(str(e)) from None
+        return go.Game(board, propose_dead=True), None
 
     def board_from_record(self, data: Any) -> go.Game:
         return go.Game.from_dict(data, propose_dead=True)

@@ -107,6 +107,10 @@ function syncForm(state) {
   if (state.rules.name in RULES && state.rules.name !== "custom") select.value = state.rules.name;
   $("komi").value = String(state.komi);
   komiEdited = false;
+  const handicap = $("handicap");
+  if ([...handicap.options].some((o) => o.value === String(state.handicap))) {
+    handicap.value = String(state.handicap);
+  }
 }
 
 // What the pointer is on (hover, drag or keyboard cursor).
@@ -176,7 +180,13 @@ const page = gamePage("go", {
       rules: $("rules").value,
     };
     const komi = $("komi").value.trim();
-    if (komi !== "") msg.komi = komi; // the server checks it (and says what is wrong)
+    const handicap = Number($("handicap").value);
+    // The server checks both (and says what is wrong). The komi box shows the present
+    // game's komi: it carries over between even games, but into or out of a handicap game
+    // only when typed in (otherwise: half a point with a handicap, the rules' komi without).
+    const evenToEven = handicap === 0 && !page.state?.handicap;
+    if (komi !== "" && (komiEdited || evenToEven)) msg.komi = komi;
+    if (handicap > 0) msg.handicap = handicap;
     return msg;
   },
   fresh: syncForm,
