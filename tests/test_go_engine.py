@@ -411,3 +411,19 @@ def test_arena_report_writes_each_go_game_as_sgf(tmp_path: Path) -> None:
             assert game.counting and g.extra["dead_from"] in ("agreed", "estimate")
             settle_dead(game, (None, None), g.extra)
         assert rec.properties["SZ"] == ["5"] and rec.properties["RE"] == [game.result()]
+
+
+def test_handicap_games_search_with_a_dynamic_komi() -> None:
+    board = Board(9, "chinese", 0.5)
+    board.fixed_handicap(3)  # white to move, three stones behind
+    engine = GoEngine(Limit(nodes=300), seed=1)
+    # komi 0.5, Chinese rules' bonus of a point a stone, and 7 points a stone at the start
+    assert engine.search_komi(board) == 0.5 + 3 + 21
+    params, _ = engine._context(board)
+    assert params[P.P_KOMI2] == 2 * 24.5  # the search counts with it
+    r = engine.think(board)
+    assert r.extra == {"search_komi": 24.5}  # and says its win rate is counted so
+    plain = GoEngine(Limit(nodes=300), seed=1, dynamic_komi=False)
+    assert plain.search_komi(board) == 3.5 and plain.think(board).extra == {}
+    even = Board(9)
+    assert engine.search_komi(even) == 7.5 and engine.think(even).extra == {}

@@ -29,6 +29,12 @@ Passing and resigning:
 * It resigns when the best move's win rate is below ``resign`` (default 5%) after at
   least ``resign_visits`` simulations through the root (reused ones included).
 
+Handicap games: the search adds a *dynamic komi* for white (:func:`dynamic_komi`: 7
+points a handicap stone, falling linearly to nothing over about 200 moves on 19x19), so that
+neither side's search sees every move as won or lost while the handicap decides the
+count; the win rate it reports is then counted with that komi (``Result.extra``'s
+``search_komi``).
+
 Counting: playouts and finished games in the tree are counted by area, with the board's
 komi and handicap bonus for white — the Chinese rules the engine is made for; under
 territory rules the search's count differs from the rules' by prisoners and seki.
@@ -55,12 +61,39 @@ from banmen.games.go.scoring import estimate_dead
 from banmen.search.limits import Limit
 from banmen.search.mcts import MCTS, MctsInfo
 
-__all__ = ["GoEngine", "DEFAULT_LIMIT"]
+__all__ = ["GoEngine", "DEFAULT_LIMIT", "dynamic_komi"]
 
 #: the limit when neither the spec nor the caller gives one
 DEFAULT_LIMIT = Limit(time=1.0)
 #: seconds kept back from a time limit for the work around the search
 _MARGIN = 0.03
+
+
+#: Linear dynamic komi (as Pachi's ``dynkomi=linear`` for handicap games): each handicap
+#: stone is worth about 7 points, and the extra komi falls to nothing over the first
+#: ``DYNKOMI_SHARE`` of the board's points in moves (200 moves on 19x19).
+DYNKOMI_PER_STONE = 7.0
+DYNKOMI_SHARE = 200 / 361
+
+
+def dynamic_komi(board: Board) -> float:
+    """The extra komi for white the search adds in a handicap game after
+    ``len(board.move_stack)`` moves, in whole points (0 in an even game).
+
+    >>> b = Board(19, "chinese", 0.5)
+    >>> _ = b.fixed_handicap(4)
+    >>> dynamic_komi(b)
+    28.0
+    >>> for _ in range(100):
+    ...     b.push(next(m for m in b.legal_moves if m != PASS))
+    >>> dynamic_komi(b), dynamic_komi(Board(9))
+    (14.0, 0.0)
+    """
+    if board.handicap < 2:
+        return 0.0
+    horizon = DYNKOMI_SHARE * board.size * board.size
+    left = max(0.0, 1.0 - len(board.move_stack) / horizon)
+    return float(round(DYNKOMI_PER_STONE * board.handicap * left))
 
 
 def _no_bound(limit: Limit) -> bool:
@@ -99,6 +132,7 @@ class GoEngine(Engine[Board | Game]):
         resign: float = 0.05,
         resign_visits: int = 500,
         capacity: int = 1 << 22,
+        dynamic_komi: bool = True,
         **params: int,
     ) -> None:
         self.limit = DEFAULT_LIMIT if limit is None or _no_bound(limit) else limit
@@ -106,6 +140,7 @@ class GoEngine(Engine[Board | Game]):
         self.name = name
         self.resign = resign
         self.resign_visits = resign_visits
+        self.dynamic_komi = dynamic_komi
         self.params = params
         policy.context(9, 7.5, **params)  # a bad parameter name fails here
         self.search = MCTS(policy.kernels(), capacity)
@@ -146,8 +181,16 @@ class GoEngine(Engine[Board | Game]):
 
     # ---- helpers
 
-    def _context(self, board: Board) -> Any:
+    def search_komi(self, board: Board) -> float:
+        """The komi the search counts with: the board's, plus the handicap bonus, plus in
+        a handicap game a *dynamic komi* for white that shrinks linearly to nothing
+        (:func:`dynamic_komi`), so that the search keeps telling good moves from bad
+        while one side leads by the handicap."""
         komi = board.komi + board.rules.handicap_bonus(board.handicap)
+        return komi + (dynamic_komi(board) if self.dynamic_komi else 0.0)
+
+    def _context(self, board: Board) -> Any:
+        komi = self.search_komi(board)
         key = (board.size, komi)
         ctx = self._ctx.get(key)
         if ctx is None:
@@ -266,6 +309,8 @@ class GoEngine(Engine[Board | Game]):
         move = vertex_name(r.move, size)
         if r.winrate < self.resign and self.search.root_visits >= self.resign_visits:
             move = RESIGN_NAME
+        search_komi = self.search_komi(board)
+        real_komi = board.komi + board.rules.handicap_bonus(board.handicap)
         return Result(
             move=move,
             score=round(100 * r.winrate),
@@ -276,6 +321,8 @@ class GoEngine(Engine[Board | Game]):
             exact=False,
             stopped_by=r.stopped_by,
             seconds=request.elapsed(),
+            # the win rate is counted with this komi, not the game's
+            extra={"search_komi": search_komi} if search_komi != real_komi else {},
         )
 
     def analysis(self, board: Board) -> list[tuple[str, int, float]]:
