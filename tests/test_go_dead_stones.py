@@ -29,7 +29,7 @@ def _games(name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.open()] if path.exists() else []
 
 
-@pytest.mark.parametrize("name", ["go-dead-9x9.jsonl"])
+@pytest.mark.parametrize("name", ["go-dead-9x9.jsonl", "go-dead-19x19.jsonl"])
 def test_dead_stones_agree_with_gnugo(name: str) -> None:
     games = _games(name)
     assert len(games) >= 20, f"{name}: too few games to measure"
