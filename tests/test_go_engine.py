@@ -219,20 +219,22 @@ def _random_position(seed: int, plies: int, size: int = 9) -> Board:
 
 
 @settings(max_examples=25)
-@given(st.integers(0, 10_000), st.integers(0, 60))
-def test_playout_policy_never_fills_own_eye(seed: int, plies: int) -> None:
+@given(st.integers(0, 10_000), st.integers(0, 60), st.booleans())
+def test_playout_policy_never_fills_own_eye(seed: int, plies: int, learned: bool) -> None:
     board = _random_position(seed, plies)
     pos = board.position.copy()
     pos.meta[K.M_RNG] = seed
-    params, pat = P.context(9, 7.5)
+    ctx = P.context(9, 7.5, learned_playouts=int(learned))
+    params, pat, g3 = ctx[0], ctx[1], ctx[7]
     cand = np.zeros(32, dtype=np.int64)
+    wts = np.zeros(8)
     s = board.stride
     prev = PASS
     for _ in range(250):
         if pos.meta[K.M_PASSES] >= 2:
             break
         color = int(pos.meta[K.M_TURN])
-        p = int(P.policy_move(params, pat, pos.board, pos.grp, pos.meta, prev, cand))
+        p = int(P.policy_move(params, pat, g3, pos.board, pos.grp, pos.meta, prev, cand, wts))
         if p != PASS:
             assert not K.is_eye(pos.board, p, color, s)
             assert K.move_code(pos.board, pos.grp, pos.meta, p, color, False) == K.LEGAL
@@ -419,7 +421,7 @@ def test_handicap_games_search_with_a_dynamic_komi() -> None:
     engine = GoEngine(Limit(nodes=300), seed=1)
     # komi 0.5, Chinese rules' bonus of a point a stone, and 7 points a stone at the start
     assert engine.search_komi(board) == 0.5 + 3 + 21
-    params, _ = engine._context(board)
+    params = engine._context(board)[0]
     assert params[P.P_KOMI2] == 2 * 24.5  # the search counts with it
     r = engine.think(board)
     assert r.extra == {"search_komi": 24.5}  # and says its win rate is counted so

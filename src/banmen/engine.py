@@ -208,6 +208,12 @@ class Engine(ABC, Generic[BoardT]):
     def new_game(self) -> None:
         """Forget what earlier games taught the engine (default: nothing to forget)."""
 
+    def reseed(self, seed: int) -> None:
+        """After :meth:`new_game`: make this game's random choices a function of the
+        engine's own seed and ``seed`` (the arena passes one per game and side, so that
+        games under a fixed budget differ from deal to deal and replay the same).
+        Default: nothing random to seed."""
+
 
 # --------------------------------------------------------------------------- specs
 
@@ -222,17 +228,18 @@ ENGINE_KINDS = {
     "random": "uniformly random legal moves; option seed=N",
     "nboard": "an external Othello engine over NBoard: nboard:[depth=N ]COMMAND",
     "gtp": "an external Go engine over GTP: gtp:COMMAND",
-    "mcts": "Monte-Carlo tree search (Go); options time=SECONDS, playouts=N, seed=N "
-    "(default time=1)",
+    "mcts": "Monte-Carlo tree search (Go); options time=SECONDS, playouts=N, seed=N, "
+    "learned=0 (hand-set priors instead of the learned ones) (default time=1)",
     "mate": "a mate solver (shogi: df-pn, tsume counting); options time=SECONDS, nodes=N, "
     "hash=MB (no limit by default)",
 }
 _ALIASES = {"cpu": "alphabeta", "ab": "alphabeta"}
+_FLAGS = {"learned"}  #: options that are 0 or 1
 _OPTIONS: dict[str, dict[str, type[int] | type[float]]] = {
     "alphabeta": {"depth": int, "time": float, "nodes": int},
     "perfect": {"time": float, "nodes": int},
     "random": {"seed": int},
-    "mcts": {"time": float, "playouts": int, "seed": int},
+    "mcts": {"time": float, "playouts": int, "seed": int, "learned": int},
     "mate": {"time": float, "nodes": int, "hash": int},
 }
 
@@ -296,7 +303,10 @@ def parse_spec(text: str) -> PlayerSpec:
         except ValueError:
             what = "an integer" if conv is int else "a number"
             raise SpecError(f"bad value in {item!r}: {key} must be {what}") from None
-        if (conv is float and not v > 0) or (conv is int and key != "seed" and v < 1) or v < 0:
+        if key in _FLAGS:
+            if v not in (0, 1):
+                raise SpecError(f"bad value in {item!r}: {key} must be 0 or 1")
+        elif (conv is float and not v > 0) or (conv is int and key != "seed" and v < 1) or v < 0:
             raise SpecError(f"bad value in {item!r}: {key} must be positive")
         if conv is float and v > 1e6:
             raise SpecError(f"bad value in {item!r}: {key} must be at most 1000000 seconds")

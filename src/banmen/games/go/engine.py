@@ -151,10 +151,11 @@ class GoEngine(Engine[Board | Game]):
 
     @classmethod
     def from_spec(cls, spec: PlayerSpec) -> GoEngine:
-        """The engine of an ``mcts:time=S,playouts=N,seed=N`` player spec."""
+        """The engine of an ``mcts:time=S,playouts=N,seed=N,learned=0|1`` player spec."""
         o = spec.options
         limit = Limit(time=o.get("time"), nodes=o.get("playouts"))
-        return cls(limit, seed=o.get("seed"), name=spec.text)
+        params = {"learned": o["learned"]} if "learned" in o else {}
+        return cls(limit, seed=o.get("seed"), name=spec.text, **params)
 
     def final_dead(self, board: Board | Game) -> list[str]:
         """The stones this engine calls dead in ``board``'s position
@@ -168,6 +169,13 @@ class GoEngine(Engine[Board | Game]):
         self.search.clear()
         self._root = None
         self._rng = _mix(self.seed)
+        for st in self._scratch.values():
+            st[2][K.M_RNG] = self._rng
+
+    def reseed(self, seed: int) -> None:
+        """Make the playouts' random numbers a function of the engine's seed and ``seed``
+        (after :meth:`new_game`; the arena gives one per game and side)."""
+        self._rng = _mix(self.seed ^ _mix(seed))
         for st in self._scratch.values():
             st[2][K.M_RNG] = self._rng
 

@@ -50,6 +50,7 @@ rotation and reflection matches too.
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
 import numpy as np
@@ -58,6 +59,7 @@ from numba import njit
 
 from banmen._bits import mix64
 from banmen._jit import kernel
+from banmen.games.go.features import _code, log_gammas, weights_for
 from banmen.games.go.kernels import (
     BLACK,
     BORDER,
@@ -194,7 +196,12 @@ P_ATARI_PROB = 10  #: playout step probabilities, per mille
 P_PATTERN_PROB = 11
 P_CAPTURE_PROB = 12
 P_LONE_SA = 13  #: probability of keeping a lone-stone self-atari, per mille
-P_LEN = 14
+P_LEARNED = 14  #: 1: priors from the learned move weights (:mod:`.features`); 0: hand-set
+P_PRIOR_N = 15  #: learned priors: virtual visits a move gets
+P_PRIOR_SCALE = 16  #: learned priors: slope of the prior win rate in log-odds, per mille
+P_LOCAL_TAU = 17  #: learned playouts: weight of "play elsewhere" against the local moves
+P_LEARNED_PLAYOUTS = 18  #: 1: the playouts' local moves drawn by learned 3x3 gammas
+P_LEN = 19
 
 #: default prior weights (virtual visits) and playout probabilities
 PARAMS: dict[str, int] = {
@@ -210,6 +217,11 @@ PARAMS: dict[str, int] = {
     "pattern_prob": 900,
     "capture_prob": 900,
     "lone_selfatari": 500,
+    "learned": 1,
+    "prior_visits": 30,
+    "prior_scale": 700,
+    "local_tau": 20,
+    "learned_playouts": 0,
 }
 _SLOTS = {
     "even": P_EVEN,
@@ -224,16 +236,35 @@ _SLOTS = {
     "pattern_prob": P_PATTERN_PROB,
     "capture_prob": P_CAPTURE_PROB,
     "lone_selfatari": P_LONE_SA,
+    "learned": P_LEARNED,
+    "prior_visits": P_PRIOR_N,
+    "prior_scale": P_PRIOR_SCALE,
+    "local_tau": P_LOCAL_TAU,
+    "learned_playouts": P_LEARNED_PLAYOUTS,
 }
 
 _TABLE: npt.NDArray[np.uint8] | None = None
+_GAMMA3: dict[str, npt.NDArray[np.float32]] = {}
 
 
-def context(
-    size: int, komi: float, **params: int
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8]]:
+def gamma3_table(size: int) -> npt.NDArray[np.float32]:
+    """The learned 3x3 patterns' gammas for a board of ``size``, by raw pattern code
+    (:func:`.features._code`: the mover's view, atari marks), relative to an unlearned
+    pattern's (1.0)."""
+    w = weights_for(size)
+    key = "9" if size <= 11 else "19"
+    t = _GAMMA3.get(key)
+    if t is None:
+        t = np.ones(1 << 20, dtype=np.float32)
+        t[w.pat3_codes] = np.exp(w.pat3_lg - w.levels[0, 0]).astype(np.float32)
+        _GAMMA3[key] = t
+    return t
+
+
+def context(size: int, komi: float, **params: int) -> tuple[Any, ...]:
     """``ctx`` for the Go kernels: komi, the playout length for ``size``, the prior and
-    playout parameters (:data:`PARAMS`, overridable by name) and the pattern table."""
+    playout parameters (:data:`PARAMS`, overridable by name), the pattern table and the
+    learned move weights for ``size`` (:meth:`.features.Weights.arrays`)."""
     global _TABLE
     if _TABLE is None:
         _TABLE = pattern_table()
@@ -247,7 +278,7 @@ def context(
         if name not in _SLOTS:
             raise ValueError(f"unknown Go search parameter {name!r}")
         p[_SLOTS[name]] = int(value)
-    return p, _TABLE
+    return (p, _TABLE, *weights_for(size).arrays(), gamma3_table(size))
 
 
 # --------------------------------------------------------------------------- tactics
@@ -456,6 +487,41 @@ def _pattern_moves(
 
 
 @njit(cache=True, _nrt=False)
+def _local_move(board: Any, grp: Any, meta: Any, g3: Any, last: int, color: int, tau: float,
+                cand: Any, wts: Any) -> int:  # fmt: skip
+    """One of the empty points around ``last``, drawn in proportion to its learned 3x3
+    pattern gamma, against ``tau`` for playing elsewhere (PASS); a drawn move that is
+    illegal, fills an own eye or is a self-atari also gives PASS."""
+    s = meta[M_STRIDE]
+    n = 0
+    total = 0.0
+    for o in (-s - 1, -s, -s + 1, -1, 1, s - 1, s, s + 1):
+        q = last + o
+        if board[q] != EMPTY:
+            continue
+        w = g3[_code(board, grp, meta, q, color, 8)]
+        cand[n] = q
+        wts[n] = w
+        total += w
+        n += 1
+    if n == 0:
+        return PASS
+    x = rand_below(meta, 1 << 30) * ((total + tau) / (1 << 30))
+    if x >= total:
+        return PASS
+    k = 0
+    while k < n - 1 and x >= wts[k]:
+        x -= wts[k]
+        k += 1
+    q = cand[k]
+    if is_eye(board, q, color, s) or not _legal(board, grp, meta, q, color):
+        return PASS
+    if libs_after(board, grp, meta, q, color) < 2:
+        return PASS
+    return q
+
+
+@njit(cache=True, _nrt=False)
 def _capture_moves(board: Any, grp: Any, meta: Any, around: int, color: int, cand: Any) -> int:
     """Captures of enemy groups in atari among the eight neighbours of ``around``."""
     s = meta[M_STRIDE]
@@ -499,7 +565,15 @@ def _random_move(board: Any, grp: Any, meta: Any, color: int, lone_sa: int) -> i
 
 @njit(cache=True, _nrt=False)
 def policy_move(
-    params: Any, pat: Any, board: Any, grp: Any, meta: Any, prev: int, cand: Any
+    params: Any,
+    pat: Any,
+    g3: Any,
+    board: Any,
+    grp: Any,
+    meta: Any,
+    prev: int,
+    cand: Any,
+    wts: Any,
 ) -> int:
     """The playout policy's move for the side to move (module docstring); ``prev`` is the
     mover's own previous move (or PASS)."""
@@ -510,7 +584,13 @@ def policy_move(
             n = _atari_moves(board, grp, meta, last, color, cand)
             if n > 0:
                 return cand[rand_below(meta, n)]
-        if _chance(meta, params[P_PATTERN_PROB]):
+        if params[P_LEARNED_PLAYOUTS] != 0:
+            if _chance(meta, params[P_PATTERN_PROB]):
+                q = _local_move(board, grp, meta, g3, last, color, float(params[P_LOCAL_TAU]),
+                                cand, wts)  # fmt: skip
+                if q != PASS:
+                    return q
+        elif _chance(meta, params[P_PATTERN_PROB]):
             n = _pattern_moves(board, grp, meta, pat, last, color, cand)
             if n > 0:
                 return cand[rand_below(meta, n)]
@@ -527,19 +607,20 @@ def policy_move(
 
 @njit(cache=True, nogil=True)
 def policy_playout(
-    params: Any, pat: Any, board: Any, grp: Any, meta: Any, seq: Any, seqc: Any
+    params: Any, pat: Any, g3: Any, board: Any, grp: Any, meta: Any, seq: Any, seqc: Any
 ) -> int:
     """Play the policy to the end (two passes, or ``params[P_MAXPLY]`` plies or the length
     of ``seq``); the moves go to ``seq`` and their colours to ``seqc``. Returns the number
     of moves played."""
     cand = np.empty(32, dtype=np.int64)
+    wts = np.empty(8, dtype=np.float64)
     limit = min(params[P_MAXPLY], seq.shape[0])
     n = 0
     prev = PASS
     last = meta[M_LAST]
     while meta[M_PASSES] < 2 and n < limit:
         color = meta[M_TURN]
-        p = policy_move(params, pat, board, grp, meta, prev, cand)
+        p = policy_move(params, pat, g3, board, grp, meta, prev, cand, wts)
         play(board, grp, meta, p, color)
         seq[n] = p
         seqc[n] = color
@@ -551,7 +632,15 @@ def policy_playout(
 
 @njit(cache=True, nogil=True)
 def policy_ownership(
-    params: Any, pat: Any, board: Any, grp: Any, meta: Any, n: int, seed: int, own: Any
+    params: Any,
+    pat: Any,
+    g3: Any,
+    board: Any,
+    grp: Any,
+    meta: Any,
+    n: int,
+    seed: int,
+    own: Any,
 ) -> None:
     """``n`` playouts of the policy from the position (left unchanged), every other one
     with the other side to move first (a final position's tempo is nobody's); ``own[p]``
@@ -572,7 +661,7 @@ def policy_ownership(
         if i % 2 == 1:
             m2[M_TURN] = 3 - meta[M_TURN]
         m2[M_RNG] = rng
-        policy_playout(params, pat, b2, g2, m2, seq, seqc)
+        policy_playout(params, pat, g3, b2, g2, m2, seq, seqc)
         rng = m2[M_RNG]
         add_ownership(b2, m2, own)
 
@@ -680,6 +769,8 @@ def go_expand(ctx: Any, st: Any, moves: Any, prior_n: Any, prior_w: Any) -> int:
     moves[0] = PASS
     prior_n[0] = even
     prior_w[0] = even * params[P_PASS] / 1000.0
+    if params[P_LEARNED] != 0:
+        return _learned_priors(ctx, st, moves, prior_n, prior_w)
     count = 1
     for r in range(1, size + 1):
         for c in range(1, size + 1):
@@ -732,11 +823,36 @@ def go_expand(ctx: Any, st: Any, moves: Any, prior_n: Any, prior_w: Any) -> int:
     return count
 
 
+@njit(cache=True)
+def _learned_priors(ctx: Any, st: Any, moves: Any, prior_n: Any, prior_w: Any) -> int:
+    """Priors from the learned move weights: a move whose weight is the share ``pi`` of
+    all candidates' gets ``prior_visits`` virtual visits at the win rate
+    ``sigmoid(scale * log(pi * n))`` (``n`` candidates: an average move starts at 1/2)."""
+    params = ctx[0]
+    w = (ctx[2], ctx[3], ctx[4], ctx[5], ctx[6])
+    lg = np.empty(moves.shape[0], dtype=np.float64)
+    n = log_gammas(w, st[0], st[1], st[2], moves[1:], lg)
+    if n == 0:
+        return 1
+    top = lg[:n].max()
+    z = 0.0
+    for i in range(n):
+        z += math.exp(lg[i] - top)
+    base = top + math.log(z) - math.log(n)  # log of the mean gamma
+    pn = float(params[P_PRIOR_N])
+    scale = params[P_PRIOR_SCALE] / 1000.0
+    for i in range(n):
+        q = 1.0 / (1.0 + math.exp(-scale * (lg[i] - base)))
+        prior_n[i + 1] = pn
+        prior_w[i + 1] = pn * q
+    return n + 1
+
+
 @kernel
 def go_playout(ctx: Any, st: Any, seq: Any, seqc: Any) -> tuple[float, int]:
     """Play the policy to the end: (reward for black, moves played)."""
     params = ctx[0]
-    n = policy_playout(params, ctx[1], st[0], st[1], st[2], seq, seqc)
+    n = policy_playout(params, ctx[1], ctx[7], st[0], st[1], st[2], seq, seqc)
     return _reward(2 * playout_score(st[0], st[2]) - params[P_KOMI2]), n
 
 

@@ -360,8 +360,10 @@ def ownership(board: Board, playouts: int = 1024, seed: int = 0) -> dict[int, fl
         raise ScoringError(f"playouts must be at least 1, got {playouts}")
     pos = board.position
     own = np.zeros(len(pos.board), dtype=np.int64)
-    params, patterns = policy.context(board.size, board.komi)
-    policy.policy_ownership(params, patterns, pos.board, pos.grp, pos.meta, playouts, seed, own)
+    # the hand-set playout policy: the one the dead-stone thresholds were set with
+    ctx = policy.context(board.size, board.komi, learned_playouts=0)
+    policy.policy_ownership(ctx[0], ctx[1], ctx[7], pos.board, pos.grp, pos.meta, playouts, seed,
+                            own)  # fmt: skip
     return {int(p): float(own[p]) / playouts for p in K.board_points(board.size)}
 
 
