@@ -45,7 +45,7 @@ def _random_board(seed: int, plies: int, size: int = 9) -> Board:
 def _features(board: Board, p: int) -> np.ndarray:
     pos = board.position
     out = np.zeros(F.NGROUPS, dtype=np.int64)
-    F.move_features(pos.board, pos.grp, pos.meta, p, out)
+    F.move_features(pos.board, pos.grp, pos.meta, p, out, F.new_stacks(board.stride))
     return out
 
 
@@ -181,8 +181,20 @@ def test_tactical_levels() -> None:
         . . . . O
         """
     )
-    assert _levels(b4, "D1")["atari"] == 1
+    # ... and it runs up the edge into black's ladder (2); with a white stone on E4 it
+    # connects and lives (1)
+    assert _levels(b4, "D1")["atari"] == 2
     assert _levels(b4, "A3")["atari"] == 0
+    b5 = _diagram(
+        """
+        . . . . .
+        . . . . O
+        . . . . .
+        . . . . .
+        . . . . O
+        """
+    )
+    assert _levels(b5, "D1")["atari"] == 1
     # the 3-4 point of an empty 19x19 board: lines (3, 4), an empty area
     e = Board(19)
     line = _levels(e, "C4")["line"]
@@ -190,6 +202,49 @@ def test_tactical_levels() -> None:
     pair = (lo - 1) * 5 - (lo - 1) * (lo - 2) // 2 + (hi - lo)
     assert line == 2 * pair + 1
     assert _levels(e, "C4")["dist"] == 0  # no last move
+
+
+LADDER = """
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . X . . . .
+. . . . O X . . .
+. . . X . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+"""
+
+
+@pytest.mark.parametrize("breaker", [None, "C7", "B8"])
+def test_ladders(breaker: str | None) -> None:
+    """White's E5 (two liberties, D5 and E4) next to black's E6, F5 and D4: black's atari
+    on E4 drives it up and left to the edge in a ladder — unless a white stone on the
+    way (a ladder breaker) meets it. The same read decides the escape: black's E5 in
+    the colour-swapped position escaping on D5 runs into the ladder."""
+    b = _diagram(LADDER, turn=BLACK)
+    if breaker:
+        pos = b.position
+        stones = [int(p) for p in K.board_points(9)]
+        black = [p for p in stones if pos.board[p] == BLACK]
+        white = [p for p in stones if pos.board[p] == WHITE] + [_point(b, breaker)]
+        b.setup(black, white, turn=BLACK)
+    caught = breaker is None
+    assert (_levels(b, "E4")["atari"] == 2) is caught
+    pos = b.position
+    stacks = F.new_stacks(b.stride)
+    assert F.ladder_after(pos.board, pos.grp, pos.meta, _point(b, "E4"), _point(b, "E5"),
+                          stacks) is caught  # fmt: skip
+    # colours swapped, white has played E4 (atari): black's extension on D5
+    pts = [int(p) for p in K.board_points(9)]
+    sw = Board(9)
+    sw.setup(
+        [p for p in pts if pos.board[p] == WHITE],
+        [p for p in pts if pos.board[p] == BLACK] + [_point(b, "E4")],
+        turn=BLACK,
+    )
+    assert _levels(sw, "D5")["escape"] == (3 if caught else 1)
 
 
 def test_shipped_weights_rank_gnugos_moves() -> None:
@@ -220,7 +275,8 @@ def test_shipped_weights_rank_gnugos_moves() -> None:
                     uniform_ll -= np.log(n)
                     decisions += 1
                     j = int(hit[0])
-                    F.move_features(pos.board, pos.grp, pos.meta, int(moves[j]), f)
+                    stacks = F.new_stacks(board.stride)
+                    F.move_features(pos.board, pos.grp, pos.meta, int(moves[j]), f, stacks)
                     assert F.move_log_gamma(arrays, f) == pytest.approx(lg[j])
             board.push(mv)
     assert decisions > 300

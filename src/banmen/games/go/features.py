@@ -23,12 +23,14 @@ The groups (:data:`GROUPS`), for the player to move ``X`` against ``O``:
     in atari (saving it); 3 captures one stone; 4 captures more.
 ``escape``
     0 none; the move is the last liberty of an ``X`` group and extends it to 1 two
-    liberties, 2 three or more.
+    liberties, 2 three or more, 3 two liberties from which ``O`` captures it in a ladder
+    (:func:`ladder_after`).
 ``selfatari``
     0 none; the move leaves its own group one liberty (and captures nothing): 1 a lone
     stone (a throw-in), 2 joined to other stones.
 ``atari``
-    0 none; 1 leaves an ``O`` group next to it with one liberty (not a self-atari).
+    0 none; 1 leaves an ``O`` group next to it with one liberty (not a self-atari); 2 and
+    such a group cannot escape a ladder.
 ``dist``
     Distance to the last move, ``dx + dy + max(dx, dy)`` (2 for an adjacent point), one
     level each for 2 .. 16 and one for 17 and beyond; 0 when the last move was a pass.
@@ -76,6 +78,7 @@ from banmen.games.go.kernels import (
     PASS,
     is_eye,
     move_code,
+    play,
 )
 
 __all__ = [
@@ -88,6 +91,8 @@ __all__ = [
     "log_gammas",
     "canonical",
     "symmetric_codes",
+    "ladder_after",
+    "new_stacks",
 ]
 
 #: the feature groups, in the order of a feature vector
@@ -95,7 +100,7 @@ GROUPS = ("pat3", "pat12", "capture", "escape", "selfatari", "atari", "dist", "l
 F_PAT3, F_PAT12, F_CAPTURE, F_ESCAPE, F_SELFATARI, F_ATARI, F_DIST, F_LINE = range(8)
 NGROUPS = len(GROUPS)
 #: levels of the non-pattern groups (patterns have as many as were learned, plus one)
-LEVELS = {"capture": 5, "escape": 3, "selfatari": 3, "atari": 2, "dist": 17, "line": 30}
+LEVELS = {"capture": 5, "escape": 4, "selfatari": 3, "atari": 3, "dist": 17, "line": 30}
 
 # pattern cells as (row step, column step): the 3x3 ring first, then the four points two
 # away; cells 1, 3, 4, 6 are the orthogonal neighbours, which carry atari marks
@@ -250,6 +255,187 @@ def _libs_after(board: Any, grp: Any, meta: Any, p: int, color: int, cap: int) -
 
 
 @njit(cache=True)
+def _group_libs(board: Any, grp: Any, meta: Any, q: int, out: Any, cap: int) -> int:
+    """The distinct liberties (up to ``cap``) of the group on ``q`` into ``out``."""
+    s = meta[M_STRIDE]
+    npts = s * s
+    g = grp[G_HEAD * npts + q]
+    n = 0
+    st = g
+    while True:
+        for o in (-1, 1, -s, s):
+            t = st + o
+            if board[t] == EMPTY:
+                dup = False
+                for i in range(n):
+                    if out[i] == t:
+                        dup = True
+                if not dup:
+                    out[n] = t
+                    n += 1
+                    if n >= cap:
+                        return n
+        st = grp[G_NEXT * npts + st]
+        if st == g:
+            break
+    return n
+
+
+#: ladder reading: the deepest line read (plies) and the most positions visited
+LADDER_DEPTH = 60
+LADDER_NODES = 1000
+
+
+@njit(cache=True)
+def _ladder_options(bs: Any, gs: Any, ms: Any, d: int, prey: int, prey_moves: bool,
+                    opts: Any) -> int:  # fmt: skip
+    """The moves read at level ``d``: for the prey (its group in atari), its liberty and
+    the captures of attacker stones in atari next to it; for the attacker (the prey has
+    two liberties), the two ataris. -1: the prey is not in atari (it escaped) or, on the
+    attacker's turn, has not two liberties (-2: one, it is lost)."""
+    board = bs[d]
+    grp = gs[d]
+    meta = ms[d]
+    s = meta[M_STRIDE]
+    npts = s * s
+    libs = np.empty(3, dtype=np.int64)
+    if prey_moves:
+        if _group_libs(board, grp, meta, prey, libs, 2) != 1:
+            return -1
+        opts[d, 0] = libs[0]
+        k = 1
+        color = board[prey]
+        g = grp[G_HEAD * npts + prey]
+        st = g
+        while True:
+            for o in (-1, 1, -s, s):
+                t = st + o
+                if board[t] == 3 - color and _in_atari(grp, npts, t) and k < opts.shape[1]:
+                    _group_libs(board, grp, meta, t, libs, 1)
+                    opts[d, k] = libs[0]
+                    k += 1
+            st = grp[G_NEXT * npts + st]
+            if st == g:
+                break
+        return k
+    n = _group_libs(board, grp, meta, prey, libs, 3)
+    if n != 2:
+        return -2 if n <= 1 else -1
+    # the ataris that are no self-atari, the one leaving the prey fewer empty points
+    # to run to first (the ladder's direction): a wrong one is read to its end before
+    # the right one otherwise, and may use up the budget
+    attacker = 3 - board[prey]
+    k = 0
+    for i in range(2):
+        a = libs[i]
+        if _libs_after(board, grp, meta, a, attacker, 2) >= 2:
+            opts[d, k] = a
+            k += 1
+    if k == 2:
+        room0 = 0
+        room1 = 0
+        for o in (-1, 1, -s, s):
+            room0 += board[libs[1] + o] == EMPTY and libs[1] + o != libs[0]
+            room1 += board[libs[0] + o] == EMPTY and libs[0] + o != libs[1]
+        if room1 < room0:
+            opts[d, 0] = libs[1]
+            opts[d, 1] = libs[0]
+    return k
+
+
+@njit(cache=True)
+def _ladder(bs: Any, gs: Any, ms: Any, prey: int, prey_moves: bool) -> bool:
+    """Ladder reading from the state at level 0 of the stacks (``bs``, ``gs``, ``ms``):
+    with ``prey_moves`` the prey's group (the stone on ``prey``) is in atari and its
+    owner moves — True if it escapes (extending, or capturing an attacker in atari,
+    reaches three liberties, or two from which the attacker cannot capture it); else
+    the attacker moves against two liberties — True if one of its two ataris captures
+    the prey whatever it does. A depth-first AND/OR search with an explicit stack (level
+    ``d + 1`` holds the position after a move at level ``d``); beyond
+    :data:`LADDER_DEPTH` plies or :data:`LADDER_NODES` positions the prey is taken to
+    escape (nothing proved)."""
+    depth = bs.shape[0]
+    opts = np.empty((depth, 8), dtype=np.int64)
+    count = np.zeros(depth, dtype=np.int64)
+    idx = np.zeros(depth, dtype=np.int64)
+    kind = np.zeros(depth, dtype=np.bool_)  # True: the prey moves at that level
+    kind[0] = prey_moves
+    c = _ladder_options(bs, gs, ms, 0, prey, prey_moves, opts)
+    if c < 0:
+        return (c == -1) if prey_moves else (c == -2)
+    count[0] = c
+    d = 0
+    nodes = 0
+    done = False  # the node at level d is decided, its mover winning if ``value``
+    value = False
+    while True:
+        if done:
+            if d == 0:
+                return value
+            d -= 1
+            if not value:
+                value = True  # the child's mover lost: this level's mover wins
+                continue
+            done = False
+        if idx[d] >= count[d]:
+            done = True
+            value = False
+            continue
+        m = opts[d, idx[d]]
+        idx[d] += 1
+        board = bs[d]
+        color = board[prey] if kind[d] else 3 - board[prey]
+        if move_code(board, gs[d], ms[d], m, color, False) != LEGAL:
+            continue
+        bs[d + 1][:] = board
+        gs[d + 1][:] = gs[d]
+        ms[d + 1][:] = ms[d]
+        play(bs[d + 1], gs[d + 1], ms[d + 1], m, color)
+        nodes += 1
+        if bs[d + 1][prey] == EMPTY:  # captured
+            if not kind[d]:
+                done = True
+                value = True
+            continue
+        beyond = d + 2 >= depth or nodes > LADDER_NODES
+        c = _ladder_options(bs, gs, ms, d + 1, prey, not kind[d], opts)
+        if kind[d]:
+            if c == -1:  # three or more liberties
+                done = True
+                value = True
+                continue
+            if c == -2:  # still in atari after its own move
+                continue
+            if beyond:
+                done = True
+                value = True  # taken to escape
+                continue
+        else:
+            if c < 0 or beyond:  # not in atari after all, or read too far: no capture
+                continue
+        kind[d + 1] = not kind[d]
+        count[d + 1] = c
+        idx[d + 1] = 0
+        d += 1
+
+
+@njit(cache=True)
+def ladder_after(board: Any, grp: Any, meta: Any, p: int, prey: int, stacks: Any) -> bool:
+    """After the side to move plays ``p``: is the group on ``prey`` caught in a ladder?
+    (``prey`` the mover's own group with two liberties left: can the opponent capture
+    it by ataris; or an opponent group ``p`` put in atari: can it not escape.)"""
+    bs, gs, ms = stacks
+    bs[0][:] = board
+    gs[0][:] = grp
+    ms[0][:] = meta
+    color = meta[M_TURN]
+    play(bs[0], gs[0], ms[0], p, color)
+    if bs[0][prey] == color:
+        return _ladder(bs, gs, ms, prey, False)
+    return not _ladder(bs, gs, ms, prey, True)
+
+
+@njit(cache=True)
 def _two_libs_with(grp: Any, npts: int, g: int, p: int, k: int) -> bool:
     """Has group ``g`` exactly two distinct liberties, one of them ``p`` (touched by
     ``k`` of its stones)? Then a stone on ``p`` puts it in atari."""
@@ -263,7 +449,17 @@ def _two_libs_with(grp: Any, npts: int, g: int, p: int, k: int) -> bool:
 
 
 @njit(cache=True)
-def move_features(board: Any, grp: Any, meta: Any, p: int, out: Any) -> None:
+def new_stacks(stride: int) -> tuple[Any, Any, Any]:
+    """Scratch states for :func:`ladder_after` on a board of that stride (rows are
+    only touched as deep as a ladder goes)."""
+    npts = stride * stride
+    return (np.empty((LADDER_DEPTH, npts), dtype=np.int8),
+            np.empty((LADDER_DEPTH, 8 * npts), dtype=np.int32),
+            np.empty((LADDER_DEPTH, 12), dtype=np.int64))  # fmt: skip
+
+
+@njit(cache=True)
+def move_features(board: Any, grp: Any, meta: Any, p: int, out: Any, stacks: Any) -> None:
     """The levels of the move ``p`` (an empty point) for the side to move, written to
     ``out[2:]``; ``out[0]`` and ``out[1]`` get the raw 3x3 and 12-point pattern codes
     (module docstring)."""
@@ -279,6 +475,8 @@ def move_features(board: Any, grp: Any, meta: Any, p: int, out: Any) -> None:
     capture = 0
     escape = False
     atari = False
+    preys = np.zeros(4, dtype=np.int64)
+    npreys = 0
     for o in (-1, 1, -s, s):
         q = p + o
         v = board[q]
@@ -308,11 +506,15 @@ def move_features(board: Any, grp: Any, meta: Any, p: int, out: Any) -> None:
                         k += 1
                 if _two_libs_with(grp, npts, g, p, k):
                     atari = True
+                    preys[npreys] = q
+                    npreys += 1
         elif v == color and _in_atari(grp, npts, q):
             escape = True
     libs = _libs_after(board, grp, meta, p, color, 3)
     out[F_CAPTURE] = capture
     out[F_ESCAPE] = 0 if not escape or libs < 2 else (1 if libs == 2 else 2)
+    if out[F_ESCAPE] == 1 and ladder_after(board, grp, meta, p, p, stacks):
+        out[F_ESCAPE] = 3
     if capture == 0 and libs <= 1:
         joins = False
         for o in (-1, 1, -s, s):
@@ -322,7 +524,13 @@ def move_features(board: Any, grp: Any, meta: Any, p: int, out: Any) -> None:
         atari = False
     else:
         out[F_SELFATARI] = 0
-    out[F_ATARI] = 1 if atari else 0
+    out[F_ATARI] = 0
+    if atari:
+        out[F_ATARI] = 1
+        for i in range(npreys):
+            if ladder_after(board, grp, meta, p, preys[i], stacks):
+                out[F_ATARI] = 2
+                break
     # distance to the last move
     r = p // s
     c = p - r * s
@@ -354,6 +562,7 @@ def all_features(board: Any, grp: Any, meta: Any, moves: Any, feats: Any) -> int
     """The candidate moves of a position (legal, not the mover's own eye; no pass) into
     ``moves`` and their features into ``feats`` (one row each); returns how many."""
     s = meta[M_STRIDE]
+    stacks = new_stacks(s)
     size = meta[M_SIZE]
     color = meta[M_TURN]
     n = 0
@@ -365,7 +574,7 @@ def all_features(board: Any, grp: Any, meta: Any, moves: Any, feats: Any) -> int
             if move_code(board, grp, meta, p, color, False) != LEGAL:
                 continue
             moves[n] = p
-            move_features(board, grp, meta, p, feats[n])
+            move_features(board, grp, meta, p, feats[n], stacks)
             n += 1
     return n
 
@@ -471,6 +680,7 @@ def log_gammas(w: Any, board: Any, grp: Any, meta: Any, moves: Any, lg: Any) -> 
     size = meta[M_SIZE]
     color = meta[M_TURN]
     f = np.zeros(NGROUPS, dtype=np.int64)
+    stacks = new_stacks(s)
     n = 0
     for r in range(1, size + 1):
         for c in range(1, size + 1):
@@ -480,7 +690,7 @@ def log_gammas(w: Any, board: Any, grp: Any, meta: Any, moves: Any, lg: Any) -> 
             if move_code(board, grp, meta, p, color, False) != LEGAL:
                 continue
             moves[n] = p
-            move_features(board, grp, meta, p, f)
+            move_features(board, grp, meta, p, f, stacks)
             lg[n] = move_log_gamma(w, f)
             n += 1
     return n
