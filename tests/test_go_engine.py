@@ -65,9 +65,13 @@ X X X X . . .
 
 @pytest.mark.parametrize("turn", [BLACK, WHITE])
 def test_captures_or_saves_the_group_in_atari(engine: GoEngine, turn: int) -> None:
-    # black captures four stones on E3; white saves them there
+    # black captures four stones on E3; white saves them there. The last move is the
+    # one that made the atari (white's D3, black's D4), as in a game: the learned
+    # weights value answering it (a capture of four stones nobody just touched is
+    # rare in GNU Go's games, whose opponents do not leave big groups in atari)
     engine.new_game()
     board = diagram(ATARI, turn, komi=0.5)
+    board.position.meta[K.M_LAST] = parse_vertex("D3" if turn == BLACK else "D4", 7)
     r = engine.think(board, Limit(nodes=1500))
     assert r.move == "E3"
     assert r.nodes == 1500 and r.stopped_by == "nodes" and not r.exact
@@ -164,6 +168,29 @@ def test_time_limit_and_info(engine: GoEngine) -> None:
     assert r.stopped_by == "time" and r.nodes > 0 and r.move not in (None, "pass", "resign")
     assert infos and infos[-1].nodes == r.nodes and infos[-1].pv == r.pv
     assert all(0 <= i.score <= 100 for i in infos)
+
+
+def test_unsettled_searches_go_past_the_target() -> None:
+    """With a clock's target, an open choice (the empty board: many moves alike) goes on
+    past the target towards the hard limit; a forced one (saving a big group in atari)
+    stops near its target."""
+    e = GoEngine(seed=5)
+    r = e.think(Board(9), Limit(nodes=300))
+    assert e._unsettled()  # most visited move has < 1.5x the second's visits
+    e.new_game()
+    board = diagram(ATARI, turn=BLACK)
+    board.position.meta[K.M_LAST] = parse_vertex("D3", 7)
+    e.think(board, Limit(nodes=3000))
+    assert not e._unsettled() and e.search.children()[0].move == board.parse_move("E3")
+    # the think loop: past the target while unsettled (forced here), else not
+    for unsettled in (True, False):
+        e.new_game()
+        e._unsettled = lambda u=unsettled: u  # type: ignore[method-assign]
+        r = e.think(Board(9), Limit(time=0.6, target=0.1))
+        assert e.extended is unsettled and r.stopped_by == "time"
+        assert r.nodes > 0 and r.move not in (None, "pass", "resign")
+    with pytest.raises(ValueError, match="target"):
+        Limit(time=1.0, target=2.0)
 
 
 def test_stop_flag(engine: GoEngine) -> None:

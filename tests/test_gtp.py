@@ -589,7 +589,10 @@ def test_time_control_sets_the_move_limit() -> None:
     assert s.move_time(WHITE) == pytest.approx(0.9 * 60 / 40 - 0.05)
     ok(s, "genmove w")
     limit = engine.limits[-1]
-    assert limit is not None and limit.time == pytest.approx(0.9 * 60 / 40 - 0.05)
+    target = 0.9 * 60 / 40 - 0.05
+    assert limit is not None and limit.target == pytest.approx(target)
+    # an unsettled search may go on to 2.5 times that (a quarter of the time left is more)
+    assert limit.time == pytest.approx(2.5 * target)
     ok(s, "time_left b 10 0")  # 10 s of main time, 79 empty points
     assert s.move_time(BLACK) == pytest.approx(0.9 * 10 / 39 - 0.05)
     ok(s, "boardsize 5")  # 25 empty points: at least 20 moves to go
@@ -611,7 +614,34 @@ def test_time_control_sets_the_move_limit() -> None:
     ok(s, "time_settings 60 0 0")
     limit = s.move_limit(BLACK)
     assert limit is not None and limit.nodes == 5000 and limit.time is not None
-    assert limit.time == pytest.approx(0.9 * 60 / 20 - 0.05)
+    assert limit.target == pytest.approx(0.9 * 60 / 20 - 0.05)
+
+
+def test_the_hard_limit_keeps_the_clock_safe() -> None:
+    """Past the target, a move may take 2.5 times as long, but no more than a quarter of
+    the main time left, half a Canadian period's time left, or nothing in Japanese
+    byo-yomi (an overrun costs a period)."""
+    s = new_session(19, FirstMove())
+    ok(s, "time_settings 600 0 0")
+    ok(s, "time_left b 40 0")  # 40 s for ~180 moves: 0.9 * 40 / 180 - 0.05 a move
+    limit = s.move_limit(BLACK)
+    assert limit is not None and limit.target is not None and limit.time is not None
+    assert limit.time == pytest.approx(2.5 * limit.target)
+    ok(s, "time_left b 1 0")  # nearly flagged: the target's floor (0.05 s), 2.5x that
+    limit = s.move_limit(BLACK)
+    assert limit is not None and limit.target == 0.05 and limit.time == pytest.approx(0.125)
+    ok(s, "time_left b 0.1 0")  # a quarter of what is left is less than 2.5x the floor
+    limit = s.move_limit(BLACK)
+    assert limit is not None and limit.time == pytest.approx(0.05)
+    ok(s, "time_settings 0 30 10")  # Canadian: 30 s for 10 stones
+    ok(s, "time_left b 4 2")  # 4 s for the last two stones: target 1.75 s, at most 2 s
+    limit = s.move_limit(BLACK)
+    assert limit is not None and limit.target == pytest.approx(0.9 * 2 - 0.05)
+    assert limit.time == pytest.approx(2.0)
+    ok(s, "kgs-time_settings byoyomi 0 10 3")  # Japanese: 10 s a move, three periods
+    ok(s, "time_left b 10 3")
+    limit = s.move_limit(BLACK)
+    assert limit is not None and limit.time == limit.target == pytest.approx(0.9 * 10 - 0.05)
 
 
 def test_huge_times_are_clamped_to_the_longest_move() -> None:

@@ -77,7 +77,11 @@ Choices where GTP leaves room:
   the byo-yomi time per stone when there is byo-yomi (it follows the main time, so that
   much is always safe); in byo-yomi, the period's time left divided by its stones left.
   90% of that less 0.05 s (at least 0.05 s, at most the session's maximum) goes to the
-  engine, replacing the time bound of its own spec (its depth or node bound stays).
+  engine, replacing the time bound of its own spec (its depth or node bound stays), as
+  the move's *target*; an engine that can tell an unsettled search (the Go engine: a
+  less visited move looking better) may go on up to 2.5 times that (its hard limit),
+  but never past a quarter of the main time left, half of a Canadian period's time
+  left, or the target in Japanese byo-yomi (:meth:`GTPSession.move_limit`).
   ``BYO > 0`` with ``STONES = 0`` means no time limit (the specification's convention);
   without ``time_settings`` the engine uses its own limit. The session also counts its own
   thinking time down between ``time_left`` updates. Times must be finite numbers of
@@ -576,10 +580,20 @@ class GTPSession:
         seconds = self.move_time(color)
         if seconds is None:
             return None
+        hard = self._hard_time(color, seconds)
         own = getattr(self.engine, "limit", None)
         if isinstance(own, Limit):
-            return Limit(time=seconds, depth=own.depth, nodes=own.nodes)
-        return Limit(time=seconds)
+            return Limit(time=hard, depth=own.depth, nodes=own.nodes, target=seconds)
+        return Limit(time=hard, target=seconds)
+
+    def _hard_time(self, color: int, target: float) -> float:
+        """How long a move with ``target`` seconds may take while the engine's search is
+        unsettled (module docstring)."""
+        clock = self.clocks[color]
+        if self.time_system == "byoyomi" and clock.stones > 0:
+            return target  # an overrun costs a period
+        share = clock.left / 2 if clock.stones > 0 else clock.left / 4
+        return max(target, min(2.5 * target, share, self.max_move_time))
 
     def _spend(self, color: int, seconds: float) -> None:
         clock = self.clocks.get(color)

@@ -13,7 +13,7 @@ import logging
 import math
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +35,10 @@ class Limit:
 
     ``time`` is in seconds (wall clock), ``depth`` in plies, ``nodes`` in visited nodes.
     With no bound at all a search runs to the end of the game (an exact solve).
+    ``target`` (seconds, at most ``time``) is what a clock-driven controller would like
+    the move to take: an engine that can tell an unsettled search from a settled one
+    (the Go engine) stops near it and goes on towards ``time`` only while the search
+    is unsettled; ``time`` stays the hard bound for every engine.
 
     >>> Limit(time=0.5)
     Limit(time=0.5, depth=None, nodes=None)
@@ -43,6 +47,7 @@ class Limit:
     time: float | None = None
     depth: int | None = None
     nodes: int | None = None
+    target: float | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.time is not None and not (self.time > 0 and math.isfinite(self.time)):
@@ -51,6 +56,9 @@ class Limit:
             raise ValueError(f"depth limit must be a positive integer, got {self.depth!r}")
         if self.nodes is not None and (not isinstance(self.nodes, int) or self.nodes < 1):
             raise ValueError(f"node limit must be a positive integer, got {self.nodes!r}")
+        if self.target is not None and not (self.time is not None and 0 < self.target <= self.time):
+            raise ValueError(f"target time must be positive and at most the time limit, "
+                             f"got {self.target!r} with time {self.time!r}")  # fmt: skip
 
     @property
     def unbounded(self) -> bool:

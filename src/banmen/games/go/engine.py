@@ -41,7 +41,10 @@ territory rules the search's count differs from the rules' by prisoners and seki
 
 Time: ``Limit(time=S)`` is spent on the move, minus a few milliseconds for the work around
 the search, unless the most visited move can no longer be overtaken
-(:attr:`MCTS.early_stop <banmen.search.mcts.MCTS.early_stop>`). Tree reuse: after the
+(:attr:`MCTS.early_stop <banmen.search.mcts.MCTS.early_stop>`: less time on obvious
+moves). With a ``target`` (a clock-driven controller's wish, GTP's ``time_settings``) it
+aims at the target, and goes on towards ``time`` in steps of the target while the choice
+is unsettled (:meth:`GoEngine._unsettled`: more time on critical moves). Tree reuse: after the
 moves played since its last search (its own and the opponent's), the engine keeps the
 subtree under them; :meth:`GoEngine.new_game` clears it.
 """
@@ -67,6 +70,9 @@ __all__ = ["GoEngine", "DEFAULT_LIMIT", "dynamic_komi"]
 DEFAULT_LIMIT = Limit(time=1.0)
 #: seconds kept back from a time limit for the work around the search
 _MARGIN = 0.03
+#: past a clock's target a search goes on while the most visited move has fewer than
+#: this many times the visits of the second (or the second wins more often)
+SETTLED_LEAD = 1.5
 
 
 #: Linear dynamic komi (as Pachi's ``dynkomi=linear`` for handicap games): each handicap
@@ -142,6 +148,8 @@ class GoEngine(Engine[Board | Game]):
         self.resign_visits = resign_visits
         self.dynamic_komi = dynamic_komi
         self.params = params
+        #: the last move's search went on past its limit's target (it was unsettled)
+        self.extended = False
         policy.context(9, 7.5, **params)  # a bad parameter name fails here
         self.search = MCTS(policy.kernels(), capacity)
         self._ctx: dict[tuple[int, float], Any] = {}
@@ -243,6 +251,16 @@ class GoEngine(Engine[Board | Game]):
         )
         return same and self.search.advance(new)
 
+    def _unsettled(self) -> bool:
+        """Is the root's choice still open: the most visited move has less than
+        :data:`SETTLED_LEAD` times the second's visits, or the second has the better win
+        rate? (Then a clock-driven search goes on past its target.)"""
+        kids = self.search.children()
+        if len(kids) < 2 or kids[0].visits == 0:
+            return False
+        a, b = kids[0], kids[1]
+        return a.visits < SETTLED_LEAD * b.visits or b.winrate > a.winrate
+
     def _pass_is_safe(self, board: Board) -> bool:
         """Does the side to move win by passing now (the opponent having passed), counted
         with the dead stones :func:`estimate_dead` names removed — as the game will be
@@ -305,13 +323,35 @@ class GoEngine(Engine[Board | Game]):
 
         # bigger boards: more children per node, fewer playouts; expand less eagerly
         self.search.expand_threshold = 2 if size <= 9 else 3 if size <= 13 else 4
-        seconds = request.limit.time
+        limit = request.limit
+        seconds = limit.time
         if seconds is not None:
-            seconds = max(0.005, seconds - request.elapsed() - _MARGIN)
+            aim = limit.target if limit.target is not None else seconds
+            seconds = max(0.005, aim - request.elapsed() - _MARGIN)
         r = self.search.search(
-            ctx, root, scratch, Limit(time=seconds, nodes=request.limit.nodes),
+            ctx, root, scratch, Limit(time=seconds, nodes=limit.nodes),
             stop=request.stop, on_info=relay, allowed=allowed,
         )  # fmt: skip
+        playouts = r.playouts
+        self.extended = False
+        # past the target, while the search is unsettled: up to the hard limit
+        while (
+            limit.target is not None
+            and limit.time is not None
+            and r.stopped_by == "time"
+            and self._unsettled()
+            and (limit.nodes is None or playouts < limit.nodes)
+        ):
+            left = limit.time - request.elapsed() - _MARGIN
+            if left < 0.05:
+                break
+            nodes = None if limit.nodes is None else limit.nodes - playouts
+            self.extended = True
+            r = self.search.search(
+                ctx, root, scratch, Limit(time=min(left, limit.target), nodes=nodes),
+                stop=request.stop, on_info=relay, allowed=allowed, min_playouts=1,
+            )  # fmt: skip
+            playouts += r.playouts
         if r.move is None:  # pragma: no cover - the root always has the pass
             return early("pass", r.stopped_by)
         move = vertex_name(r.move, size)
@@ -323,8 +363,8 @@ class GoEngine(Engine[Board | Game]):
             move=move,
             score=round(100 * r.winrate),
             depth=len(r.pv),
-            nodes=r.playouts,
-            nps=r.nps,
+            nodes=playouts,
+            nps=playouts / max(request.elapsed(), 1e-9),
             pv=names(r.pv),
             exact=False,
             stopped_by=r.stopped_by,
