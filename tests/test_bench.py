@@ -66,6 +66,16 @@ def test_go_playout_rows() -> None:
     assert mc["playouts"] >= 300 and mc["move"] is not None
 
 
+def test_go_policy_rows() -> None:
+    from banmen.bench.go import POLICIES, _midgame, bench_policies
+
+    row = bench_policies(9, 200, 1)
+    rates = row["simulations_per_cpu_second"]
+    assert set(rates) == {"empty", "midgame"}
+    assert all(set(r) == set(POLICIES) and min(r.values()) > 0 for r in rates.values())
+    assert len(_midgame(9).move_stack) == int(0.3 * 81)  # from the test data's first game
+
+
 def test_cli_startup_rows() -> None:
     """The start-up suite's bookkeeping (its times are figures, never asserted)."""
     import sys

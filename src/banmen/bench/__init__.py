@@ -111,7 +111,7 @@ def _othello_ffo_hard(quick: bool) -> dict[str, Any]:
 
 
 def _go_playouts(quick: bool) -> dict[str, Any]:
-    from banmen.bench.go import bench_mcts_playouts, bench_random_playouts
+    from banmen.bench.go import bench_mcts_playouts, bench_policies, bench_random_playouts
 
     k = 10 if quick else 1
     return {
@@ -119,6 +119,8 @@ def _go_playouts(quick: bool) -> dict[str, Any]:
         "random_19x19": bench_random_playouts(19, 40_000 // k),
         "mcts_9x9": bench_mcts_playouts(9, 100_000 // k),
         "mcts_19x19": bench_mcts_playouts(19, 20_000 // k),
+        "policies_9x9": bench_policies(9, 20_000 // k, 1 if quick else 5),
+        "policies_19x19": bench_policies(19, 5_000 // k, 1 if quick else 5),
     }
 
 
@@ -177,7 +179,8 @@ SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
     "othello-ffo": ("Othello FFO #40-#49 exact, one thread", _othello_ffo),
     "othello-ffo-hard": ("Othello FFO #50-#59, at most 10 minutes each", _othello_ffo_hard),
     "go-playouts": (
-        "Go playouts/s on 9x9 and 19x19: random, and the engine's search",
+        "Go playouts/s on 9x9 and 19x19: random, and the engine's search (hand-set "
+        "priors, learned priors, learned playouts alternated)",
         _go_playouts,
     ),
     "shogi-kernel": (

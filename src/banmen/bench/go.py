@@ -12,7 +12,7 @@ from banmen.games.go import kernels as K
 from banmen.games.go.engine import GoEngine
 from banmen.search.limits import Limit
 
-__all__ = ["bench_random_playouts", "bench_mcts_playouts"]
+__all__ = ["bench_random_playouts", "bench_mcts_playouts", "bench_policies"]
 
 
 def bench_random_playouts(size: int, n: int) -> dict[str, Any]:
@@ -52,4 +52,54 @@ def bench_mcts_playouts(size: int, playouts: int) -> dict[str, Any]:
         "seconds": seconds,
         "playouts_per_second": result.nodes / seconds,
         "move": result.move,
+    }
+
+
+#: the policies :func:`bench_policies` compares: GoEngine parameters
+POLICIES = {
+    "hand-set priors": {"learned": 0},
+    "learned priors": {},
+    "learned priors and playouts": {"learned_playouts": 1},
+}
+
+
+def _midgame(size: int) -> Board:
+    """A middle-game position: the first 30% of the board's points in moves from the
+    first finished GNU Go game of that size in the test data (or a seeded random game)."""
+    import json
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[3] / "tests" / "data" / f"go-dead-{size}x{size}.jsonl"
+    board = Board(size)
+    moves: list[str] = []
+    if data.exists():
+        moves = json.loads(data.open().readline())["moves"]
+    for text in moves[: int(0.3 * size * size)]:
+        board.push(board.parse_move(text))
+    return board
+
+
+def bench_policies(size: int, playouts: int, rounds: int) -> dict[str, Any]:
+    """The search's simulations per CPU second with each of :data:`POLICIES`, from the
+    empty board and from a middle-game position, the policies alternated round by round
+    (median over the rounds)."""
+    boards = {"empty": Board(size), "midgame": _midgame(size)}
+    engines = {name: GoEngine(seed=1, **params) for name, params in POLICIES.items()}
+    for e in engines.values():
+        e.warm_up()
+    rates: dict[str, dict[str, list[float]]] = {b: {name: [] for name in engines} for b in boards}
+    for _ in range(rounds):
+        for bname, board in boards.items():
+            for name, e in engines.items():
+                e.new_game()
+                t0 = time.process_time()
+                r = e.think(board, Limit(nodes=playouts))
+                rates[bname][name].append(r.nodes / max(time.process_time() - t0, 1e-9))
+    return {
+        "size": size,
+        "playouts": playouts,
+        "rounds": rounds,
+        "simulations_per_cpu_second": {
+            b: {name: float(np.median(v)) for name, v in per.items()} for b, per in rates.items()
+        },
     }
