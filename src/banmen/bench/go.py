@@ -56,7 +56,7 @@ def bench_mcts_playouts(size: int, playouts: int) -> dict[str, Any]:
 
 
 #: the policies :func:`bench_policies` compares: GoEngine parameters
-POLICIES = {
+POLICIES: dict[str, dict[str, Any]] = {
     "hand-set priors": {"learned": 0},
     "learned priors": {},
     "learned priors and playouts": {"learned_playouts": 1},
