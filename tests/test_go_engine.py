@@ -251,8 +251,9 @@ def test_playout_policy_never_fills_own_eye(seed: int, plies: int, learned: bool
     board = _random_position(seed, plies)
     pos = board.position.copy()
     pos.meta[K.M_RNG] = seed
-    ctx = P.context(9, 7.5, learned_playouts=int(learned))
-    params, pat, g3 = ctx[0], ctx[1], ctx[7]
+    ctx = P.context(9, 7.5, learned_playouts=int(learned), lgr=int(learned))
+    params, tabs = ctx[0], (ctx[1], ctx[7], ctx[8])
+    ctx[8][1, 20:40] = np.arange(20, 40)  # replies the policy may try (checked like all)
     cand = np.zeros(32, dtype=np.int64)
     wts = np.zeros(8)
     s = board.stride
@@ -261,7 +262,7 @@ def test_playout_policy_never_fills_own_eye(seed: int, plies: int, learned: bool
         if pos.meta[K.M_PASSES] >= 2:
             break
         color = int(pos.meta[K.M_TURN])
-        p = int(P.policy_move(params, pat, g3, pos.board, pos.grp, pos.meta, prev, cand, wts))
+        p = int(P.policy_move(params, tabs, pos.board, pos.grp, pos.meta, prev, cand, wts))
         if p != PASS:
             assert not K.is_eye(pos.board, p, color, s)
             assert K.move_code(pos.board, pos.grp, pos.meta, p, color, False) == K.LEGAL

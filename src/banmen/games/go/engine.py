@@ -177,6 +177,8 @@ class GoEngine(Engine[Board | Game]):
         self.search.clear()
         self._root = None
         self._rng = _mix(self.seed)
+        for ctx in self._ctx.values():
+            ctx[8][:] = 0  # the playouts' last good replies
         for st in self._scratch.values():
             st[2][K.M_RNG] = self._rng
 

@@ -201,7 +201,8 @@ P_PRIOR_N = 15  #: learned priors: virtual visits a move gets
 P_PRIOR_SCALE = 16  #: learned priors: slope of the prior win rate in log-odds, per mille
 P_LOCAL_TAU = 17  #: learned playouts: weight of "play elsewhere" against the local moves
 P_LEARNED_PLAYOUTS = 18  #: 1: the playouts' local moves drawn by learned 3x3 gammas
-P_LEN = 19
+P_LGR = 19  #: 1: last-good-reply with forgetting in the playouts
+P_LEN = 20
 
 #: default prior weights (virtual visits) and playout probabilities
 PARAMS: dict[str, int] = {
@@ -222,6 +223,7 @@ PARAMS: dict[str, int] = {
     "prior_scale": 700,
     "local_tau": 20,
     "learned_playouts": 0,
+    "lgr": 0,
 }
 _SLOTS = {
     "even": P_EVEN,
@@ -241,6 +243,7 @@ _SLOTS = {
     "prior_scale": P_PRIOR_SCALE,
     "local_tau": P_LOCAL_TAU,
     "learned_playouts": P_LEARNED_PLAYOUTS,
+    "lgr": P_LGR,
 }
 
 _TABLE: npt.NDArray[np.uint8] | None = None
@@ -278,7 +281,9 @@ def context(size: int, komi: float, **params: int) -> tuple[Any, ...]:
         if name not in _SLOTS:
             raise ValueError(f"unknown Go search parameter {name!r}")
         p[_SLOTS[name]] = int(value)
-    return (p, _TABLE, *weights_for(size).arrays(), gamma3_table(size))
+    s = size + 2
+    lgr = np.zeros((3, s * s), dtype=np.int32)  # last good replies: [mover, previous move]
+    return (p, _TABLE, *weights_for(size).arrays(), gamma3_table(size), lgr)
 
 
 # --------------------------------------------------------------------------- tactics
@@ -565,18 +570,13 @@ def _random_move(board: Any, grp: Any, meta: Any, color: int, lone_sa: int) -> i
 
 @njit(cache=True, _nrt=False)
 def policy_move(
-    params: Any,
-    pat: Any,
-    g3: Any,
-    board: Any,
-    grp: Any,
-    meta: Any,
-    prev: int,
-    cand: Any,
-    wts: Any,
+    params: Any, tabs: Any, board: Any, grp: Any, meta: Any, prev: int, cand: Any, wts: Any
 ) -> int:
     """The playout policy's move for the side to move (module docstring); ``prev`` is the
-    mover's own previous move (or PASS)."""
+    mover's own previous move (or PASS); ``tabs`` the 3x3 pattern table, the learned 3x3
+    gammas and the last-good-reply table."""
+    pat = tabs[0]
+    g3 = tabs[1]
     color = meta[M_TURN]
     last = meta[M_LAST]
     if last != PASS:
@@ -584,6 +584,14 @@ def policy_move(
             n = _atari_moves(board, grp, meta, last, color, cand)
             if n > 0:
                 return cand[rand_below(meta, n)]
+        if params[P_LGR] != 0:
+            r = tabs[2][color, last]
+            if r != 0 and board[r] == EMPTY and not is_eye(board, r, color, meta[M_STRIDE]):
+                if (
+                    _legal(board, grp, meta, r, color)
+                    and libs_after(board, grp, meta, r, color) >= 2
+                ):
+                    return r
         if params[P_LEARNED_PLAYOUTS] != 0:
             if _chance(meta, params[P_PATTERN_PROB]):
                 q = _local_move(board, grp, meta, g3, last, color, float(params[P_LOCAL_TAU]),
@@ -607,7 +615,7 @@ def policy_move(
 
 @njit(cache=True, nogil=True)
 def policy_playout(
-    params: Any, pat: Any, g3: Any, board: Any, grp: Any, meta: Any, seq: Any, seqc: Any
+    params: Any, tabs: Any, board: Any, grp: Any, meta: Any, seq: Any, seqc: Any
 ) -> int:
     """Play the policy to the end (two passes, or ``params[P_MAXPLY]`` plies or the length
     of ``seq``); the moves go to ``seq`` and their colours to ``seqc``. Returns the number
@@ -620,7 +628,7 @@ def policy_playout(
     last = meta[M_LAST]
     while meta[M_PASSES] < 2 and n < limit:
         color = meta[M_TURN]
-        p = policy_move(params, pat, g3, board, grp, meta, prev, cand, wts)
+        p = policy_move(params, tabs, board, grp, meta, prev, cand, wts)
         play(board, grp, meta, p, color)
         seq[n] = p
         seqc[n] = color
@@ -632,15 +640,7 @@ def policy_playout(
 
 @njit(cache=True, nogil=True)
 def policy_ownership(
-    params: Any,
-    pat: Any,
-    g3: Any,
-    board: Any,
-    grp: Any,
-    meta: Any,
-    n: int,
-    seed: int,
-    own: Any,
+    params: Any, tabs: Any, board: Any, grp: Any, meta: Any, n: int, seed: int, own: Any
 ) -> None:
     """``n`` playouts of the policy from the position (left unchanged), every other one
     with the other side to move first (a final position's tempo is nobody's); ``own[p]``
@@ -661,7 +661,7 @@ def policy_ownership(
         if i % 2 == 1:
             m2[M_TURN] = 3 - meta[M_TURN]
         m2[M_RNG] = rng
-        policy_playout(params, pat, g3, b2, g2, m2, seq, seqc)
+        policy_playout(params, tabs, b2, g2, m2, seq, seqc)
         rng = m2[M_RNG]
         add_ownership(b2, m2, own)
 
@@ -852,8 +852,22 @@ def _learned_priors(ctx: Any, st: Any, moves: Any, prior_n: Any, prior_w: Any) -
 def go_playout(ctx: Any, st: Any, seq: Any, seqc: Any) -> tuple[float, int]:
     """Play the policy to the end: (reward for black, moves played)."""
     params = ctx[0]
-    n = policy_playout(params, ctx[1], ctx[7], st[0], st[1], st[2], seq, seqc)
-    return _reward(2 * playout_score(st[0], st[2]) - params[P_KOMI2]), n
+    lgr = ctx[8]
+    n = policy_playout(params, (ctx[1], ctx[7], lgr), st[0], st[1], st[2], seq, seqc)
+    reward = _reward(2 * playout_score(st[0], st[2]) - params[P_KOMI2])
+    if params[P_LGR] != 0 and reward != 0.5:
+        winner = 1 if reward > 0.5 else 2
+        for k in range(1, n):
+            prev = seq[k - 1]
+            m = seq[k]
+            c = seqc[k]
+            if prev == PASS or m == PASS:
+                continue
+            if c == winner:
+                lgr[c, prev] = m  # a reply that won: play it again
+            elif lgr[c, prev] == m:
+                lgr[c, prev] = 0  # one that lost: forget it
+    return reward, n
 
 
 @kernel

@@ -362,8 +362,8 @@ def ownership(board: Board, playouts: int = 1024, seed: int = 0) -> dict[int, fl
     own = np.zeros(len(pos.board), dtype=np.int64)
     # the hand-set playout policy: the one the dead-stone thresholds were set with
     ctx = policy.context(board.size, board.komi, learned_playouts=0)
-    policy.policy_ownership(ctx[0], ctx[1], ctx[7], pos.board, pos.grp, pos.meta, playouts, seed,
-                            own)  # fmt: skip
+    tabs = (ctx[1], ctx[7], ctx[8])
+    policy.policy_ownership(ctx[0], tabs, pos.board, pos.grp, pos.meta, playouts, seed, own)
     return {int(p): float(own[p]) / playouts for p in K.board_points(board.size)}
 
 
