@@ -229,7 +229,8 @@ ENGINE_KINDS = {
     "nboard": "an external Othello engine over NBoard: nboard:[depth=N ]COMMAND",
     "gtp": "an external Go engine over GTP: gtp:COMMAND",
     "mcts": "Monte-Carlo tree search (Go); options time=SECONDS, playouts=N, seed=N, "
-    "learned=0 (hand-set priors instead of the learned ones) (default time=1)",
+    "threads=N (one tree), learned=0 (hand-set priors instead of the learned ones) "
+    "(default time=1)",
     "mate": "a mate solver (shogi: df-pn, tsume counting); options time=SECONDS, nodes=N, "
     "hash=MB (no limit by default)",
 }
@@ -239,7 +240,7 @@ _OPTIONS: dict[str, dict[str, type[int] | type[float]]] = {
     "alphabeta": {"depth": int, "time": float, "nodes": int},
     "perfect": {"time": float, "nodes": int},
     "random": {"seed": int},
-    "mcts": {"time": float, "playouts": int, "seed": int, "learned": int},
+    "mcts": {"time": float, "playouts": int, "seed": int, "learned": int, "threads": int},
     "mate": {"time": float, "nodes": int, "hash": int},
 }
 

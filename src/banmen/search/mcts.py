@@ -42,6 +42,18 @@ adds the reward to every node on the path and, for AMAF, to every sibling whose 
 player played first later in the same simulation (tree part and playout). The move played
 is the most visited one.
 
+**Threads** (``MCTS(threads=T)``, tree parallelism): T threads run the compiled loop
+(:func:`_run_par`, ``nogil``) on the one tree, each with its own scratch state, buffers
+and AMAF stamps. Everything shared is changed with atomic read-modify-writes
+(:mod:`banmen._atomic`): a playout is claimed from the shared count before it starts (so
+``Limit(nodes=N)`` is kept exactly); on its way down a thread adds a *virtual loss*
+(:attr:`MCTS.virtual_loss` visits without a win) to every node it passes, so that the
+others look elsewhere, and backup turns it into the real visit; a leaf is expanded by the
+thread whose compare-and-swap marks it ``EXPANDING`` (a thread that meets such a node plays
+out from it), which takes its children's room with an atomic add, writes them, then
+publishes the node's child count and, last, its first child with a sequentially
+consistent exchange. Nothing waits on a lock.
+
 The compiled loop releases the GIL and polls the stop flag every 16 playouts (a
 :class:`~banmen.search.limits.Deadline` sets it for time limits); ``Limit(nodes=N)``
 counts playouts. The driver runs it in slices of about a quarter second to report
@@ -50,11 +62,12 @@ played since the last search the new root (copying it to the front of the arrays
 """
 
 # numba types the compiled functions; mypy sees numba's untyped decorators.
-# mypy: disable-error-code="misc, no-any-return, untyped-decorator, no-untyped-call"
+# mypy: disable-error-code="misc, no-any-return, untyped-decorator, no-untyped-call, call-arg"
 
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -63,6 +76,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
+from banmen._atomic import atomic_add, atomic_add2, atomic_cas2, atomic_store2
 from banmen._fields import PerSecond
 from banmen.search.limits import STOP_REQUESTED, STOP_TIME, Deadline, Limit, StopFlag
 
@@ -74,6 +88,7 @@ F_N, F_W, F_RN, F_RW, F_REAL = range(5)
 I_MOVE, I_FIRST, I_COUNT, I_VISITS, I_FLAGS = range(5)
 UNEXPANDED = -1
 TERMINAL = -2
+EXPANDING = -3  #: a thread is giving the node its children
 PRUNED = 4  # flag bit; bits 0-1 hold the player who made the move
 
 # ctl[] slots
@@ -333,6 +348,147 @@ def _run(
         ctl[C_PLAYOUTS] += 1
 
 
+@njit(cache=True, nogil=True)
+def _run_par(
+    copy: Any,
+    to_move: Any,
+    expand: Any,
+    play: Any,
+    playout: Any,
+    evaluate: Any,
+    ctx: Any,
+    root: Any,
+    st: Any,
+    fs: Any,
+    ist: Any,
+    ctl: Any,
+    fpar: Any,
+    stop: Any,
+    path: Any,
+    seq: Any,
+    seqc: Any,
+    stamp: Any,
+    owner: Any,
+    moves: Any,
+    pn: Any,
+    pw: Any,
+    mine: Any,
+) -> None:
+    """:func:`_run` for one of several threads sharing the tree (module docstring): the
+    same iteration, with a playout claimed from the shared count before it starts (so a
+    playout limit is kept exactly), a virtual loss on the way down, expansion by the
+    thread that claims the leaf, and atomic updates of everything shared. ``mine`` holds
+    this thread's AMAF stamp counter and playouts."""
+    equiv = fpar[0]
+    explore = fpar[1]
+    vloss = fpar[2]
+    skip = ctl[C_SKIP]
+    end = min(ctl[C_LIMIT], ctl[C_SLICE])
+    while True:
+        if (mine[1] & 15) == 0 and ctl[C_PLAYOUTS] >= ctl[C_MIN] and stop[0] != 0:
+            ctl[C_STOPPED] = 1
+            break
+        if atomic_add(ctl, C_PLAYOUTS, 1) >= end:
+            atomic_add(ctl, C_PLAYOUTS, -1)
+            break
+        mine[1] += 1
+        copy(ctx, root, st)
+        node = 0
+        depth = 0
+        path[0] = 0
+        atomic_add2(fs, 0, F_N, vloss)
+        reward = -1.0
+        while True:
+            first = ist[node, I_FIRST]
+            if first == TERMINAL:
+                reward = evaluate(ctx, st)
+                break
+            if first == EXPANDING:
+                break  # another thread is expanding it: play out from here
+            if first == UNEXPANDED:
+                thr = ctl[C_THRESHOLD]
+                if 2 * ctl[C_USED] > ctl[C_CAP]:
+                    thr *= 4
+                if node != 0 and ist[node, I_VISITS] < thr:
+                    break
+                if ctl[C_USED] + moves.shape[0] > ctl[C_CAP]:
+                    ctl[C_FULL] += 1
+                    break
+                if atomic_cas2(ist, node, I_FIRST, UNEXPANDED, EXPANDING) != UNEXPANDED:
+                    break  # claimed by another thread
+                n = expand(ctx, st, moves, pn, pw)
+                if n == 0:
+                    ist[node, I_COUNT] = 0
+                    atomic_store2(ist, node, I_FIRST, TERMINAL)
+                    reward = evaluate(ctx, st)
+                    break
+                at = atomic_add(ctl, C_USED, n)
+                if at + n > ctl[C_CAP]:  # pragma: no cover - the room check above holds
+                    atomic_store2(ist, node, I_FIRST, UNEXPANDED)
+                    ctl[C_FULL] += 1
+                    break
+                mover = to_move(ctx, st)
+                for k in range(n):
+                    c = at + k
+                    ist[c, I_MOVE] = moves[k]
+                    ist[c, I_FIRST] = UNEXPANDED
+                    ist[c, I_COUNT] = 0
+                    ist[c, I_VISITS] = 0
+                    ist[c, I_FLAGS] = mover
+                    fs[c, F_N] = pn[k]
+                    fs[c, F_W] = pw[k]
+                    fs[c, F_RN] = 0.0
+                    fs[c, F_RW] = 0.0
+                    fs[c, F_REAL] = 0.0
+                ist[node, I_COUNT] = n
+                atomic_store2(ist, node, I_FIRST, at)  # publish: children written first
+            child = _select(fs, ist, node, equiv, explore)
+            if child < 0:
+                break
+            play(ctx, st, ist[child, I_MOVE])
+            depth += 1
+            path[depth] = child
+            atomic_add2(fs, child, F_N, vloss)
+            node = child
+            if depth >= path.shape[0] - 1:
+                break
+        length = 0
+        if reward < 0:
+            reward, length = playout(ctx, st, seq, seqc)
+        if depth > ctl[C_MAXDEPTH]:
+            ctl[C_MAXDEPTH] = depth
+        # backup: the virtual loss becomes the real visit
+        for d in range(depth + 1):
+            i = path[d]
+            r = reward if (ist[i, I_FLAGS] & 3) == 1 else 1.0 - reward
+            atomic_add2(fs, i, F_N, 1.0 - vloss)
+            atomic_add2(fs, i, F_W, r)
+            atomic_add2(fs, i, F_REAL, r)
+            atomic_add2(ist, i, I_VISITS, 1)
+        cur = mine[0] + 1
+        mine[0] = cur
+        for k in range(length - 1, -1, -1):
+            m = seq[k]
+            if m != skip:
+                stamp[m] = cur
+                owner[m] = seqc[k]
+        for d in range(depth, 0, -1):
+            c = path[d]
+            m = ist[c, I_MOVE]
+            mover = ist[c, I_FLAGS] & 3
+            if m != skip:
+                stamp[m] = cur
+                owner[m] = mover
+            parent = path[d - 1]
+            r = reward if mover == 1 else 1.0 - reward
+            first = ist[parent, I_FIRST]
+            for j in range(first, first + ist[parent, I_COUNT]):
+                mj = ist[j, I_MOVE]
+                if mj != skip and stamp[mj] == cur and owner[mj] == mover:
+                    atomic_add2(fs, j, F_RN, 1.0)
+                    atomic_add2(fs, j, F_RW, r)
+
+
 @njit(cache=True)
 def _to_move(to_move: Any, ctx: Any, st: Any) -> int:
     return to_move(ctx, st)
@@ -382,7 +538,11 @@ class MCTS:
         explore: float = 0.0,
         expand_threshold: int = 2,
         early_stop: bool = True,
+        threads: int = 1,
+        virtual_loss: float = 1.0,
     ) -> None:
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, got {threads}")
         if capacity < 2 * kernels.max_moves + 1:
             raise ValueError(f"capacity {capacity} is too small for {kernels.max_moves} moves")
         self.kernels = kernels
@@ -396,6 +556,10 @@ class MCTS:
         #: under a time limit, stop once the most visited root move cannot be overtaken
         #: in the time left (at the rate so far)
         self.early_stop = early_stop
+        #: threads searching the one tree (each needs its own scratch state)
+        self.threads = threads
+        #: visits without wins a thread adds on its way down, taken back at backup
+        self.virtual_loss = virtual_loss
         self._fs = np.zeros((capacity, 5), dtype=np.float32)
         self._ist = np.zeros((capacity, 5), dtype=np.int32)
         # the second set tree reuse copies into (calloc'd: pages are touched when used)
@@ -413,7 +577,23 @@ class MCTS:
         self._moves = np.zeros(kernels.max_moves, dtype=np.int64)
         self._pn = np.zeros(kernels.max_moves, dtype=np.float64)
         self._pw = np.zeros(kernels.max_moves, dtype=np.float64)
+        # the other threads' buffers: path, seq, seqc, stamp, owner, moves, pn, pw, mine
+        self._bufs = [self._buffers() for _ in range(threads)] if threads > 1 else []
         self.clear()
+
+    def _buffers(self) -> tuple[Any, ...]:
+        k = self.kernels
+        return (
+            np.zeros(MAX_DEPTH, dtype=np.int64),
+            np.zeros(k.max_playout + 1, dtype=np.int64),
+            np.zeros(k.max_playout + 1, dtype=np.int64),
+            np.zeros(k.max_moves, dtype=np.int64),
+            np.zeros(k.max_moves, dtype=np.int64),
+            np.zeros(k.max_moves, dtype=np.int64),
+            np.zeros(k.max_moves, dtype=np.float64),
+            np.zeros(k.max_moves, dtype=np.float64),
+            np.zeros(2, dtype=np.int64),  # AMAF stamp counter, playouts
+        )
 
     # ---- the tree
 
@@ -424,6 +604,9 @@ class MCTS:
         self.ctl[C_USED] = 1
         self.ctl[C_STAMP] = 0
         self._stamp[:] = 0
+        for b in self._bufs:
+            b[3][:] = 0
+            b[8][:] = 0
 
     @property
     def nodes(self) -> int:
@@ -519,6 +702,9 @@ class MCTS:
 
     def _call(self, ctx: Any, root: Any, scratch: Any, stop: Any) -> None:
         k = self.kernels
+        if self.threads > 1:
+            self._call_threads(ctx, root, scratch, stop)
+            return
         fpar = np.array([self.rave_equiv, self.explore], dtype=np.float64)
         _run(
             k.copy, k.to_move, k.expand, k.play, k.playout, k.evaluate,
@@ -526,6 +712,26 @@ class MCTS:
             self._path, self._seq, self._seqc, self._stamp, self._owner,
             self._moves, self._pn, self._pw,
         )  # fmt: skip
+
+    def _call_threads(self, ctx: Any, root: Any, scratch: Any, stop: Any) -> None:
+        k = self.kernels
+        fpar = np.array([self.rave_equiv, self.explore, self.virtual_loss], dtype=np.float64)
+        self.ctl[C_STOPPED] = 0
+
+        def work(t: int) -> None:
+            b = self._bufs[t]
+            _run_par(
+                k.copy, k.to_move, k.expand, k.play, k.playout, k.evaluate,
+                ctx, root, scratch[t], self._fs, self._ist, self.ctl, fpar, stop, *b,
+            )  # fmt: skip
+
+        pool = [threading.Thread(target=work, args=(t,), daemon=True)
+                for t in range(1, self.threads)]  # fmt: skip
+        for th in pool:
+            th.start()
+        work(0)  # this thread is the first searcher
+        for th in pool:
+            th.join()
 
     def expand_root(self, ctx: Any, root: Any) -> int:
         """Give the root its children if it has none yet; returns how many it has (0: the
@@ -564,7 +770,8 @@ class MCTS:
         info_period: float = 0.25,
     ) -> MctsResult:
         """Search the position ``root`` (a game state, not changed; ``scratch`` is a
-        state of the same shape the playouts use) from the current tree.
+        state of the same shape the playouts use — with :attr:`threads` > 1, a list of
+        one such state per thread) from the current tree.
 
         ``limit.time`` is wall-clock seconds, ``limit.nodes`` playouts (``depth`` is
         ignored; with neither, 1 second). Under a time limit the search ends early (as
@@ -572,6 +779,8 @@ class MCTS:
         playouts left could bring (:attr:`early_stop`). At least ``min_playouts`` are played even if
         ``stop`` is set already. ``on_info`` gets progress about every ``info_period``
         seconds and at the end."""
+        if self.threads > 1 and (not isinstance(scratch, list) or len(scratch) != self.threads):
+            raise ValueError(f"{self.threads} threads need a list of {self.threads} scratch states")
         t0 = time.perf_counter()
         lim = limit or Limit()
         seconds = lim.time if lim.time is not None or lim.nodes is not None else 1.0

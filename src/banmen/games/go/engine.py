@@ -139,6 +139,7 @@ class GoEngine(Engine[Board | Game]):
         resign_visits: int = 500,
         capacity: int = 1 << 22,
         dynamic_komi: bool = True,
+        threads: int = 1,
         **params: int,
     ) -> None:
         self.limit = DEFAULT_LIMIT if limit is None or _no_bound(limit) else limit
@@ -151,19 +152,22 @@ class GoEngine(Engine[Board | Game]):
         #: the last move's search went on past its limit's target (it was unsettled)
         self.extended = False
         policy.context(9, 7.5, **params)  # a bad parameter name fails here
-        self.search = MCTS(policy.kernels(), capacity)
+        self.threads = threads
+        self.search = MCTS(policy.kernels(), capacity, threads=threads)
         self._ctx: dict[tuple[int, float], Any] = {}
-        self._scratch: dict[int, tuple[Any, Any, Any]] = {}
+        self._scratch: dict[int, list[tuple[Any, Any, Any]]] = {}
         self._root: tuple[int, float, list[int], list[int], K.Position] | None = None
         self._rng = _mix(self.seed)
 
     @classmethod
     def from_spec(cls, spec: PlayerSpec) -> GoEngine:
-        """The engine of an ``mcts:time=S,playouts=N,seed=N,learned=0|1`` player spec."""
+        """The engine of an ``mcts:time=S,playouts=N,seed=N,threads=N,learned=0|1`` player
+        spec."""
         o = spec.options
         limit = Limit(time=o.get("time"), nodes=o.get("playouts"))
         params = {"learned": o["learned"]} if "learned" in o else {}
-        return cls(limit, seed=o.get("seed"), name=spec.text, **params)
+        return cls(limit, seed=o.get("seed"), name=spec.text, threads=o.get("threads", 1),
+                   **params)  # fmt: skip
 
     def final_dead(self, board: Board | Game) -> list[str]:
         """The stones this engine calls dead in ``board``'s position
@@ -179,15 +183,19 @@ class GoEngine(Engine[Board | Game]):
         self._rng = _mix(self.seed)
         for ctx in self._ctx.values():
             ctx[8][:] = 0  # the playouts' last good replies
-        for st in self._scratch.values():
-            st[2][K.M_RNG] = self._rng
+        self._seed_scratch()
 
     def reseed(self, seed: int) -> None:
         """Make the playouts' random numbers a function of the engine's seed and ``seed``
         (after :meth:`new_game`; the arena gives one per game and side)."""
         self._rng = _mix(self.seed ^ _mix(seed))
-        for st in self._scratch.values():
-            st[2][K.M_RNG] = self._rng
+        self._seed_scratch()
+
+    def _seed_scratch(self) -> None:
+        """Each thread's playouts draw from their own generator, seeded from the engine's."""
+        for states in self._scratch.values():
+            for t, st in enumerate(states):
+                st[2][K.M_RNG] = self._rng if t == 0 else _mix(self._rng + t)
 
     def warm_up(self) -> None:
         """Load (or compile, the first time ever) the search and the tree reuse now."""
@@ -215,13 +223,13 @@ class GoEngine(Engine[Board | Game]):
             ctx = self._ctx[key] = policy.context(board.size, komi, **self.params)
         return ctx
 
-    def _scratch_for(self, pos: K.Position) -> tuple[Any, Any, Any]:
-        st = self._scratch.get(pos.size)
-        if st is None:
-            c = pos.copy()
-            c.meta[K.M_RNG] = self._rng
-            st = self._scratch[pos.size] = c.arrays()
-        return st
+    def _scratch_for(self, pos: K.Position) -> Any:
+        """The playouts' scratch state (one per thread: a list with threads > 1)."""
+        states = self._scratch.get(pos.size)
+        if states is None:
+            states = self._scratch[pos.size] = [pos.copy().arrays() for _ in range(self.threads)]
+            self._seed_scratch()
+        return states if self.threads > 1 else states[0]
 
     def _reuse(self, board: Board) -> bool:
         """Move the tree's root to ``board``'s position if the tree was searched from an
