@@ -95,3 +95,11 @@ def test_cli_startup_rows() -> None:
         measure([sys.executable, "-m", "banmen", "perft", "-1"], runs=1)
     with pytest.raises(ValueError, match="unknown start-up command"):
         startup(runs=1, commands=["nonsense"])
+
+
+def test_go_thread_rows() -> None:
+    from banmen.bench.go import bench_threads
+
+    row = bench_threads(9, 400, 1)
+    assert set(row["per_wall_second"]) == {1, 2} and row["speedup"] > 0
+    assert min(row["per_cpu_second"].values()) > 0

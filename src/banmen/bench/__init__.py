@@ -124,6 +124,17 @@ def _go_playouts(quick: bool) -> dict[str, Any]:
     }
 
 
+def _go_threads(quick: bool) -> dict[str, Any]:
+    from banmen.bench.go import bench_threads
+
+    k = 10 if quick else 1
+    rounds = 1 if quick else 5
+    return {
+        "threads_9x9": bench_threads(9, 60_000 // k, rounds),
+        "threads_19x19": bench_threads(19, 12_000 // k, rounds),
+    }
+
+
 def _shogi_kernel(quick: bool) -> dict[str, Any]:
     from banmen.bench.shogi_kernel import bench_kernel
 
@@ -182,6 +193,10 @@ SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
         "Go playouts/s on 9x9 and 19x19: random, and the engine's search (hand-set "
         "priors, learned priors, learned playouts alternated)",
         _go_playouts,
+    ),
+    "go-threads": (
+        "Go search with 1 and 2 threads on one tree, alternated: simulations/s and speed-up",
+        _go_threads,
     ),
     "shogi-kernel": (
         "shogi kernels beside cshogi: perft 5 from the start, checks/evasions/mate-in-1 calls",

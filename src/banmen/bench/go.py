@@ -12,7 +12,7 @@ from banmen.games.go import kernels as K
 from banmen.games.go.engine import GoEngine
 from banmen.search.limits import Limit
 
-__all__ = ["bench_random_playouts", "bench_mcts_playouts", "bench_policies"]
+__all__ = ["bench_random_playouts", "bench_mcts_playouts", "bench_policies", "bench_threads"]
 
 
 def bench_random_playouts(size: int, n: int) -> dict[str, Any]:
@@ -102,4 +102,32 @@ def bench_policies(size: int, playouts: int, rounds: int) -> dict[str, Any]:
         "simulations_per_cpu_second": {
             b: {name: float(np.median(v)) for name, v in per.items()} for b, per in rates.items()
         },
+    }
+
+
+def bench_threads(size: int, playouts: int, rounds: int) -> dict[str, Any]:
+    """The search from the empty board with 1 and 2 threads on one tree (``GoEngine(threads=
+    T)``), alternated round by round: simulations per wall-clock second and per CPU second
+    of the process (medians), and the speed-up in wall-clock time."""
+    engines = {t: GoEngine(seed=1, threads=t) for t in (1, 2)}
+    for e in engines.values():
+        e.warm_up()
+    wall: dict[int, list[float]] = {1: [], 2: []}
+    cpu: dict[int, list[float]] = {1: [], 2: []}
+    for _ in range(rounds):
+        for t, e in engines.items():
+            e.new_game()
+            w0, c0 = time.perf_counter(), time.process_time()
+            r = e.think(Board(size), Limit(nodes=playouts))
+            w, c = time.perf_counter() - w0, time.process_time() - c0
+            wall[t].append(r.nodes / w)
+            cpu[t].append(r.nodes / max(c, 1e-9))
+    med = {t: float(np.median(wall[t])) for t in wall}
+    return {
+        "size": size,
+        "playouts": playouts,
+        "rounds": rounds,
+        "per_wall_second": med,
+        "per_cpu_second": {t: float(np.median(cpu[t])) for t in cpu},
+        "speedup": med[2] / med[1],
     }
