@@ -49,7 +49,7 @@ def test_busy_loops_spin_during_the_block_and_are_gone_after(
 
 
 def test_a_small_run_reports_every_case_it_was_given() -> None:
-    cases = ["alphabeta-mattix-8x8", "dfpn-tsume"]
+    cases = ["alphabeta-mattix-8x8", "dfpn-tsume", "mcts-go-9x9-threads", "mcts-go-9x9-target"]
     r = bench_time_limits(limits=(0.05,), runs=1, load=0, cases=cases)
     assert list(r["cases"]) == cases and r["load_processes"] == 0
     for name in cases:
@@ -64,6 +64,7 @@ def test_a_small_run_reports_every_case_it_was_given() -> None:
 def test_the_suite_is_registered_with_every_case() -> None:
     assert "time-limits" in SUITES
     assert {"mcts-go-19x19", "dfpn-tsume", "gtp-genmove", "usi-go-mate", "nboard-go"} <= set(CASES)
+    assert {"mcts-go-9x9-threads", "mcts-go-9x9-target"} <= set(CASES)
 
 
 def test_the_bench_table_shows_each_case() -> None:

@@ -137,7 +137,12 @@ def _timed(think: Callable[[], Any]) -> tuple[float, Any]:
 
 
 def _engine_case(
-    make: Callable[[], Any], boards: list[Any], limit: float, *, new_game: bool = True
+    make: Callable[[], Any],
+    boards: list[Any],
+    limit: float,
+    *,
+    new_game: bool = True,
+    target: float | None = None,
 ) -> dict[str, Any]:
     engine = make()
     warm = getattr(engine, "warm_up", None)
@@ -148,7 +153,7 @@ def _engine_case(
     for board in boards:
         if new_game:
             engine.new_game()
-        wall, r = _timed(partial(engine.think, board, Limit(time=limit)))
+        wall, r = _timed(partial(engine.think, board, Limit(time=limit, target=target)))
         walls.append(wall)
         stopped[r.stopped_by] = stopped.get(r.stopped_by, 0) + 1
     return summarise(limit, walls, {"stopped_by": stopped})
@@ -166,6 +171,16 @@ def _othello(limit: float, runs: int, empties: int) -> dict[str, Any]:
 
 def _go(limit: float, runs: int, size: int) -> dict[str, Any]:
     return _engine_case(GoEngine, _go_positions(size, runs, seed=size), limit)
+
+
+def _go_threads(limit: float, runs: int) -> dict[str, Any]:
+    return _engine_case(partial(GoEngine, threads=2), _go_positions(9, runs, seed=9), limit)
+
+
+def _go_target(limit: float, runs: int) -> dict[str, Any]:
+    """A clock's target of limit / 2.5 (GTP's): the search may go on to the limit."""
+    boards = _go_positions(9, runs, seed=9)
+    return _engine_case(GoEngine, boards, limit, target=limit / 2.5)
 
 
 def _dfpn(limit: float, runs: int) -> dict[str, Any]:
@@ -289,6 +304,8 @@ CASES: dict[str, tuple[str, Callable[[float, int], dict[str, Any]]]] = {
     ),
     "mcts-go-9x9": ("GoEngine.think on 9x9", lambda t, n: _go(t, n, 9)),
     "mcts-go-19x19": ("GoEngine.think on 19x19", lambda t, n: _go(t, n, 19)),
+    "mcts-go-9x9-threads": ("GoEngine(threads=2).think on 9x9", _go_threads),
+    "mcts-go-9x9-target": ("GoEngine.think on 9x9, a target of 40% of the limit", _go_target),
     "dfpn-tsume": ("tsume.solve of a 611-ply problem", _dfpn),
     "worker-go-9x9": ("EngineWorker.think round trip (the web app's CPU moves)", _worker),
     "gtp-genmove": ("banmen gtp --engine mcts:time=S: genmove round trip", _gtp),
