@@ -93,6 +93,7 @@ __all__ = [
     "symmetric_codes",
     "ladder_after",
     "new_stacks",
+    "candidates",
 ]
 
 #: the feature groups, in the order of a feature vector
@@ -231,41 +232,25 @@ def _libs_after(board: Any, grp: Any, meta: Any, p: int, color: int, cap: int) -
                     return n
     for o in (-1, 1, -s, s):
         q = p + o
-        if board[q] != color:
-            continue
-        g = grp[G_HEAD * npts + q]
-        st = g
-        while True:
-            for o2 in (-1, 1, -s, s):
-                t = st + o2
-                if t != p and board[t] == EMPTY:
-                    dup = False
-                    for i in range(n):
-                        if libs[i] == t:
-                            dup = True
-                    if not dup:
-                        libs[n] = t
-                        n += 1
-                        if n >= cap:
-                            return n
-            st = grp[G_NEXT * npts + st]
-            if st == g:
-                break
+        if board[q] == color:
+            n = _collect_libs(board, grp, s, q, p, libs, n, cap)
+            if n >= cap:
+                return n
     return n
 
 
 @njit(cache=True)
-def _group_libs(board: Any, grp: Any, meta: Any, q: int, out: Any, cap: int) -> int:
-    """The distinct liberties (up to ``cap``) of the group on ``q`` into ``out``."""
-    s = meta[M_STRIDE]
+def _collect_libs(board: Any, grp: Any, s: int, q: int, skip: int, out: Any, n: int,
+                  cap: int) -> int:  # fmt: skip
+    """Add the liberties of the group on ``q`` other than ``skip`` to the distinct points
+    ``out[:n]``, stopping at ``cap`` of them; returns the new count."""
     npts = s * s
     g = grp[G_HEAD * npts + q]
-    n = 0
     st = g
     while True:
         for o in (-1, 1, -s, s):
             t = st + o
-            if board[t] == EMPTY:
+            if t != skip and board[t] == EMPTY:
                 dup = False
                 for i in range(n):
                     if out[i] == t:
@@ -279,6 +264,12 @@ def _group_libs(board: Any, grp: Any, meta: Any, q: int, out: Any, cap: int) -> 
         if st == g:
             break
     return n
+
+
+@njit(cache=True)
+def _group_libs(board: Any, grp: Any, meta: Any, q: int, out: Any, cap: int) -> int:
+    """The distinct liberties (up to ``cap``) of the group on ``q`` into ``out``."""
+    return _collect_libs(board, grp, meta[M_STRIDE], q, -1, out, 0, cap)
 
 
 #: ladder reading: the deepest line read (plies) and the most positions visited
@@ -558,11 +549,10 @@ def move_features(board: Any, grp: Any, meta: Any, p: int, out: Any, stacks: Any
 
 
 @njit(cache=True)
-def all_features(board: Any, grp: Any, meta: Any, moves: Any, feats: Any) -> int:
-    """The candidate moves of a position (legal, not the mover's own eye; no pass) into
-    ``moves`` and their features into ``feats`` (one row each); returns how many."""
+def candidates(board: Any, grp: Any, meta: Any, moves: Any) -> int:
+    """The moves the engine considers (legal, not the mover's own single-point eye; no
+    pass), in point order, into ``moves``; returns how many."""
     s = meta[M_STRIDE]
-    stacks = new_stacks(s)
     size = meta[M_SIZE]
     color = meta[M_TURN]
     n = 0
@@ -574,8 +564,18 @@ def all_features(board: Any, grp: Any, meta: Any, moves: Any, feats: Any) -> int
             if move_code(board, grp, meta, p, color, False) != LEGAL:
                 continue
             moves[n] = p
-            move_features(board, grp, meta, p, feats[n], stacks)
             n += 1
+    return n
+
+
+@njit(cache=True)
+def all_features(board: Any, grp: Any, meta: Any, moves: Any, feats: Any) -> int:
+    """The :func:`candidates` into ``moves`` and their features into ``feats`` (one row
+    each); returns how many."""
+    stacks = new_stacks(meta[M_STRIDE])
+    n = candidates(board, grp, meta, moves)
+    for i in range(n):
+        move_features(board, grp, meta, moves[i], feats[i], stacks)
     return n
 
 
@@ -674,23 +674,12 @@ def move_log_gamma(w: Any, f: Any) -> float:
 
 @njit(cache=True)
 def log_gammas(w: Any, board: Any, grp: Any, meta: Any, moves: Any, lg: Any) -> int:
-    """The candidate moves of a position (as :func:`all_features`) into ``moves`` and
-    their log-gammas into ``lg``; returns how many."""
-    s = meta[M_STRIDE]
-    size = meta[M_SIZE]
-    color = meta[M_TURN]
+    """The :func:`candidates` into ``moves`` and their log-gammas under weights ``w``
+    into ``lg``; returns how many."""
     f = np.zeros(NGROUPS, dtype=np.int64)
-    stacks = new_stacks(s)
-    n = 0
-    for r in range(1, size + 1):
-        for c in range(1, size + 1):
-            p = r * s + c
-            if board[p] != EMPTY or is_eye(board, p, color, s):
-                continue
-            if move_code(board, grp, meta, p, color, False) != LEGAL:
-                continue
-            moves[n] = p
-            move_features(board, grp, meta, p, f, stacks)
-            lg[n] = move_log_gamma(w, f)
-            n += 1
+    stacks = new_stacks(meta[M_STRIDE])
+    n = candidates(board, grp, meta, moves)
+    for i in range(n):
+        move_features(board, grp, meta, moves[i], f, stacks)
+        lg[i] = move_log_gamma(w, f)
     return n
