@@ -375,6 +375,9 @@ class _Resigner:
     def new_game(self) -> None:
         pass
 
+    def reseed(self, seed: int) -> None:
+        pass
+
     def think(self, board: Any, *args: Any, **kwargs: Any) -> Result:
         return Result("resign")
 

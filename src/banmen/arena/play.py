@@ -87,9 +87,7 @@ def play_game(
             engines[side] = _random_engine(spec, job.deal_seed, side)
         else:
             cached.new_game()
-            reseed = getattr(cached, "reseed", None)  # Engine's; a bare test double may lack it
-            if reseed is not None:
-                reseed(zlib.crc32(f"{job.deal_seed}:{side}".encode()))
+            cached.reseed(zlib.crc32(f"{job.deal_seed}:{side}".encode()))
             engines[side] = cached
     moves: list[str] = []
     times: list[float] = []

@@ -171,10 +171,10 @@ class MctsResult:
 
 
 @njit(cache=True)
-def _new_children(
-    fs: Any, ist: Any, ctl: Any, node: int, n: int, mover: int, moves: Any, pn: Any, pw: Any
+def _write_children(
+    fs: Any, ist: Any, first: int, n: int, mover: int, moves: Any, pn: Any, pw: Any
 ) -> None:
-    first = ctl[C_USED]
+    """Nodes ``first .. first + n - 1``: fresh leaves for ``moves[:n]`` with their priors."""
     for k in range(n):
         i = first + k
         ist[i, I_MOVE] = moves[k]
@@ -187,6 +187,14 @@ def _new_children(
         fs[i, F_RN] = 0.0
         fs[i, F_RW] = 0.0
         fs[i, F_REAL] = 0.0
+
+
+@njit(cache=True)
+def _new_children(
+    fs: Any, ist: Any, ctl: Any, node: int, n: int, mover: int, moves: Any, pn: Any, pw: Any
+) -> None:
+    first = ctl[C_USED]
+    _write_children(fs, ist, first, n, mover, moves, pn, pw)
     ist[node, I_FIRST] = first
     ist[node, I_COUNT] = n
     ctl[C_USED] = first + n
@@ -427,19 +435,7 @@ def _run_par(
                     atomic_store2(ist, node, I_FIRST, UNEXPANDED)
                     ctl[C_FULL] += 1
                     break
-                mover = to_move(ctx, st)
-                for k in range(n):
-                    c = at + k
-                    ist[c, I_MOVE] = moves[k]
-                    ist[c, I_FIRST] = UNEXPANDED
-                    ist[c, I_COUNT] = 0
-                    ist[c, I_VISITS] = 0
-                    ist[c, I_FLAGS] = mover
-                    fs[c, F_N] = pn[k]
-                    fs[c, F_W] = pw[k]
-                    fs[c, F_RN] = 0.0
-                    fs[c, F_RW] = 0.0
-                    fs[c, F_REAL] = 0.0
+                _write_children(fs, ist, at, n, to_move(ctx, st), moves, pn, pw)
                 ist[node, I_COUNT] = n
                 atomic_store2(ist, node, I_FIRST, at)  # publish: children written first
             child = _select(fs, ist, node, equiv, explore)

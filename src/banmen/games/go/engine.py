@@ -152,12 +152,16 @@ class GoEngine(Engine[Board | Game]):
         #: the last move's search went on past its limit's target (it was unsettled)
         self.extended = False
         policy.context(9, 7.5, **params)  # a bad parameter name fails here
-        self.threads = threads
         self.search = MCTS(policy.kernels(), capacity, threads=threads)
         self._ctx: dict[tuple[int, float], Any] = {}
         self._scratch: dict[int, list[tuple[Any, Any, Any]]] = {}
         self._root: tuple[int, float, list[int], list[int], K.Position] | None = None
         self._rng = _mix(self.seed)
+
+    @property
+    def threads(self) -> int:
+        """Threads searching one tree for a move (:attr:`MCTS.threads`)."""
+        return self.search.threads
 
     @classmethod
     def from_spec(cls, spec: PlayerSpec) -> GoEngine:

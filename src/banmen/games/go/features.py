@@ -94,6 +94,7 @@ __all__ = [
     "ladder_after",
     "new_stacks",
     "candidates",
+    "push",
 ]
 
 #: the feature groups, in the order of a feature vector
@@ -202,6 +203,19 @@ def canonical(code: int, ncells: int) -> int:
 # --------------------------------------------------------------------------- tactics
 
 
+@njit(cache=True, inline="always")
+def push(out: Any, n: int, p: int) -> int:
+    """Add ``p`` to the distinct points ``out[:n]`` unless it is there or ``out`` is
+    full; returns the new count."""
+    for i in range(n):
+        if out[i] == p:
+            return n
+    if n < out.shape[0]:
+        out[n] = p
+        return n + 1
+    return n
+
+
 @njit(cache=True)
 def _libs_after(board: Any, grp: Any, meta: Any, p: int, color: int, cap: int) -> int:
     """Distinct liberties (up to ``cap``) of the ``color`` group a stone on ``p`` makes:
@@ -215,21 +229,11 @@ def _libs_after(board: Any, grp: Any, meta: Any, p: int, color: int, cap: int) -
     for o in (-1, 1, -s, s):
         q = p + o
         v = board[q]
-        add = 0
-        if v == EMPTY:
-            add = q
-        elif v == opp and _in_atari(grp, npts, q):
-            add = q  # captured: the stone's point becomes a liberty
-        if add != 0:
-            dup = False
-            for i in range(n):
-                if libs[i] == add:
-                    dup = True
-            if not dup:
-                libs[n] = add
-                n += 1
-                if n >= cap:
-                    return n
+        # an empty neighbour, or a captured stone's point, is a liberty
+        if v == EMPTY or (v == opp and _in_atari(grp, npts, q)):
+            n = push(libs, n, q)
+            if n >= cap:
+                return n
     for o in (-1, 1, -s, s):
         q = p + o
         if board[q] == color:
@@ -251,15 +255,9 @@ def _collect_libs(board: Any, grp: Any, s: int, q: int, skip: int, out: Any, n: 
         for o in (-1, 1, -s, s):
             t = st + o
             if t != skip and board[t] == EMPTY:
-                dup = False
-                for i in range(n):
-                    if out[i] == t:
-                        dup = True
-                if not dup:
-                    out[n] = t
-                    n += 1
-                    if n >= cap:
-                        return n
+                n = push(out, n, t)
+                if n >= cap:
+                    return n
         st = grp[G_NEXT * npts + st]
         if st == g:
             break

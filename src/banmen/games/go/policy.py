@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -59,7 +60,15 @@ from numba import njit
 
 from banmen._bits import mix64
 from banmen._jit import kernel
-from banmen.games.go.features import _code, log_gammas, weights_for
+from banmen.games.go.features import (
+    _code,
+    _data_name,
+    _load,
+    candidates,
+    log_gammas,
+    push,
+    weights_for,
+)
 from banmen.games.go.kernels import (
     BLACK,
     BORDER,
@@ -247,20 +256,20 @@ _SLOTS = {
 }
 
 _TABLE: npt.NDArray[np.uint8] | None = None
-_GAMMA3: dict[str, npt.NDArray[np.float32]] = {}
 
 
 def gamma3_table(size: int) -> npt.NDArray[np.float32]:
     """The learned 3x3 patterns' gammas for a board of ``size``, by raw pattern code
     (:func:`.features._code`: the mover's view, atari marks), relative to an unlearned
-    pattern's (1.0)."""
-    w = weights_for(size)
-    key = "9" if size <= 11 else "19"
-    t = _GAMMA3.get(key)
-    if t is None:
-        t = np.ones(1 << 20, dtype=np.float32)
-        t[w.pat3_codes] = np.exp(w.pat3_lg - w.levels[0, 0]).astype(np.float32)
-        _GAMMA3[key] = t
+    pattern's (1.0); one table per weights file."""
+    return _gamma3(_data_name(size))
+
+
+@cache
+def _gamma3(name: str) -> npt.NDArray[np.float32]:
+    w = _load(name)
+    t = np.ones(1 << 20, dtype=np.float32)
+    t[w.pat3_codes] = np.exp(w.pat3_lg - w.levels[0, 0]).astype(np.float32)
     return t
 
 
@@ -420,23 +429,12 @@ def _legal(board: Any, grp: Any, meta: Any, p: int, color: int) -> bool:
 
 
 @njit(cache=True, inline="always")
-def _push(cand: Any, n: int, p: int) -> int:
-    for i in range(n):
-        if cand[i] == p:
-            return n
-    if n < cand.shape[0]:
-        cand[n] = p
-        return n + 1
-    return n
-
-
-@njit(cache=True, inline="always")
 def _push_capture(board: Any, grp: Any, meta: Any, npts: int, q: int, color: int, cand: Any,
                   n: int) -> int:  # fmt: skip
     """Add the capture of the chain on ``q`` if it is in atari and the capture legal."""
     lib = _atari_lib(grp, npts, grp[G_HEAD * npts + q])
     if lib != 0 and _legal(board, grp, meta, lib, color):
-        return _push(cand, n, lib)
+        return push(cand, n, lib)
     return n
 
 
@@ -469,7 +467,7 @@ def _atari_moves(board: Any, grp: Any, meta: Any, last: int, color: int, cand: A
                 break
         # or run out
         if libs_after(board, grp, meta, lib, color) >= 2 and _legal(board, grp, meta, lib, color):
-            n = _push(cand, n, lib)
+            n = push(cand, n, lib)
     return n
 
 
@@ -487,7 +485,7 @@ def _pattern_moves(
         if (pat[pattern_code(board, q, s)] & bit) == 0:
             continue
         if _legal(board, grp, meta, q, color) and libs_after(board, grp, meta, q, color) >= 2:
-            n = _push(cand, n, q)
+            n = push(cand, n, q)
     return n
 
 
@@ -771,55 +769,50 @@ def go_expand(ctx: Any, st: Any, moves: Any, prior_n: Any, prior_w: Any) -> int:
     prior_w[0] = even * params[P_PASS] / 1000.0
     if params[P_LEARNED] != 0:
         return _learned_priors(ctx, st, moves, prior_n, prior_w)
-    count = 1
-    for r in range(1, size + 1):
-        for c in range(1, size + 1):
-            p = r * s + c
-            if board[p] != EMPTY or is_eye(board, p, color, s):
-                continue
-            if move_code(board, grp, meta, p, color, False) != LEGAL:
-                continue
-            n = even
-            w = even * 0.5
-            cap = 0
-            esc = 0
-            for o in (-1, 1, -s, s):
-                v = board[p + o]
-                if v == opp or v == color:
-                    g = grp[G_HEAD * npts + p + o]
-                    if _atari_lib(grp, npts, g) == p:
-                        if v == opp:
-                            cap += grp[G_SIZE * npts + g]
-                        else:
-                            esc += grp[G_SIZE * npts + g]
-            libs = libs_after(board, grp, meta, p, color)
-            if cap > 0:
-                n += params[P_CAPTURE]
-                w += params[P_CAPTURE]
-            elif libs <= 1:
-                n += params[P_SELFATARI]
-            if esc > 0 and libs >= 2:
-                n += params[P_ESCAPE]
-                w += params[P_ESCAPE]
-            if (pat[pattern_code(board, p, s)] & bit) != 0:
-                n += params[P_PATTERN]
-                w += params[P_PATTERN]
-            if last != PASS and abs(r - lr) <= 2 and abs(c - lc) <= 2:
-                n += params[P_NEAR]
-                w += params[P_NEAR]
-            line = min(min(r, c), min(size + 1 - r, size + 1 - c))
-            if line == 1 and size >= 9:
-                near = 0
-                for r2 in range(max(1, r - 2), min(size, r + 2) + 1):
-                    for c2 in range(max(1, c - 2), min(size, c + 2) + 1):
-                        if board[r2 * s + c2] != EMPTY:
-                            near += 1
-                if near == 0:
-                    n += params[P_EDGE]
-            moves[count] = p
-            prior_n[count] = n
-            prior_w[count] = w
-            count += 1
+    count = 1 + candidates(board, grp, meta, moves[1:])
+    for k in range(1, count):
+        p = moves[k]
+        r = p // s
+        c = p - r * s
+        n = even
+        w = even * 0.5
+        cap = 0
+        esc = 0
+        for o in (-1, 1, -s, s):
+            v = board[p + o]
+            if v == opp or v == color:
+                g = grp[G_HEAD * npts + p + o]
+                if _atari_lib(grp, npts, g) == p:
+                    if v == opp:
+                        cap += grp[G_SIZE * npts + g]
+                    else:
+                        esc += grp[G_SIZE * npts + g]
+        libs = libs_after(board, grp, meta, p, color)
+        if cap > 0:
+            n += params[P_CAPTURE]
+            w += params[P_CAPTURE]
+        elif libs <= 1:
+            n += params[P_SELFATARI]
+        if esc > 0 and libs >= 2:
+            n += params[P_ESCAPE]
+            w += params[P_ESCAPE]
+        if (pat[pattern_code(board, p, s)] & bit) != 0:
+            n += params[P_PATTERN]
+            w += params[P_PATTERN]
+        if last != PASS and abs(r - lr) <= 2 and abs(c - lc) <= 2:
+            n += params[P_NEAR]
+            w += params[P_NEAR]
+        line = min(min(r, c), min(size + 1 - r, size + 1 - c))
+        if line == 1 and size >= 9:
+            near = 0
+            for r2 in range(max(1, r - 2), min(size, r + 2) + 1):
+                for c2 in range(max(1, c - 2), min(size, c + 2) + 1):
+                    if board[r2 * s + c2] != EMPTY:
+                        near += 1
+            if near == 0:
+                n += params[P_EDGE]
+        prior_n[k] = n
+        prior_w[k] = w
     return count
 
 
