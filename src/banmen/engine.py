@@ -229,18 +229,28 @@ ENGINE_KINDS = {
     "nboard": "an external Othello engine over NBoard: nboard:[depth=N ]COMMAND",
     "gtp": "an external Go engine over GTP: gtp:COMMAND",
     "mcts": "Monte-Carlo tree search (Go); options time=SECONDS, playouts=N, seed=N, "
-    "threads=N (one tree), learned=0 (hand-set priors instead of the learned ones) "
-    "(default time=1)",
+    "threads=N (one tree), learned=0 (hand-set priors instead of the learned ones), "
+    "nakade=0 (no nakade step in the playouts), widen=N (progressive widening from N "
+    "moves; 0: off) (default time=1)",
     "mate": "a mate solver (shogi: df-pn, tsume counting); options time=SECONDS, nodes=N, "
     "hash=MB (no limit by default)",
 }
 _ALIASES = {"cpu": "alphabeta", "ab": "alphabeta"}
-_FLAGS = {"learned"}  #: options that are 0 or 1
+_FLAGS = {"learned", "nakade"}  #: options that are 0 or 1
+_ZERO_OK = {"seed", "widen"}  #: whole-number options that may be 0
 _OPTIONS: dict[str, dict[str, type[int] | type[float]]] = {
     "alphabeta": {"depth": int, "time": float, "nodes": int},
     "perfect": {"time": float, "nodes": int},
     "random": {"seed": int},
-    "mcts": {"time": float, "playouts": int, "seed": int, "learned": int, "threads": int},
+    "mcts": {
+        "time": float,
+        "playouts": int,
+        "seed": int,
+        "learned": int,
+        "threads": int,
+        "nakade": int,
+        "widen": int,
+    },
     "mate": {"time": float, "nodes": int, "hash": int},
 }
 
@@ -307,7 +317,10 @@ def parse_spec(text: str) -> PlayerSpec:
         if key in _FLAGS:
             if v not in (0, 1):
                 raise SpecError(f"bad value in {item!r}: {key} must be 0 or 1")
-        elif (conv is float and not v > 0) or (conv is int and key != "seed" and v < 1) or v < 0:
+        elif key in _ZERO_OK:
+            if v < 0:
+                raise SpecError(f"bad value in {item!r}: {key} must be 0 or more")
+        elif (conv is float and not v > 0) or (conv is int and v < 1):
             raise SpecError(f"bad value in {item!r}: {key} must be positive")
         if conv is float and v > 1e6:
             raise SpecError(f"bad value in {item!r}: {key} must be at most 1000000 seconds")

@@ -42,6 +42,14 @@ adds the reward to every node on the path and, for AMAF, to every sibling whose 
 player played first later in the same simulation (tree part and playout). The move played
 is the most visited one.
 
+**Progressive widening** (:attr:`MCTS.widen` = ``W`` > 0; after Coulom, "Computing Elo
+ratings of move patterns in the game of Go", ICGA Journal 2007, and Chaslot et al.'s
+progressive unpruning): a node's children are sorted by prior value when they are made
+(the kernels' first move, Go's pass, stays first), and selection looks only at the first
+move and the ``W`` best, one more each time the node's visits grow by a factor of 1.4
+past 40. AMAF statistics still reach every child, so a move that enters late starts with
+what the playouts saw of it.
+
 **Threads** (``MCTS(threads=T)``, tree parallelism): T threads run the compiled loop
 (:func:`_run_par`, ``nogil``) on the one tree, each with its own scratch state, buffers
 and AMAF stamps. Everything shared is changed with atomic read-modify-writes
@@ -104,7 +112,11 @@ C_MAXDEPTH = 8  #: deepest tree descent so far
 C_SKIP = 9  #: the move that gets no AMAF statistics (-1: none)
 C_STOPPED = 10  #: 1 if the stop flag ended the last run
 C_FULL = 11  #: leaves left unexpanded for lack of room
-C_LEN = 12
+C_WIDEN = 12  #: progressive widening: children searched at first (0: all, no widening)
+C_LEN = 13
+
+WIDEN_VISITS = 40.0  #: progressive widening: a node's visits at the first step
+WIDEN_RATE = 1.4  #: ... and the factor between steps
 
 MAX_DEPTH = 1024  #: the longest descent through the tree
 
@@ -190,6 +202,25 @@ def _write_children(
 
 
 @njit(cache=True)
+def _order(moves: Any, pn: Any, pw: Any, n: int) -> None:
+    """Sort ``moves[1:n]`` (and their priors) by prior win rate, best first; the first
+    move (Go's pass) stays first. Progressive widening searches them in this order."""
+    if n <= 2:
+        return
+    key = np.empty(n - 1, dtype=np.float64)
+    for k in range(1, n):
+        key[k - 1] = -pw[k] / pn[k] if pn[k] > 0 else -0.5
+    idx = np.argsort(key, kind="mergesort")
+    m2 = moves[1:n].copy()
+    n2 = pn[1:n].copy()
+    w2 = pw[1:n].copy()
+    for k in range(n - 1):
+        moves[k + 1] = m2[idx[k]]
+        pn[k + 1] = n2[idx[k]]
+        pw[k + 1] = w2[idx[k]]
+
+
+@njit(cache=True)
 def _new_children(
     fs: Any, ist: Any, ctl: Any, node: int, n: int, mover: int, moves: Any, pn: Any, pw: Any
 ) -> None:
@@ -224,15 +255,21 @@ def _expand_node(
         ist[node, I_FIRST] = TERMINAL
         ist[node, I_COUNT] = 0
         return 0
+    if ctl[C_WIDEN] > 0:
+        _order(moves, pn, pw, n)
     _new_children(fs, ist, ctl, node, n, to_move(ctx, st), moves, pn, pw)
     return n
 
 
 @njit(cache=True, inline="always")
-def _select(fs: Any, ist: Any, node: int, equiv: float, explore: float) -> int:
+def _select(fs: Any, ist: Any, node: int, equiv: float, explore: float, widen: int) -> int:
     first = ist[node, I_FIRST]
     count = ist[node, I_COUNT]
-    logn = math.log(ist[node, I_VISITS] + 1.0)
+    visits = ist[node, I_VISITS]
+    logn = math.log(visits + 1.0)
+    if widen > 0:  # the first move, then the widen best by prior, one more at each step
+        steps = math.log(1.0 + visits / WIDEN_VISITS) / math.log(WIDEN_RATE)
+        count = min(count, 1 + widen + int(steps))
     best = -1
     best_v = -1e30
     for i in range(first, first + count):
@@ -308,7 +345,7 @@ def _run(
                     break
                 if n < 0:
                     break
-            child = _select(fs, ist, node, equiv, explore)
+            child = _select(fs, ist, node, equiv, explore, ctl[C_WIDEN])
             if child < 0:
                 break
             play(ctx, st, ist[child, I_MOVE])
@@ -435,10 +472,12 @@ def _run_par(
                     atomic_store2(ist, node, I_FIRST, UNEXPANDED)
                     ctl[C_FULL] += 1
                     break
+                if ctl[C_WIDEN] > 0:
+                    _order(moves, pn, pw, n)
                 _write_children(fs, ist, at, n, to_move(ctx, st), moves, pn, pw)
                 ist[node, I_COUNT] = n
                 atomic_store2(ist, node, I_FIRST, at)  # publish: children written first
-            child = _select(fs, ist, node, equiv, explore)
+            child = _select(fs, ist, node, equiv, explore, ctl[C_WIDEN])
             if child < 0:
                 break
             play(ctx, st, ist[child, I_MOVE])
@@ -536,6 +575,7 @@ class MCTS:
         early_stop: bool = True,
         threads: int = 1,
         virtual_loss: float = 1.0,
+        widen: int = 0,
     ) -> None:
         if threads < 1:
             raise ValueError(f"threads must be at least 1, got {threads}")
@@ -565,6 +605,7 @@ class MCTS:
         self.ctl = np.zeros(C_LEN, dtype=np.int64)
         self.ctl[C_CAP] = capacity
         self.ctl[C_SKIP] = kernels.amaf_skip
+        self.widen = widen
         self._path = np.zeros(MAX_DEPTH, dtype=np.int64)
         self._seq = np.zeros(kernels.max_playout + 1, dtype=np.int64)
         self._seqc = np.zeros(kernels.max_playout + 1, dtype=np.int64)
@@ -576,6 +617,20 @@ class MCTS:
         # the other threads' buffers: path, seq, seqc, stamp, owner, moves, pn, pw, mine
         self._bufs = [self._buffers() for _ in range(threads)] if threads > 1 else []
         self.clear()
+
+    @property
+    def widen(self) -> int:
+        """Progressive widening: 0 searches every child; W > 0 searches a node's first
+        move (Go's pass) and its W best by prior, and one more each time the node's
+        visits grow by a factor of 1.4 past 40. Children are sorted by prior when they
+        are made, so set it before the tree grows."""
+        return int(self.ctl[C_WIDEN])
+
+    @widen.setter
+    def widen(self, value: int) -> None:
+        if value < 0:
+            raise ValueError(f"widen must be 0 or more, got {value}")
+        self.ctl[C_WIDEN] = value
 
     def _buffers(self) -> tuple[Any, ...]:
         k = self.kernels

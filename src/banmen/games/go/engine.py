@@ -102,6 +102,12 @@ def dynamic_komi(board: Board) -> float:
     return float(round(DYNKOMI_PER_STONE * board.handicap * left))
 
 
+def widen_for(size: int) -> int:
+    """The progressive widening the engine uses on a board of ``size`` by default
+    (:attr:`MCTS.widen`; 0: none)."""
+    return 0
+
+
 def _no_bound(limit: Limit) -> bool:
     """Neither a time nor a playout limit (a depth means nothing to this search)."""
     return limit.time is None and limit.nodes is None
@@ -140,6 +146,7 @@ class GoEngine(Engine[Board | Game]):
         capacity: int = 1 << 22,
         dynamic_komi: bool = True,
         threads: int = 1,
+        widen: int | None = None,
         **params: int,
     ) -> None:
         self.limit = DEFAULT_LIMIT if limit is None or _no_bound(limit) else limit
@@ -153,6 +160,9 @@ class GoEngine(Engine[Board | Game]):
         self.extended = False
         policy.context(9, 7.5, **params)  # a bad parameter name fails here
         self.search = MCTS(policy.kernels(), capacity, threads=threads)
+        #: progressive widening (:attr:`MCTS.widen`); ``None``: by board size
+        #: (:data:`WIDEN`)
+        self.widen = widen
         self._ctx: dict[tuple[int, float], Any] = {}
         self._scratch: dict[int, list[tuple[Any, Any, Any]]] = {}
         self._root: tuple[int, float, list[int], list[int], K.Position] | None = None
@@ -165,13 +175,15 @@ class GoEngine(Engine[Board | Game]):
 
     @classmethod
     def from_spec(cls, spec: PlayerSpec) -> GoEngine:
-        """The engine of an ``mcts:time=S,playouts=N,seed=N,threads=N,learned=0|1`` player
-        spec."""
+        """The engine of an ``mcts:time=S,playouts=N,seed=N,threads=N,learned=0|1,
+        nakade=0|1,widen=N`` player spec."""
         o = spec.options
         limit = Limit(time=o.get("time"), nodes=o.get("playouts"))
         params = {"learned": o["learned"]} if "learned" in o else {}
+        if "nakade" in o:
+            params["nakade_prob"] = 1000 * o["nakade"]
         return cls(limit, seed=o.get("seed"), name=spec.text, threads=o.get("threads", 1),
-                   **params)  # fmt: skip
+                   widen=o.get("widen"), **params)  # fmt: skip
 
     def final_dead(self, board: Board | Game) -> list[str]:
         """The stones this engine calls dead in ``board``'s position
@@ -320,6 +332,7 @@ class GoEngine(Engine[Board | Game]):
         self._root = (board.size, board.komi, list(board.move_stack), list(board.colors),
                       pos.copy())  # fmt: skip
         ctx = self._context(board)
+        self.search.widen = self.widen if self.widen is not None else widen_for(board.size)
         root = pos.copy().arrays()
         scratch = self._scratch_for(pos)
         size = board.size

@@ -15,6 +15,10 @@ paper):
 1. **Atari**: capture ``L``'s group if it is in atari; if ``L`` put one of our groups in
    atari, save it by capturing an adjacent enemy group in atari, or by extending on its
    liberty when that leaves at least two liberties.
+   **Nakade**: if ``L`` made or changed a small eye space (a capture inside it, a stone
+   that shrank it) whose shape one move kills — straight or bent three, pyramid four,
+   bulky or crossed five, rabbity six, enclosed by one colour — play its vital point
+   (:func:`vital_point`): the attacker kills, the owner makes two eyes.
 2. **3x3 patterns** on the empty points around ``L`` (the table below), unless the move
    would be a self-atari.
 3. **Captures** of enemy groups in atari next to ``L`` or next to our own previous move.
@@ -211,7 +215,8 @@ P_PRIOR_SCALE = 16  #: learned priors: slope of the prior win rate in log-odds, 
 P_LOCAL_TAU = 17  #: learned playouts: weight of "play elsewhere" against the local moves
 P_LEARNED_PLAYOUTS = 18  #: 1: the playouts' local moves drawn by learned 3x3 gammas
 P_LGR = 19  #: 1: last-good-reply with forgetting in the playouts
-P_LEN = 20
+P_NAKADE_PROB = 20  #: playout step probability of the nakade step, per mille
+P_LEN = 21
 
 #: default prior weights (virtual visits) and playout probabilities
 PARAMS: dict[str, int] = {
@@ -233,6 +238,7 @@ PARAMS: dict[str, int] = {
     "local_tau": 20,
     "learned_playouts": 0,
     "lgr": 0,
+    "nakade_prob": 1000,
 }
 _SLOTS = {
     "even": P_EVEN,
@@ -253,6 +259,7 @@ _SLOTS = {
     "local_tau": P_LOCAL_TAU,
     "learned_playouts": P_LEARNED_PLAYOUTS,
     "lgr": P_LGR,
+    "nakade_prob": P_NAKADE_PROB,
 }
 
 _TABLE: npt.NDArray[np.uint8] | None = None
@@ -544,6 +551,105 @@ def _chance(meta: Any, per_mille: int) -> bool:
 
 
 @njit(cache=True, _nrt=False)
+def _region(board: Any, q: int, s: int, reg: Any) -> tuple[int, int]:
+    """The empty region of ``q`` in ``reg`` when it has at most ``len(reg) - 1``
+    points and every stone around it has one colour: (its size, that colour); (0, 0)
+    otherwise."""
+    reg[0] = q
+    n = 1
+    around = 0
+    i = 0
+    while i < n:
+        p = reg[i]
+        i += 1
+        for o in (-1, 1, -s, s):
+            r = p + o
+            v = board[r]
+            if v == EMPTY:
+                seen = False
+                for j in range(n):
+                    if reg[j] == r:
+                        seen = True
+                        break
+                if not seen:
+                    if n == reg.shape[0] - 1:
+                        return 0, 0
+                    reg[n] = r
+                    n += 1
+            elif v != BORDER:
+                if around == 0:
+                    around = v
+                elif v != around:
+                    return 0, 0
+    return n, around
+
+
+@njit(cache=True, _nrt=False)
+def vital_point(board: Any, q: int, s: int, reg: Any) -> int:
+    """The vital point of the empty region of ``q`` if it is a killable eye shape
+    enclosed by one colour (straight or bent three, pyramid four, bulky five, crossed
+    five, rabbity six): whoever plays there first decides whether the group gets two
+    eyes. 0 otherwise. ``reg`` is scratch room for seven points."""
+    n, around = _region(board, q, s, reg)
+    if n < 3 or around == 0:
+        return 0
+    best = 0
+    best_deg = 0
+    ties = 0
+    square = False
+    for i in range(n):
+        p = reg[i]
+        deg = 0
+        right = False
+        down = False
+        diag = False
+        for j in range(n):
+            d = reg[j] - p
+            if d == 1 or d == -1 or d == s or d == -s:
+                deg += 1
+            if d == 1:
+                right = True
+            elif d == s:
+                down = True
+            elif d == s + 1:
+                diag = True
+        if right and down and diag:
+            square = True
+        if deg > best_deg:
+            best_deg = deg
+            best = p
+            ties = 1
+        elif deg == best_deg:
+            ties += 1
+    if ties != 1:
+        return 0
+    if n == 3 or (n == 4 and best_deg == 3):
+        return best
+    if n == 5 and (square or best_deg == 4):
+        return best
+    if n == 6 and square and best_deg == 4:
+        return best
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def _nakade_move(board: Any, grp: Any, meta: Any, last: int, color: int, cand: Any) -> int:
+    """The vital point of a killable eye shape next to the last move (made or changed by
+    it: a capture inside, a stone that shrank it), if legal and not a self-atari that
+    joins stones; PASS if none."""
+    s = meta[M_STRIDE]
+    for o in (-1, 1, -s, s):
+        q = last + o
+        if board[q] != EMPTY:
+            continue
+        v = vital_point(board, q, s, cand[:7])
+        if v != 0 and _legal(board, grp, meta, v, color):
+            if libs_after(board, grp, meta, v, color) >= 2 or not _joins(board, v, color, s):
+                return v
+    return PASS
+
+
+@njit(cache=True, _nrt=False)
 def _random_move(board: Any, grp: Any, meta: Any, color: int, lone_sa: int) -> int:
     """A random legal move that fills no own eye and is no bad self-atari, or PASS."""
     s = meta[M_STRIDE]
@@ -582,6 +688,10 @@ def policy_move(
             n = _atari_moves(board, grp, meta, last, color, cand)
             if n > 0:
                 return cand[rand_below(meta, n)]
+        if _chance(meta, params[P_NAKADE_PROB]):
+            q = _nakade_move(board, grp, meta, last, color, cand)
+            if q != PASS:
+                return q
         if params[P_LGR] != 0:
             r = tabs[2][color, last]
             if r != 0 and board[r] == EMPTY and not is_eye(board, r, color, meta[M_STRIDE]):
