@@ -391,6 +391,37 @@ def test_an_nboard_engine_plays_a_whole_game() -> None:
         engine.close()
 
 
+_FAKE_NBOARD = """
+import sys
+for line in sys.stdin:
+    words = line.split()
+    if words[:1] == ["ping"]:
+        print("pong", words[1], flush=True)
+    elif words[:1] == ["go"]:
+        print("status thinking", flush=True)
+        print("=== " + sys.argv[1], flush=True)
+"""
+
+
+@pytest.mark.parametrize(
+    ("answer", "score"),
+    [("f5 -3.00 0.0", -3), ("f5/-3.00/0.0", -3), ("F5", None), ("f5 2.4", 2)],
+)
+def test_the_nboard_client_reads_both_answer_forms(answer: str, score: int | None) -> None:
+    """Edax (and the protocol's example session) answer ``=== f5 -3.00 0.0``; the
+    protocol's text gives ``=== f5/-3.00/0.0``; the move alone is allowed."""
+    import sys
+
+    from banmen.protocols.nboard_client import NBoardEngine
+
+    engine = NBoardEngine([sys.executable, "-c", _FAKE_NBOARD, answer], timeout=30)
+    try:
+        r = engine.think(Board())
+        assert r.move == "f5" and r.score == score
+    finally:
+        engine.close()
+
+
 @pytest.mark.parametrize(
     ("spec", "game", "fragment"),
     [

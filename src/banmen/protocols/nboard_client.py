@@ -2,7 +2,9 @@
 
 ``NBoardEngine("edax -nboard", depth=8)`` starts the program and plays through it: for each
 move the whole game is sent as GGF (``set game``), a ``ping``/``pong`` makes sure the
-engine has read it, and ``go`` is answered by ``=== MOVE[/EVAL[/SECONDS]]``. The player spec
+engine has read it, and ``go`` is answered by ``=== MOVE[/EVAL[/SECONDS]]`` (the form the
+protocol's text gives; its example session, and Edax, separate the fields by spaces:
+``=== f6 0.00 0.0``, which is read too). The player spec
 ``nboard:COMMAND`` (optionally ``nboard:depth=N COMMAND``) builds one for the arena.
 """
 
@@ -73,17 +75,23 @@ class NBoardEngine(EngineClient["Board"]):
         self._sync()
         self._send("go")
         answer = self._answer(lambda line: line.startswith("==="))[3:].strip()
-        move_text, *rest = answer.split("/")
-        move_text = move_text.strip()
+        move_text, rest = _fields(answer)
         try:
             move = board.parse_move("pass" if move_text.upper() == "PA" else move_text)
         except ValueError as e:
             raise NBoardError(f"{self.name} answered {answer!r}: {e}") from None
         score = None
-        if rest and rest[0].strip():
+        if rest:
             try:
                 score = round(float(rest[0]))
             except ValueError:
                 score = None
         return Result(board.move_name(move), score=score, depth=self.depth,
                       seconds=request.elapsed(), stopped_by="depth")  # fmt: skip
+
+
+def _fields(answer: str) -> tuple[str, list[str]]:
+    """The move and the other fields of a ``===`` answer, whether they are separated by
+    ``/`` or by spaces (``f6/0.00/0.0``, ``f6 0.00 0.0``, ``f6``)."""
+    parts = answer.replace("/", " ").split()
+    return (parts[0], parts[1:]) if parts else ("", [])
