@@ -42,6 +42,10 @@ def test_othello_perft_and_ffo_rows() -> None:
 
     rec = bench_perft(6)
     assert rec["leaves"] == 8200 and rec["moves_made"] == 4 + 12 + 56 + 244 + 1396 + 8200
+    assert rec["bulk_seconds"] > 0 and rec["bulk_leaves_per_second"] > 0
+    for name, row in rec["anchors"].items():  # Edax and Egaroucid, where they are built
+        assert row["leaves"] == 8200, name
+    assert set(rec["anchors"]) | set(rec["anchors_missing"]) == {"edax", "egaroucid"}
     if not FFO_CSV.is_file():
         pytest.skip(f"no shared reference data at {FFO_CSV}")
     ffo = bench_ffo([40])

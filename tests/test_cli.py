@@ -190,6 +190,11 @@ def test_perft_says_which_pass_convention_it_counted() -> None:
     plain = runner.invoke(app, ["perft", "4"])
     assert "a pass uses a ply" in plain.output and "pass-free" not in plain.output
     assert "perft(4) = 244 leaves" in plain.output
+    bulk = runner.invoke(app, ["perft", "9", "--bulk", "--json"])
+    assert bulk.exit_code == 0, bulk.output
+    rec = json.loads(bulk.output)
+    assert rec["leaves"] == 3_005_288 and rec["nodes"] is None
+    assert rec["counting"].startswith("bulk")
 
 
 # --------------------------------------------------------------------------- start-up

@@ -56,6 +56,26 @@ def test_perft(depth: int) -> None:
     assert int(leaves) == PERFT_PASS_FREE[depth]
 
 
+@pytest.mark.parametrize("pass_free", [False, True])
+def test_bulk_perft_counts_what_making_every_move_counts(pass_free: bool) -> None:
+    """Counting the last ply from the move mask gives the leaves of making every move,
+    past the first passes (depth 10: 24,571,284 and 24,571,420, from the perft table)."""
+    from banmen.games.othello.kernels import perft_bulk
+
+    b = Board()
+    table = PERFT_PASS_FREE if pass_free else PERFT
+    for depth in range(1, 10):
+        assert int(perft_bulk(U(b.black), U(b.white), depth, False, pass_free)) == table[depth]
+    want = 24_571_420 if pass_free else 24_571_284
+    assert int(perft_bulk(U(b.black), U(b.white), 10, False, pass_free)) == want
+    # a position where passes and finished games come before the last ply
+    p = Board.from_string(FFO40)
+    mover, other = U(p.black), U(p.white)
+    for depth in range(1, 7):
+        made, _ = perft(mover, other, depth, False, pass_free)
+        assert int(perft_bulk(mover, other, depth, False, pass_free)) == int(made)
+
+
 def _slow_flips(black: int, white: int, turn: int, sq: int) -> int:
     """Discs a move turns over, walking the eight directions on a 2-D grid."""
     me, them = (black, white) if turn == BLACK else (white, black)

@@ -1,17 +1,29 @@
-"""Othello benchmarks: perft make-moves per second and the FFO endgame suite."""
+"""Othello benchmarks: perft (every move made, and bulk-counted beside Edax's and
+Egaroucid's perft in the same run) and the FFO endgame suite."""
 
 from __future__ import annotations
 
 import csv
+import os
+import re
+import statistics
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 from banmen.games.othello import BLACK, Board, square_name
 from banmen.games.othello.endgame import EndgameSolver
-from banmen.games.othello.kernels import U, perft
+from banmen.games.othello.kernels import U, perft, perft_bulk
 
-__all__ = ["ffo_positions", "bench_perft", "bench_ffo"]
+__all__ = ["ffo_positions", "bench_perft", "bench_ffo", "ANCHORS"]
+
+#: Where ``../shared/anchors/build.sh`` puts the anchors by default (``BANMEN_ANCHORS``
+#: overrides it).
+ANCHORS = Path(
+    os.environ.get("BANMEN_ANCHORS")
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "banmen-anchors"
+)
 
 #: The FFO endgame suite in the shared reference data (positions #40-#59).
 FFO_CSV = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "othello" / "ffo.csv"
@@ -33,23 +45,127 @@ def ffo_positions(path: Path | None = None) -> dict[int, dict[str, Any]]:
     return out
 
 
-def bench_perft(depth: int = 11, pass_free: bool = False) -> dict[str, Any]:
-    """Perft from the start on one thread: every move of every ply made (passes
-    included), nothing bulk-counted."""
+def bench_perft(depth: int = 11, pass_free: bool = False, rounds: int = 1) -> dict[str, Any]:
+    """Perft from the start on one thread, ``rounds`` times, alternating: banmen making
+    every move of every ply (passes included), banmen counting the last ply from the
+    move mask (``bulk``, as the field counts perft), and Edax's and Egaroucid's perft
+    where ``../shared/anchors/build.sh`` built them (:data:`ANCHORS`). Medians, and the
+    anchors' times over banmen's bulk time."""
 
     b = Board()
-    perft(U(b.black), U(b.white), 2, False, pass_free)  # load the compiled code
-    t0 = time.perf_counter()
-    leaves, made = perft(U(b.black), U(b.white), depth, False, pass_free)
-    seconds = time.perf_counter() - t0
+    black, white = U(b.black), U(b.white)
+    perft(black, white, 2, False, pass_free)  # load the compiled code
+    perft_bulk(black, white, 2, False, pass_free)
+    edax = _edax()
+    egaroucid = _egaroucid()
+    times: dict[str, list[float]] = {"make": [], "bulk": []}
+    leaves_of: dict[str, int] = {}
+    made = 0
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        count, made_u = perft(black, white, depth, False, pass_free)
+        times["make"].append(time.perf_counter() - t0)
+        leaves_of["make"], made = int(count), int(made_u)
+        t0 = time.perf_counter()
+        leaves_of["bulk"] = int(perft_bulk(black, white, depth, False, pass_free))
+        times["bulk"].append(time.perf_counter() - t0)
+        if edax is not None and not pass_free:
+            leaves_of["edax"], t = _edax_perft(edax, depth)
+            times.setdefault("edax", []).append(t)
+        if egaroucid is not None:
+            leaves_of["egaroucid"], t = _egaroucid_perft(egaroucid, depth, pass_free)
+            times.setdefault("egaroucid", []).append(t)
+    med = {k: statistics.median(v) for k, v in times.items()}
     return {
         "depth": depth,
         "convention": "pass-free" if pass_free else "pass counts as a ply",
-        "leaves": int(leaves),
-        "moves_made": int(made),
-        "seconds": seconds,
-        "moves_per_second": int(made) / seconds,
+        "rounds": rounds,
+        "leaves": leaves_of["make"],
+        "moves_made": made,
+        "seconds": med["make"],
+        "moves_per_second": made / med["make"],
+        "bulk_seconds": med["bulk"],
+        "bulk_leaves_per_second": leaves_of["bulk"] / med["bulk"],
+        "anchors": {
+            k: {
+                "leaves": leaves_of[k],
+                "seconds": med[k],
+                "times": times[k],
+                "ratio_to_banmen_bulk": med[k] / med["bulk"],
+            }
+            for k in ("edax", "egaroucid")
+            if k in med
+        },
+        "times": {k: times[k] for k in ("make", "bulk")},
+        "anchors_missing": [
+            name for name, exe in (("edax", edax), ("egaroucid", egaroucid)) if exe is None
+        ],
     }
+
+
+def _edax() -> Path | None:
+    found = sorted((ANCHORS / "edax" / "bin").glob("lEdax-*"))
+    return found[0] if found else None
+
+
+def _egaroucid() -> Path | None:
+    exe = ANCHORS / "egaroucid" / "Egaroucid_for_Console.out"
+    return exe if exe.is_file() else None
+
+
+def _clock(text: str) -> float:
+    """Edax's ``[H:]M:SS.mmm`` time."""
+    parts = [float(x) for x in text.split(":")]
+    seconds = 0.0
+    for x in parts:
+        seconds = seconds * 60 + x
+    return seconds
+
+
+def _edax_perft(exe: Path, depth: int) -> tuple[int, float]:
+    """Edax's ``perft`` (its shell; it counts ply by ply, the last ply from the move
+    mask): the leaves and time of ply ``depth``. Its shell quits at the end of the input
+    without waiting for a running command, so ``quit`` is sent after the table."""
+    proc = subprocess.Popen(
+        [str(exe), "-n", "1", "-eval-file", "data/eval.dat"], cwd=exe.parent.parent,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    found: tuple[int, float] | None = None
+    tail: list[str] = []
+    try:
+        proc.stdin.write(f"perft {depth}\n")
+        proc.stdin.flush()
+        pattern = re.compile(rf"\s*{depth},\s*(\d+),.*?(\d+:\d+\.\d+),")
+        for line in proc.stdout:
+            tail = (tail + [line])[-5:]
+            m = pattern.match(line)
+            if m:
+                found = int(m.group(1)), _clock(m.group(2))
+            if line.startswith("Total"):
+                break
+        proc.stdin.write("quit\n")
+        proc.stdin.flush()
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    if found is None:
+        raise RuntimeError(f"no ply-{depth} line in Edax's perft output: {''.join(tail)!r}")
+    return found
+
+
+def _egaroucid_perft(exe: Path, depth: int, pass_free: bool) -> tuple[int, float]:
+    """Egaroucid's ``-perft DEPTH MODE`` (mode 2: a pass uses no ply)."""
+    out = subprocess.run(
+        [str(exe), "-perft", str(depth), "2" if pass_free else "1"],
+        capture_output=True, text=True, cwd=exe.parent, timeout=600, check=True,
+    ).stdout  # fmt: skip
+    m = re.search(r"depth \d+ (\d+) leaves found in (\d+) ms", out)
+    if not m:
+        raise RuntimeError(f"no result in Egaroucid's perft output: {out[-300:]!r}")
+    return int(m.group(1)), int(m.group(2)) / 1000
 
 
 def bench_ffo(ids: list[int], time_limit: float | None = None,

@@ -16,38 +16,63 @@ def perft(
     pass_free: Annotated[
         bool, typer.Option("--pass-free", help="A pass uses no ply (Egaroucid's mode 2).")
     ] = False,
+    bulk: Annotated[
+        bool,
+        typer.Option(
+            "--bulk",
+            help="Count the last ply's moves without making them (as Edax and Egaroucid count).",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Count the Othello game tree from the start: leaves, moves made, time.
 
     A pass uses one ply (``--pass-free``: none); a finished game is one leaf at any
-    remaining depth. Every move of every ply is made, passes included.
+    remaining depth. Every move of every ply is made, passes included, unless ``--bulk``:
+    then the last ply's moves are counted from the legal-move mask, the way the field's
+    programs count perft, and only the leaves are reported.
     """
     from banmen.games.othello import Board
-    from banmen.games.othello.kernels import U
+    from banmen.games.othello.kernels import U, perft_bulk
     from banmen.games.othello.kernels import perft as perft_kernel
 
     b = Board()
-    perft_kernel(U(b.black), U(b.white), 1, False, pass_free)  # load the compiled code
-    t0 = time.perf_counter()
-    leaves, made = perft_kernel(U(b.black), U(b.white), depth, False, pass_free)
+    black, white = U(b.black), U(b.white)
+    nodes: int | None = None
+    if bulk:
+        perft_bulk(black, white, 1, False, pass_free)  # load the compiled code
+        t0 = time.perf_counter()
+        leaves = int(perft_bulk(black, white, depth, False, pass_free))
+    else:
+        perft_kernel(black, white, 1, False, pass_free)
+        t0 = time.perf_counter()
+        count, made = perft_kernel(black, white, depth, False, pass_free)
+        leaves, nodes = int(count), int(made)
     seconds = time.perf_counter() - t0
-    leaves, nodes = int(leaves), int(made)
     rec = {
         "depth": depth,
         "convention": "pass-free" if pass_free else "pass counts as a ply",
+        "counting": "bulk: last ply counted, not made" if bulk else "every move made",
         "leaves": leaves,
         "nodes": nodes,
         "seconds": seconds,
-        "moves_per_second": nodes / seconds if seconds > 0 else None,
+        "moves_per_second": nodes / seconds if nodes is not None and seconds > 0 else None,
+        "leaves_per_second": leaves / seconds if seconds > 0 else None,
     }
     if as_json:
         typer.echo(json.dumps(rec))
         return
     convention = "pass-free: a pass uses no ply" if pass_free else "a pass uses a ply"
+    rate = max(seconds, 1e-9)
+    if nodes is None:
+        typer.echo(
+            f"perft({depth}) = {leaves:,} leaves ({convention}); the last ply counted, not "
+            f"made, in {seconds:.3f} s = {leaves / rate / 1e6:.1f} M leaves/s"
+        )
+        return
     typer.echo(
         f"perft({depth}) = {leaves:,} leaves ({convention}); {nodes:,} moves made, "
-        f"passes among them, in {seconds:.3f} s = {nodes / max(seconds, 1e-9) / 1e6:.1f} M moves/s"
+        f"passes among them, in {seconds:.3f} s = {nodes / rate / 1e6:.1f} M moves/s"
     )
 
 

@@ -15,10 +15,10 @@ paper):
 1. **Atari**: capture ``L``'s group if it is in atari; if ``L`` put one of our groups in
    atari, save it by capturing an adjacent enemy group in atari, or by extending on its
    liberty when that leaves at least two liberties.
-   **Nakade**: if ``L`` made or changed a small eye space (a capture inside it, a stone
-   that shrank it) whose shape one move kills — straight or bent three, pyramid four,
-   bulky or crossed five, rabbity six, enclosed by one colour — play its vital point
-   (:func:`vital_point`): the attacker kills, the owner makes two eyes.
+   **Nakade**: if ``L`` made or changed a small eye space of the opponent's (a capture
+   inside it, a stone that shrank it) whose shape one move kills — straight or bent
+   three, pyramid four, bulky or crossed five, rabbity six, enclosed by its stones —
+   play its vital point (:func:`vital_point`).
 2. **3x3 patterns** on the empty points around ``L`` (the table below), unless the move
    would be a self-atari.
 3. **Captures** of enemy groups in atari next to ``L`` or next to our own previous move.
@@ -585,13 +585,13 @@ def _region(board: Any, q: int, s: int, reg: Any) -> tuple[int, int]:
 
 
 @njit(cache=True, _nrt=False)
-def vital_point(board: Any, q: int, s: int, reg: Any) -> int:
+def vital_point(board: Any, q: int, s: int, reg: Any, owner: int = 0) -> int:
     """The vital point of the empty region of ``q`` if it is a killable eye shape
-    enclosed by one colour (straight or bent three, pyramid four, bulky five, crossed
-    five, rabbity six): whoever plays there first decides whether the group gets two
-    eyes. 0 otherwise. ``reg`` is scratch room for seven points."""
+    enclosed by one colour (``owner``'s, unless 0; straight or bent three, pyramid four,
+    bulky five, crossed five, rabbity six): whoever plays there first decides whether the
+    group gets two eyes. 0 otherwise. ``reg`` is scratch room for seven points."""
     n, around = _region(board, q, s, reg)
-    if n < 3 or around == 0:
+    if n < 3 or around == 0 or (owner != 0 and around != owner):
         return 0
     best = 0
     best_deg = 0
@@ -634,15 +634,15 @@ def vital_point(board: Any, q: int, s: int, reg: Any) -> int:
 
 @njit(cache=True, _nrt=False)
 def _nakade_move(board: Any, grp: Any, meta: Any, last: int, color: int, cand: Any) -> int:
-    """The vital point of a killable eye shape next to the last move (made or changed by
-    it: a capture inside, a stone that shrank it), if legal and not a self-atari that
-    joins stones; PASS if none."""
+    """The vital point of a killable eye shape of the opponent's next to its last move
+    (made or changed by it: a capture inside, a stone that shrank it), if legal and not
+    a self-atari that joins stones; PASS if none."""
     s = meta[M_STRIDE]
     for o in (-1, 1, -s, s):
         q = last + o
         if board[q] != EMPTY:
             continue
-        v = vital_point(board, q, s, cand[:7])
+        v = vital_point(board, q, s, cand[:7], 3 - color)
         if v != 0 and _legal(board, grp, meta, v, color):
             if libs_after(board, grp, meta, v, color) >= 2 or not _joins(board, v, color, s):
                 return v

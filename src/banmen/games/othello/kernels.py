@@ -20,7 +20,7 @@ from numba import njit
 
 from banmen._bits import clz64, ctz64, popcnt64
 
-__all__ = ["moves", "flips", "perft", "popcount", "U", "RAYS"]
+__all__ = ["moves", "flips", "perft", "perft_bulk", "popcount", "U", "RAYS"]
 
 U = np.uint64
 FULL = U(0xFFFFFFFFFFFFFFFF)
@@ -154,3 +154,25 @@ def perft(P: Any, O: Any, depth: int, passed: bool, pass_free: bool) -> Any:
         made += m + U(1)
         mv ^= low
     return total, made
+
+
+@njit(cache=True)
+def perft_bulk(P: Any, O: Any, depth: int, passed: bool, pass_free: bool) -> Any:
+    """The leaves of :func:`perft`, counted the way Edax and Egaroucid count them: the
+    last ply's moves are counted from the legal-move mask (a popcount), not made."""
+    if depth == 0:
+        return U(1)
+    mv = moves(P, O)
+    if mv == 0:
+        if passed or moves(O, P) == 0:
+            return U(1)
+        return perft_bulk(O, P, depth if pass_free else depth - 1, passed | True, pass_free)
+    if depth == 1:
+        return U(popcnt64(mv))
+    total = U(0)
+    while mv:
+        low = mv & (~mv + U(1))
+        f = flips(P, O, ctz64(mv))
+        total += perft_bulk(O ^ f, P ^ f ^ low, depth - 1, passed & False, pass_free)
+        mv ^= low
+    return total
