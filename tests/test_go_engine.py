@@ -262,7 +262,7 @@ def test_playout_policy_never_fills_own_eye(seed: int, plies: int, learned: bool
         if pos.meta[K.M_PASSES] >= 2:
             break
         color = int(pos.meta[K.M_TURN])
-        p = int(P.policy_move(params, tabs, pos.board, pos.grp, pos.meta, prev, cand, wts))
+        p = int(P.policy_move(params, tabs, pos.board, pos.grp, pos.meta, prev, cand, wts, 3))
         if p != PASS:
             assert not K.is_eye(pos.board, p, color, s)
             assert K.move_code(pos.board, pos.grp, pos.meta, p, color, False) == K.LEGAL

@@ -244,27 +244,29 @@ def test_the_vital_point_decides(name: str) -> None:
             assert not _black_kills(b, space, 14, {}), vertex_name(q, board.size)
 
 
-def test_playout_plays_the_vital_point_next_to_the_last_move() -> None:
-    """White's last move (D5's neighbour E5 stands for any move next to the space) left a
-    bent three inside White's group: Black's playout move is its vital point; without
-    the nakade step it is not."""
+def test_playout_plays_the_vital_point_after_a_capture() -> None:
+    """White's last move (E5, next to the space) captured three stones and left a bent
+    three inside White's group: Black's playout move is its vital point. Without the
+    capture, or without the nakade step, it is not forced."""
     board = _diagram(SHAPES["bent three"][0], turn=BLACK)
     pos = board.position
     pos.meta[K.M_LAST] = parse_vertex("E5", board.size)
-    ctx = P.context(7, 7.5)
+    ctx = P.context(7, 7.5, nakade_prob=1000)  # off by default: measured, it loses
     tabs = (ctx[1], ctx[7], ctx[8])
     cand = np.zeros(32, dtype=np.int64)
     wts = np.zeros(8)
-    for seed in range(20):
-        pos.meta[K.M_RNG] = seed + 1
-        p = int(P.policy_move(ctx[0], tabs, pos.board, pos.grp, pos.meta, PASS, cand, wts))
-        assert vertex_name(p, 7) == "D4"
-    off = P.context(7, 7.5, nakade_prob=0)[0]
-    seen = set()
-    for seed in range(40):
-        pos.meta[K.M_RNG] = seed + 1
-        seen.add(int(P.policy_move(off, tabs, pos.board, pos.grp, pos.meta, PASS, cand, wts)))
-    assert len(seen) > 1  # without the step the move is not forced
+
+    def moves(params: np.ndarray, caught: int) -> set[str]:
+        seen = set()
+        for seed in range(40):
+            pos.meta[K.M_RNG] = seed + 1
+            p = P.policy_move(params, tabs, pos.board, pos.grp, pos.meta, PASS, cand, wts, caught)
+            seen.add(vertex_name(int(p), 7))
+        return seen
+
+    assert moves(ctx[0], 3) == {"D4"}
+    assert len(moves(ctx[0], 0)) > 1
+    assert len(moves(P.context(7, 7.5, nakade_prob=0)[0], 3)) > 1
 
 
 def test_progressive_widening_orders_and_limits_the_children() -> None:
@@ -294,8 +296,8 @@ def test_progressive_widening_orders_and_limits_the_children() -> None:
 def test_engine_spec_options() -> None:
     from banmen.engine import SpecError, parse_spec
 
-    e = GoEngine.from_spec(parse_spec("mcts:playouts=100,widen=4,nakade=0"))
-    assert e.widen == 4 and e.params["nakade_prob"] == 0
+    e = GoEngine.from_spec(parse_spec("mcts:playouts=100,widen=4,nakade=1"))
+    assert e.widen == 4 and e.params["nakade_prob"] == 1000
     assert GoEngine.from_spec(parse_spec("mcts:widen=0")).widen == 0
     with pytest.raises(SpecError, match="nakade must be 0 or 1"):
         parse_spec("mcts:nakade=2")

@@ -230,8 +230,8 @@ ENGINE_KINDS = {
     "gtp": "an external Go engine over GTP: gtp:COMMAND",
     "mcts": "Monte-Carlo tree search (Go); options time=SECONDS, playouts=N, seed=N, "
     "threads=N (one tree), learned=0 (hand-set priors instead of the learned ones), "
-    "nakade=0 (no nakade step in the playouts), widen=N (progressive widening from N "
-    "moves; 0: off) (default time=1)",
+    "nakade=1 (a nakade step in the playouts), widen=N (progressive widening from N "
+    "moves; 0: off; default 4 on 13x13 and up) (default time=1)",
     "mate": "a mate solver (shogi: df-pn, tsume counting); options time=SECONDS, nodes=N, "
     "hash=MB (no limit by default)",
 }

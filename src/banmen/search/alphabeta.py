@@ -2,7 +2,8 @@
 
 A game hands the search a bundle of compiled *kernels* (:class:`Kernels`) over a compact
 state — a tuple of integers — plus a read-only ``ctx`` array of per-game constants (a Mattix
-deal's piece values, for example). Numba specialises :func:`_negamax` for each bundle, so
+deal's piece values, for example; or a tuple of arrays, the first of which identifies the
+rest). Numba specialises :func:`_negamax` for each bundle, so
 the generic code runs as fast as a hand-written one (DESIGN.md, "Fast and generic at once").
 
 The kernel contract (all ``@njit``):
@@ -346,6 +347,12 @@ def _ctx_salt(ctx: npt.NDArray[np.int64]) -> int:
     return h
 
 
+def _salt_source(ctx: Any) -> Any:
+    """The int64 array the table's salt is hashed from: ``ctx`` itself, or the first of a
+    tuple (a game whose ``ctx`` carries large tables puts a digest of them there)."""
+    return ctx[0] if isinstance(ctx, tuple) else ctx
+
+
 # --------------------------------------------------------------------------- driver
 
 
@@ -394,7 +401,7 @@ class AlphaBeta:
         """Resolve the compiled functions for this game's types once (see ``_jit.bound``):
         a shallow search is then a few microseconds of Python, not a hundred."""
         k = self.kernels
-        self._salt = bound(_ctx_salt, ctx)
+        self._salt = bound(_ctx_salt, _salt_source(ctx))
         self._root = bound(_root_moves, k.gen_moves, ctx, state, self.moves[0])
         self._hor = bound(_horizon, k.horizon, ctx, state)
         self._fin = bound(_call2, k.final, ctx, state)
@@ -502,7 +509,7 @@ class AlphaBeta:
         ctl[_ABORTED] = 0
         ctl[_SELDEPTH] = 0
         ctl[_NODE_LIMIT] = limit.nodes if limit.nodes is not None else (1 << 62)
-        ctl[_SALT] = self._salt(ctx)
+        ctl[_SALT] = self._salt(_salt_source(ctx))
         ctl[_TT_MIN_DEPTH] = self.tt_min_depth
         ctl[_ETC_MIN_DEPTH] = self.etc_min_depth
         ctl[_PREFETCH] = int(self.prefetch)
