@@ -212,44 +212,62 @@ def _hand_values(P: np.ndarray, O: np.ndarray) -> np.ndarray:
     return np.array(v, dtype=np.float64) / SCALE
 
 
-def cmd_fit(a: argparse.Namespace) -> None:
+def fit(
+    d: dict[str, np.ndarray], damp: float, iters: int, hand: bool = True
+) -> tuple[np.ndarray, list[dict[str, Any]]]:
+    """One weight table per phase (in discs) from positions ``d`` (:data:`FIELDS`), and
+    the held-out report per phase (with the hand-set evaluation's error if ``hand``)."""
     import scipy.sparse as sp
     from scipy.sparse.linalg import lsqr
 
-    d = load(a.data)
     n = len(d["label"])
     idx = np.empty((n, T.N_INDICES), dtype=np.int64)
     ph = np.empty(n, dtype=np.int64)
     T.batch_indices(d["P"], d["O"], idx, ph)
     test = _held_out(d["game"])
+    canon = T.canonical_map()
+    cidx = canon[idx]  # symmetric configurations share one weight
     table = np.zeros((T.PHASES, T.N_FEATURES), dtype=np.float64)
     report = []
-    t0 = time.time()
     for k in range(T.PHASES):
         # a phase learns from its own positions and, at half weight, its neighbours'
         sel = (np.abs(ph - k) <= 1) & ~test
-        w = np.where(ph[sel] == k, 1.0, 0.5)
-        rows = np.repeat(np.arange(sel.sum()), T.N_INDICES)
-        A = sp.csr_matrix((np.repeat(w, T.N_INDICES), (rows, idx[sel].ravel())),
-                          shape=(int(sel.sum()), T.N_FEATURES))  # fmt: skip
-        y = d["label"][sel].astype(np.float64) * w
-        if sel.sum() == 0:
+        m = int(sel.sum())
+        if m == 0:
             continue
-        sol = lsqr(A, y, damp=a.damp, atol=1e-6, btol=1e-6, iter_lim=a.iters)
-        table[k] = sol[0]
+        w = np.where(ph[sel] == k, 1.0, 0.5)
+        rows = np.repeat(np.arange(m), T.N_INDICES)
+        A = sp.csr_matrix((np.repeat(w, T.N_INDICES), (rows, cidx[sel].ravel())),
+                          shape=(m, T.N_FEATURES))  # fmt: skip
+        y = d["label"][sel].astype(np.float64) * w
+        sol = lsqr(A, y, damp=damp, atol=1e-6, btol=1e-6, iter_lim=iters)
+        table[k] = sol[0][canon]
         held = (ph == k) & test
-        row = {"phase": k, "empties": f"{5 * k}-{5 * k + 4 if k < T.PHASES - 1 else 60}",
-               "train": int((ph[~test] == k).sum()), "held_out": int(held.sum())}  # fmt: skip
+        row: dict[str, Any] = {
+            "phase": k,
+            "empties": f"{5 * k}-{5 * k + 4 if k < T.PHASES - 1 else 60}",
+            "train": int((ph[~test] == k).sum()),
+            "held_out": int(held.sum()),
+        }
         if held.any():
-            pred = table[k][idx[held]].sum(axis=1)
             truth = d["label"][held]
-            row["mae_new"] = float(np.abs(pred - truth).mean())
-            row["mae_hand"] = float(np.abs(_hand_values(d["P"][held], d["O"][held]) - truth).mean())
+            row["mae_new"] = float(np.abs(table[k][idx[held]].sum(axis=1) - truth).mean())
+            if hand:
+                hv = _hand_values(d["P"][held], d["O"][held])
+                row["mae_hand"] = float(np.abs(hv - truth).mean())
             row["exact_share"] = float(d["exact"][held].mean())
         report.append(row)
-        print(json.dumps(row), flush=True)
+    return table, report
+
+
+def cmd_fit(a: argparse.Namespace) -> None:
+    d = load(a.data)
+    t0 = time.time()
+    table, report = fit(d, a.damp, a.iters)
+    for row in report:
+        print(json.dumps(row))
     meta = {
-        "positions": n,
+        "positions": len(d["label"]),
         "games": len(np.unique(d["game"])),
         "damp": a.damp,
         "fit_seconds": round(time.time() - t0, 1),

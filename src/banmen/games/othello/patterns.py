@@ -49,6 +49,8 @@ __all__ = [
     "pattern_value",
     "Weights",
     "load_weights",
+    "canonical_map",
+    "symmetrize",
     "WEIGHTS_FILE",
 ]
 
@@ -118,6 +120,44 @@ def _layout() -> tuple[npt.NDArray[np.int64], ...]:
 
 
 _SQ, _LEN, _OFF, _EXTRA = _layout()
+
+
+def canonical_map() -> npt.NDArray[np.int64]:
+    """For every weight, the one that stands for it: a pattern whose squares some board
+    symmetry maps onto themselves in another order (a line read backwards, the 3x3
+    corner mirrored in its diagonal, the edge mirrored) gives the same configuration two
+    indices; both map to the smaller. Fitting over the representatives and copying them
+    back (:func:`symmetrize`) makes the evaluation the same on all eight symmetric images
+    of a position."""
+    out = np.arange(N_FEATURES, dtype=np.int64)
+    offset = 0
+    for squares in PATTERNS.values():
+        base = [_square(x) for x in squares]
+        n = len(base)
+        perms = []
+        for k in range(1, 8):
+            img = [_symmetries(q)[k] for q in base]
+            if set(img) == set(base) and img != base:
+                perms.append([base.index(q) for q in img])  # digit j goes to perms[j]
+        digits = np.zeros((3**n, n), dtype=np.int64)
+        idx = np.arange(3**n)
+        for j in range(n):  # digit j of index i (j = 0 the most significant)
+            digits[:, j] = (idx // 3 ** (n - 1 - j)) % 3
+        best = idx.copy()
+        for perm in perms:
+            moved = np.zeros(3**n, dtype=np.int64)
+            for j in range(n):
+                moved += digits[:, j] * 3 ** (n - 1 - perm[j])
+            best = np.minimum(best, moved)
+        out[offset : offset + 3**n] = offset + best
+        offset += 3**n
+    return out
+
+
+def symmetrize(table: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """``table`` with every weight replaced by its representative's
+    (:func:`canonical_map`)."""
+    return np.ascontiguousarray(table[..., canonical_map()])
 N_INSTANCES = int(_SQ.shape[0])  #: pattern instances (46)
 N_INDICES = N_INSTANCES + 3  #: weights summed for one position
 N_FEATURES = int(_EXTRA[2]) + 1  #: weights in one phase's table
