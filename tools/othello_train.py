@@ -6,7 +6,7 @@
     python tools/othello_train.py testset --positions 100 --out data/oth/test.npz
     python tools/othello_train.py mae data/oth/test.npz --weights patterns.npz
 
-``generate`` plays self-play games: a random opening (8 to 20 random moves), then each
+``generate`` plays self-play games: a random opening (0 to 20 random moves), then each
 move chosen by a depth-2 search with the current evaluation (the hand-set one, or
 ``--weights``), one move in seven random. Every position after the opening is labelled
 from the side to move's view, in discs: by the **exact solver** at ``--exact`` empties
@@ -20,6 +20,11 @@ exact ones stay): the iteration the issue asks for.
 ``fit`` fits one weight table per phase by sparse regularised least squares
 (``scipy.sparse.linalg.lsqr`` with damping), one game in ten held out, and reports the
 held-out mean absolute error per phase beside the hand-set evaluation's.
+
+``probcut`` fits the ProbCut table of a weights file: for sampled positions the values of
+every iteration of a search to ``--max-depth`` (ProbCut off) give shallow/deep pairs;
+per depth and phase, a linear fit ``deep = a shallow + b`` and its residual's standard
+deviation, the cut margin being ``--t`` of those.
 
 ``testset`` solves positions at 20-24 empties exactly (from other seeds' games);
 ``mae`` gives an evaluation's mean absolute error on them, per number of empties.
@@ -85,10 +90,12 @@ class Labeller:
         return float(s.score)
 
 
-def _game(lab: Labeller, seed: int, exact_at: int) -> dict[str, list[Any]]:
+def _game(
+    lab: Labeller, seed: int, exact_at: int, opening: tuple[int, int] = (0, 20)
+) -> dict[str, list[Any]]:
     rng = np.random.default_rng(seed)
     b = Board()
-    for _ in range(int(rng.integers(8, 21))):
+    for _ in range(int(rng.integers(opening[0], opening[1] + 1))):
         if b.is_game_over():
             break
         b.push(int(rng.choice(b.legal_moves)))
@@ -278,6 +285,80 @@ def cmd_fit(a: argparse.Namespace) -> None:
     print(f"wrote {a.out} ({a.out.stat().st_size:,} bytes)")
 
 
+def shallow_depth(d: int) -> int:
+    """The shallow search that stands for a depth-``d`` one in ProbCut."""
+    return d // 2 if d >= 3 else -1
+
+
+def _pairs_chunk(args: tuple[list[tuple[int, int]], str, int]) -> list[list[int]]:
+    from banmen.games.othello.pattern_search import PATTERN_KERNELS, pattern_context
+
+    positions, weights, max_depth = args
+    ab = AlphaBeta(PATTERN_KERNELS, tt_bits=20)
+    ab.probcut = False
+    ctx = pattern_context(T.Weights.load(Path(weights)), probcut=False)
+    out = []
+    for p, o in positions:
+        ab.clear()
+        scores = [0] * (max_depth + 1)
+        got = [False] * (max_depth + 1)
+
+        def seen(si: Any, scores: list[int] = scores, got: list[bool] = got) -> None:
+            if si.depth <= max_depth and not si.exact:
+                scores[si.depth] = si.score
+                got[si.depth] = True
+
+        ab.search(ctx, (U(p), U(o), np.int64(0)), Limit(depth=max_depth), on_info=seen)
+        if all(got[1:]):
+            out.append([64 - (p | o).bit_count()] + scores[1:])
+    return out
+
+
+def cmd_probcut(a: argparse.Namespace) -> None:
+    d = load(a.data)
+    rng = np.random.default_rng(a.seed)
+    mid = np.flatnonzero(d["empties"] >= 21)
+    pick = rng.choice(mid, size=min(a.positions, len(mid)), replace=False)
+    positions = [(int(d["P"][i]), int(d["O"][i])) for i in pick]
+    chunks = [positions[i : i + 20] for i in range(0, len(positions), 20)]
+    t0 = time.time()
+    rows: list[list[int]] = []
+    with ProcessPoolExecutor(a.workers) as pool:
+        for part in pool.map(_pairs_chunk, [(c, str(a.weights), a.max_depth) for c in chunks]):
+            rows += part
+            print(f"{len(rows)} positions searched, {time.time() - t0:.0f} s", flush=True)
+    arr = np.array(rows, dtype=np.int64)  # empties, v1 .. v_max
+    w = T.Weights.load(a.weights)
+    pc = T.no_probcut()
+    report = []
+    phases = np.minimum(arr[:, 0], 59) // 5
+    for depth in range(3, T.PROBCUT_DEPTHS):
+        fit_d = min(depth, a.max_depth)
+        d2 = shallow_depth(fit_d)
+        for ph in range(T.PHASES):
+            sel = np.abs(phases - ph) <= 1  # pool the neighbouring phases
+            if sel.sum() < 20:
+                continue
+            x = arr[sel, d2].astype(np.float64)
+            y = arr[sel, fit_d].astype(np.float64)
+            slope, icpt = np.polyfit(x, y, 1)
+            sigma = float(np.std(y - (slope * x + icpt)))
+            pc[depth, ph] = (shallow_depth(depth), round(slope * 1024), round(icpt),
+                             round(a.t * sigma))  # fmt: skip
+            if depth == fit_d:
+                report.append({"depth": depth, "shallow": d2, "phase": ph, "n": int(sel.sum()),
+                               "a": round(slope, 3), "b": round(icpt, 1),
+                               "sigma": round(sigma, 1)})  # fmt: skip
+    meta = dict(w.meta)
+    meta.update({"probcut_positions": len(arr), "probcut_t": a.t,
+                 "probcut_max_depth": a.max_depth})  # fmt: skip
+    T.Weights(w.table, meta, pc).save(a.out)
+    a.out.with_suffix(".probcut.json").write_text(json.dumps(report, indent=1))
+    for r in report:
+        print(json.dumps(r))
+    print(f"wrote {a.out}, {time.time() - t0:.0f} s")
+
+
 def _test_chunk(args: tuple[list[int], int, int]) -> dict[str, np.ndarray]:
     seeds, lo, hi = args
     lab = Labeller(None, 2)
@@ -364,6 +445,15 @@ def main() -> None:
     f.add_argument("--out", type=Path, required=True)
     f.add_argument("--damp", type=float, default=3.0)
     f.add_argument("--iters", type=int, default=300)
+    c = sub.add_parser("probcut")
+    c.add_argument("data", type=Path, nargs="+")
+    c.add_argument("--weights", type=Path, required=True)
+    c.add_argument("--out", type=Path, required=True)
+    c.add_argument("--positions", type=int, default=400)
+    c.add_argument("--max-depth", type=int, default=10)
+    c.add_argument("--t", type=float, default=1.5)
+    c.add_argument("--seed", type=int, default=1)
+    c.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     t = sub.add_parser("testset")
     t.add_argument("--positions", type=int, default=100)
     t.add_argument("--seed", type=int, default=10_000_000)
@@ -376,7 +466,7 @@ def main() -> None:
     m.add_argument("--weights", type=Path, nargs="*", default=[])
     m.add_argument("--out", type=Path)
     a = ap.parse_args()
-    {"generate": cmd_generate, "relabel": cmd_relabel, "fit": cmd_fit,
+    {"generate": cmd_generate, "relabel": cmd_relabel, "fit": cmd_fit, "probcut": cmd_probcut,
      "testset": cmd_testset, "mae": cmd_mae}[a.cmd](a)  # fmt: skip
 
 

@@ -223,7 +223,8 @@ class SpecError(ValueError):
 
 
 ENGINE_KINDS = {
-    "alphabeta": "negamax alpha-beta; options depth=N, time=SECONDS, nodes=N (default time=1)",
+    "alphabeta": "negamax alpha-beta; options depth=N, time=SECONDS, nodes=N (default time=1), "
+    "learned=0 (Othello: the hand-set evaluation instead of the learned patterns)",
     "perfect": "exact solve (perfect play); option time=SECONDS caps it",
     "random": "uniformly random legal moves; option seed=N",
     "nboard": "an external Othello engine over NBoard: nboard:[depth=N ]COMMAND",
@@ -231,7 +232,7 @@ ENGINE_KINDS = {
     "mcts": "Monte-Carlo tree search (Go); options time=SECONDS, playouts=N, seed=N, "
     "threads=N (one tree), learned=0 (hand-set priors instead of the learned ones), "
     "nakade=1 (a nakade step in the playouts), widen=N (progressive widening from N "
-    "moves; 0: off; default 4 on 13x13 and up) (default time=1)",
+    "moves; 0: off; default 8 on 13x13 and up) (default time=1)",
     "mate": "a mate solver (shogi: df-pn, tsume counting); options time=SECONDS, nodes=N, "
     "hash=MB (no limit by default)",
 }
@@ -239,7 +240,7 @@ _ALIASES = {"cpu": "alphabeta", "ab": "alphabeta"}
 _FLAGS = {"learned", "nakade"}  #: options that are 0 or 1
 _ZERO_OK = {"seed", "widen"}  #: whole-number options that may be 0
 _OPTIONS: dict[str, dict[str, type[int] | type[float]]] = {
-    "alphabeta": {"depth": int, "time": float, "nodes": int},
+    "alphabeta": {"depth": int, "time": float, "nodes": int, "learned": int},
     "perfect": {"time": float, "nodes": int},
     "random": {"seed": int},
     "mcts": {

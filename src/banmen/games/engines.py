@@ -120,6 +120,9 @@ def tt_bits_for(game_bits: int, spec: PlayerSpec) -> int:
 
 
 def _alphabeta(game: GameDef[Any], spec: PlayerSpec) -> AlphaBetaEngine:
+    if "learned" in spec.options:
+        raise SpecError(f"{spec.text!r}: learned= chooses Othello's evaluation; "
+                        f"{game.title} has one")  # fmt: skip
     return AlphaBetaEngine(
         game, spec.limit, name=spec.text, tt_bits=tt_bits_for(game.tt_bits, spec)
     )

@@ -69,13 +69,15 @@ _TT_SHIFT = 7
 _TT_MIN_DEPTH = 8
 _ETC_MIN_DEPTH = 9
 _PREFETCH = 10
-_CTL_SIZE = 11
+_PROBCUT = 11
+_CTL_SIZE = 12
 
 # TT flags
 _LOWER = 1
 _UPPER = 2
 _EXACT = 3
 
+_PROBCUT_RANGE = 1 << 20  #: ProbCut bounds beyond this are no test (|values| stay below)
 _GOLDEN = -7046029254386353131  # 0x9E3779B97F4A7C15 as int64 (Fibonacci hashing)
 
 
@@ -91,6 +93,14 @@ class Kernels(NamedTuple):
     horizon: Any
     max_moves: int  #: size of a move buffer: the most legal moves any position can have
     max_plies: int  #: the longest game, in plies (bounds the PV and the search stack)
+    #: optional ``order(ctx, state, buf, start, n, depth)``: sort ``buf[start:n]`` best
+    #: first (the move the table remembers, if any, stays at ``buf[0]``)
+    order: Any = None
+    #: optional ``probcut(ctx, state, depth) -> (shallow, a1024, b, margin)``: a shallow
+    #: search of ``shallow`` plies predicts this depth's value as
+    #: ``v * a1024 / 1024 + b``, wrong by more than ``margin`` rarely enough to cut on it
+    #: (``shallow < 0``: no ProbCut here)
+    probcut: Any = None
 
 
 @dataclass(frozen=True)
@@ -199,6 +209,8 @@ def _negamax(
     final: Any,
     key: Any,
     horizon: Any,
+    order: Any,
+    probcut: Any,
     ctx: Any,
     st: Any,
     depth: int,
@@ -233,6 +245,7 @@ def _negamax(
     use_tt = depth >= ctl[_TT_MIN_DEPTH]
     k = key(ctx, st) ^ ctl[_SALT]
     e = _tt_probe(tt, ctl, k) if use_tt else 0
+    tt_move = -1
     if e != 0:
         tt_move = ((e >> 32) & 0xFFFF) - 1
         if (((e >> 48) & 255) >= depth or (e >> 62) & 1) and not pv_node:
@@ -240,14 +253,48 @@ def _negamax(
             f = (e >> 56) & 3
             if f == _EXACT or (f == _LOWER and v >= beta) or (f == _UPPER and v <= alpha):
                 return v
-        if tt_move >= 0:
-            # Bring the TT move to the front, keeping the game's order for the rest.
-            for i in range(n):
-                if buf[i] == tt_move:
-                    for j in range(i, 0, -1):
-                        buf[j] = buf[j - 1]
-                    buf[0] = tt_move
-                    break
+
+    no = ply < 0
+    if ctl[_PROBCUT] != 0 and not pv_node and depth >= 2:
+        # ProbCut (Buro 1995): if a shallow search says, with the margin the game fitted,
+        # that this node fails high (or low), believe it. Never where the search could
+        # reach the end of the game: a value it calls exact must be.
+        d2, a1024, b, margin = probcut(ctx, st, depth)
+        if d2 >= 0 and depth < horizon(ctx, st):
+            hi = -((-(beta + margin - b) * 1024) // a1024)  # ceiling
+            if hi < _PROBCUT_RANGE:
+                v = _negamax(
+                    gen_moves, play, gain, evaluate, final, key, horizon, order, probcut,
+                    ctx, st, d2, hi - 1, hi, ply, no, tt, moves, pv, pvlen, ctl, stop,
+                )  # fmt: skip
+                if ctl[_ABORTED] != 0:
+                    return 0
+                if v >= hi:
+                    return beta
+            lo = ((alpha - margin - b) * 1024) // a1024
+            if lo > -_PROBCUT_RANGE:
+                v = _negamax(
+                    gen_moves, play, gain, evaluate, final, key, horizon, order, probcut,
+                    ctx, st, d2, lo, lo + 1, ply, no, tt, moves, pv, pvlen, ctl, stop,
+                )  # fmt: skip
+                if ctl[_ABORTED] != 0:
+                    return 0
+                if v <= lo:
+                    return alpha
+            n = gen_moves(ctx, st, buf)  # the shallow searches used this ply's buffer
+            pvlen[ply] = ply
+
+    start = 0
+    if tt_move >= 0:
+        # Bring the TT move to the front, keeping the game's order for the rest.
+        for i in range(n):
+            if buf[i] == tt_move:
+                for j in range(i, 0, -1):
+                    buf[j] = buf[j - 1]
+                buf[0] = tt_move
+                start = 1
+                break
+    order(ctx, st, buf, start, n, depth)
 
     if use_tt and not pv_node and depth >= ctl[_ETC_MIN_DEPTH]:
         # Enhanced transposition cutoff: a child whose stored value already refutes this
@@ -273,7 +320,6 @@ def _negamax(
     # overloads of this function that call each other, and such a set crashes when loaded
     # from the on-disk cache; these flags are plain (non-literal) bools.
     yes = ply >= 0
-    no = ply < 0
     alpha0 = alpha
     best = -INF
     best_move = buf[0]
@@ -284,19 +330,22 @@ def _negamax(
         # value = g - child_value, so the child's window is (g - beta, g - alpha).
         if i == 0:
             v = g - _negamax(
-                gen_moves, play, gain, evaluate, final, key, horizon, ctx, child, depth - 1,
+                gen_moves, play, gain, evaluate, final, key, horizon, order, probcut,
+                ctx, child, depth - 1,
                 g - beta, g - alpha, ply + 1, pv_node,
                 tt, moves, pv, pvlen, ctl, stop,
             )  # fmt: skip
         else:
             v = g - _negamax(
-                gen_moves, play, gain, evaluate, final, key, horizon, ctx, child, depth - 1,
+                gen_moves, play, gain, evaluate, final, key, horizon, order, probcut,
+                ctx, child, depth - 1,
                 g - alpha - 1, g - alpha, ply + 1, no,
                 tt, moves, pv, pvlen, ctl, stop,
             )  # fmt: skip
             if pv_node and alpha < v < beta and ctl[_ABORTED] == 0:
                 v = g - _negamax(
-                    gen_moves, play, gain, evaluate, final, key, horizon, ctx, child, depth - 1,
+                    gen_moves, play, gain, evaluate, final, key, horizon, order, probcut,
+                    ctx, child, depth - 1,
                     g - beta, g - alpha, ply + 1, yes,
                     tt, moves, pv, pvlen, ctl, stop,
                 )  # fmt: skip
@@ -327,6 +376,17 @@ def _negamax(
         h = horizon(ctx, st)
         _tt_store(tt, ctl, k, best, best_move, min(depth, h), flag, depth >= h)
     return best
+
+
+@njit(cache=True)
+def _no_order(ctx: Any, st: Any, buf: Any, start: int, n: int, depth: int) -> None:
+    """The default :attr:`Kernels.order`: the game's own move order."""
+
+
+@njit(cache=True)
+def _no_probcut(ctx: Any, st: Any, depth: int) -> tuple[int, int, int, int]:
+    """The default :attr:`Kernels.probcut`: none."""
+    return -1, 1024, 0, 0
 
 
 @njit(cache=True)
@@ -368,6 +428,8 @@ class AlphaBeta:
         if not 4 <= tt_bits <= 30:
             raise ValueError("tt_bits must be between 4 and 30")
         self.kernels = kernels
+        self._order = kernels.order if kernels.order is not None else _no_order
+        self._probcut = kernels.probcut if kernels.probcut is not None else _no_probcut
         self.tt_bits = tt_bits
         # 64-byte aligned, so that each 32-byte bucket sits in one cache line.
         raw = np.zeros((4 << tt_bits) + 8, dtype=np.int64)
@@ -390,6 +452,8 @@ class AlphaBeta:
         self.tt_min_depth = 1  #: no table probes or stores below this remaining depth
         self.etc_min_depth = 99  #: enhanced transposition cutoffs from this remaining depth
         self.prefetch = True  #: prefetch the children's table buckets
+        #: ProbCut where the kernels offer it (:attr:`Kernels.probcut`)
+        self.probcut = True
         self.method = "pvs"  #: "pvs" (aspiration windows) or "mtdf" for each iteration
         self._bound = False
 
@@ -407,8 +471,8 @@ class AlphaBeta:
         self._fin = bound(_call2, k.final, ctx, state)
         self._neg = bound(
             _negamax, k.gen_moves, k.play, k.gain, k.evaluate, k.final, k.key, k.horizon,
-            ctx, state, 0, -INF, INF, 0, True, self.tt, self.moves, self.pv, self.pvlen,
-            self.ctl, stop,
+            self._order, self._probcut, ctx, state, 0, -INF, INF, 0, True, self.tt,
+            self.moves, self.pv, self.pvlen, self.ctl, stop,
         )  # fmt: skip
         self._bound = True
 
@@ -430,6 +494,8 @@ class AlphaBeta:
                 k.final,
                 k.key,
                 k.horizon,
+                self._order,
+                self._probcut,
                 ctx,
                 state,
                 depth,
@@ -513,6 +579,7 @@ class AlphaBeta:
         ctl[_TT_MIN_DEPTH] = self.tt_min_depth
         ctl[_ETC_MIN_DEPTH] = self.etc_min_depth
         ctl[_PREFETCH] = int(self.prefetch)
+        ctl[_PROBCUT] = int(self.probcut and self.kernels.probcut is not None)
         self._generation += 1
         ctl[_GEN] = self._generation
 

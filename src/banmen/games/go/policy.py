@@ -18,7 +18,7 @@ paper):
    **Nakade** (off by default, ``nakade_prob``): if ``L`` captured three or more stones
    and left an eye space whose shape one move kills — straight or bent three, pyramid
    four, bulky or crossed five, rabbity six, enclosed by the capturer's stones — play its
-   vital point (:func:`vital_point`). Measured at 3,000 playouts on 9x9 it lost: 7 of 20
+   vital point (:func:`vital_point`). Measured at 3,000 playouts on 9x9 it lost: 7 of 21
    games against the same search without it (and 17 of 40 when it also answered every
    move that shrank such a space): a forced vital point wastes a tempo whenever the
    capturer's group lives anyway.

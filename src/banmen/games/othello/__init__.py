@@ -61,7 +61,9 @@ def _new_board(seed: int, size: int | None) -> Board:
 
 
 def _alphabeta(game: GameDef[Board], spec: PlayerSpec) -> Engine[Board]:
-    return OthelloEngine(spec.limit, perfect=spec.kind == "perfect", name=spec.text)
+    learned = bool(spec.options.get("learned", 1))
+    return OthelloEngine(spec.limit, perfect=spec.kind == "perfect", name=spec.text,
+                         learned=learned)  # fmt: skip
 
 
 def _nboard(game: GameDef[Board], spec: PlayerSpec) -> Engine[Board]:

@@ -14,6 +14,7 @@ from banmen.games.othello.board import Board
 from banmen.games.othello.endgame import EndgameSolver
 from banmen.games.othello.evaluation import ALPHABETA_KERNELS, SCALE, alphabeta_state, context
 from banmen.games.othello.formats import PASS, square_name
+from banmen.games.othello.pattern_search import PATTERN_KERNELS, default_context
 from banmen.search.alphabeta import AlphaBeta, SearchInfo
 from banmen.search.limits import Limit
 
@@ -42,14 +43,26 @@ class OthelloEngine(Engine[Board]):
     ends_at_game_over = True
 
     def __init__(
-        self, limit: Limit | None = None, perfect: bool = False, name: str = "alphabeta"
+        self,
+        limit: Limit | None = None,
+        perfect: bool = False,
+        name: str = "alphabeta",
+        learned: bool = True,
     ) -> None:
         self.limit = limit if limit is not None else Limit(time=1.0)
         self.perfect = perfect
         self.name = name
-        self.search = AlphaBeta(ALPHABETA_KERNELS, tt_bits=20)
+        #: the midgame evaluation: the learned patterns (:mod:`.patterns`), or the
+        #: hand-set features (:mod:`.evaluation`) with ``learned=False``
+        self.learned = learned
+        self.ctx: Any
+        if learned:
+            self.search = AlphaBeta(PATTERN_KERNELS, tt_bits=20)
+            self.ctx = default_context()
+        else:
+            self.search = AlphaBeta(ALPHABETA_KERNELS, tt_bits=20)
+            self.ctx = context()
         self.solver = EndgameSolver(tt_bits=20)
-        self.ctx = context()
 
     def new_game(self) -> None:
         self.search.clear()

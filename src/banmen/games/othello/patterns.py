@@ -50,6 +50,8 @@ __all__ = [
     "Weights",
     "load_weights",
     "canonical_map",
+    "no_probcut",
+    "PROBCUT_DEPTHS",
     "symmetrize",
     "WEIGHTS_FILE",
 ]
@@ -158,6 +160,8 @@ def symmetrize(table: npt.NDArray[Any]) -> npt.NDArray[Any]:
     """``table`` with every weight replaced by its representative's
     (:func:`canonical_map`)."""
     return np.ascontiguousarray(table[..., canonical_map()])
+
+
 N_INSTANCES = int(_SQ.shape[0])  #: pattern instances (46)
 N_INDICES = N_INSTANCES + 3  #: weights summed for one position
 N_FEATURES = int(_EXTRA[2]) + 1  #: weights in one phase's table
@@ -213,28 +217,51 @@ def pattern_value(W: Any, P: Any, O: Any) -> int:
     return v
 
 
-class Weights:
-    """A fitted evaluation: ``table`` (``PHASES x N_FEATURES``, int32 centi-discs) and
-    what it was fitted from (``meta``, a dict of strings and numbers)."""
+PROBCUT_DEPTHS = 21  #: ProbCut rows: depths 0-20
 
-    def __init__(self, table: npt.NDArray[np.int32], meta: dict[str, Any] | None = None):
+
+def no_probcut() -> npt.NDArray[np.int64]:
+    """A ProbCut table that never cuts (shallow depth -1 everywhere)."""
+    t = np.zeros((PROBCUT_DEPTHS, PHASES, 4), dtype=np.int64)
+    t[:, :, 0] = -1
+    t[:, :, 1] = 1024
+    return t
+
+
+class Weights:
+    """A fitted evaluation: ``table`` (``PHASES x N_FEATURES``, int32 centi-discs), its
+    ProbCut table (``probcut[depth, phase] = (shallow depth, a * 1024, b, margin)``, see
+    :attr:`banmen.search.alphabeta.Kernels.probcut`; none fitted: never cuts) and what
+    they were fitted from (``meta``, a dict of strings)."""
+
+    def __init__(
+        self,
+        table: npt.NDArray[np.int32],
+        meta: dict[str, Any] | None = None,
+        probcut: npt.NDArray[np.int64] | None = None,
+    ):
         table = np.ascontiguousarray(table, dtype=np.int32)
         if table.shape != (PHASES, N_FEATURES):
             raise ValueError(f"weights must be {PHASES}x{N_FEATURES}, got {table.shape}")
         self.table = table
-        self.meta = dict(meta or {})
+        self.meta = {k: str(v) for k, v in (meta or {}).items()}
+        pc = no_probcut() if probcut is None else np.ascontiguousarray(probcut, dtype=np.int64)
+        if pc.shape != (PROBCUT_DEPTHS, PHASES, 4):
+            raise ValueError(f"a ProbCut table must be {PROBCUT_DEPTHS}x{PHASES}x4")
+        self.probcut = pc
 
     def save(self, path: Path) -> None:
         """Compressed, as int16 (every weight fits: values are clipped to +-32767)."""
         t16 = np.clip(self.table, -32767, 32767).astype(np.int16)
         meta = np.array([f"{k}={v}" for k, v in sorted(self.meta.items())])
-        np.savez_compressed(path, table=t16, meta=meta)
+        np.savez_compressed(path, table=t16, meta=meta, probcut=self.probcut)
 
     @classmethod
     def load(cls, path: Path | Any) -> Weights:
         with np.load(path) as z:
             meta = dict(str(x).split("=", 1) for x in z["meta"])
-            return cls(z["table"].astype(np.int32), meta)
+            pc = z["probcut"] if "probcut" in z.files else None
+            return cls(z["table"].astype(np.int32), meta, pc)
 
     def value(self, P: int, O: int) -> int:
         return int(pattern_value(self.table, U(P), U(O)))
