@@ -109,19 +109,49 @@ def test_a_symmetrized_table_values_all_eight_images_alike(seed: int, plies: int
     assert plies < 2 or len(images(raw)) > 1
 
 
+def _reckless_probcut() -> np.ndarray:
+    """A ProbCut table that cuts on any shallow hint (no margin)."""
+    pc = T.no_probcut()
+    for d in range(3, T.PROBCUT_DEPTHS):
+        pc[d, :] = (1, 1024, 0, 0)
+    return pc
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_pattern_search_to_the_end_is_the_exact_value(seed: int) -> None:
+    """Even with a ProbCut table that cuts on anything: a search that reaches the end of
+    the game never uses it, so what it calls exact is."""
     b = _random_board(seed, 50)
     assert not b.is_game_over()
     rng = np.random.default_rng(seed)
     table = T.symmetrize(rng.integers(-300, 300, size=(T.PHASES, T.N_FEATURES)).astype(np.int32))
-    ctx = pattern_context(T.Weights(table))
+    ctx = pattern_context(T.Weights(table, probcut=_reckless_probcut()))
     ab = AlphaBeta(PATTERN_KERNELS, tt_bits=16)
     r = ab.search(ctx, alphabeta_state(b), Limit(depth=40))
     p, o = b.pieces()
     assert r.exact and r.score == EndgameSolver().solve(p, o).score * SCALE
     shallow = ab.search(ctx, alphabeta_state(b), Limit(depth=1))
     assert not shallow.exact
+
+
+def test_probcut_prunes_and_can_be_turned_off() -> None:
+    """The reckless table cuts most of a midgame tree; with ProbCut off (on the search or
+    in the context) the same search visits exactly what it visits with no table."""
+    b = _random_board(11, 20)
+    rng = np.random.default_rng(11)
+    table = T.symmetrize(rng.integers(-300, 300, size=(T.PHASES, T.N_FEATURES)).astype(np.int32))
+    w = T.Weights(table, probcut=_reckless_probcut())
+    plain = AlphaBeta(PATTERN_KERNELS, tt_bits=18)
+    base = plain.search(pattern_context(T.Weights(table)), alphabeta_state(b), Limit(depth=6))
+    cut = AlphaBeta(PATTERN_KERNELS, tt_bits=18)
+    pruned = cut.search(pattern_context(w), alphabeta_state(b), Limit(depth=6))
+    assert pruned.nodes < base.nodes / 2
+    off = AlphaBeta(PATTERN_KERNELS, tt_bits=18)
+    off.probcut = False
+    r = off.search(pattern_context(w), alphabeta_state(b), Limit(depth=6))
+    assert (r.nodes, r.move, r.score) == (base.nodes, base.move, base.score)
+    r = plain.search(pattern_context(w, probcut=False), alphabeta_state(b), Limit(depth=6))
+    assert r.move == base.move and r.score == base.score
 
 
 def test_weights_round_trip(tmp_path: Path) -> None:
@@ -167,3 +197,25 @@ def test_the_fit_recovers_a_known_evaluation() -> None:
     err = np.abs(pred - d["label"][test]).mean()
     base = np.abs(d["label"][test] - d["label"][~test].mean()).mean()
     assert err < 0.5 * base, (err, base)
+
+
+def test_player_specs_choose_the_evaluation() -> None:
+    from banmen.engine import SpecError
+    from banmen.games import make_engine
+    from banmen.games.othello.engine import OthelloEngine
+
+    new = make_engine("othello", "alphabeta:time=0.1")
+    old = make_engine("othello", "alphabeta:time=0.1,learned=0")
+    nopc = make_engine("othello", "alphabeta:time=0.1,probcut=0")
+    assert isinstance(new, OthelloEngine) and isinstance(old, OthelloEngine)
+    assert isinstance(nopc, OthelloEngine)
+    assert new.learned and new.search.probcut and not old.learned
+    assert nopc.learned and not nopc.search.probcut
+    b = Board.from_transcript("f5d6c3")
+    for e in (new, old):
+        r = e.think(b, Limit(depth=3))
+        assert r.move is not None and b.parse_move(r.move) in b.legal_moves
+    with pytest.raises(SpecError, match="learned= is an Othello option"):
+        make_engine("mattix", "alphabeta:depth=2,learned=0")
+    with pytest.raises(SpecError, match="probcut must be 0 or 1"):
+        make_engine("othello", "alphabeta:depth=2,probcut=2")

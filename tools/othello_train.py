@@ -286,8 +286,12 @@ def cmd_fit(a: argparse.Namespace) -> None:
 
 
 def shallow_depth(d: int) -> int:
-    """The shallow search that stands for a depth-``d`` one in ProbCut."""
-    return d // 2 if d >= 3 else -1
+    """The shallow search that stands for a depth-``d`` one in ProbCut: about half as
+    deep, with the same parity (an odd and an even search disagree by the tempo)."""
+    if d < 3:
+        return -1
+    half = d // 2
+    return half + ((d - half) & 1)
 
 
 def _pairs_chunk(args: tuple[list[tuple[int, int]], str, int]) -> list[list[int]]:

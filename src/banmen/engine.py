@@ -224,7 +224,8 @@ class SpecError(ValueError):
 
 ENGINE_KINDS = {
     "alphabeta": "negamax alpha-beta; options depth=N, time=SECONDS, nodes=N (default time=1), "
-    "learned=0 (Othello: the hand-set evaluation instead of the learned patterns)",
+    "learned=0 (Othello: the hand-set evaluation instead of the learned patterns), "
+    "probcut=0 (Othello: no ProbCut)",
     "perfect": "exact solve (perfect play); option time=SECONDS caps it",
     "random": "uniformly random legal moves; option seed=N",
     "nboard": "an external Othello engine over NBoard: nboard:[depth=N ]COMMAND",
@@ -237,10 +238,10 @@ ENGINE_KINDS = {
     "hash=MB (no limit by default)",
 }
 _ALIASES = {"cpu": "alphabeta", "ab": "alphabeta"}
-_FLAGS = {"learned", "nakade"}  #: options that are 0 or 1
+_FLAGS = {"learned", "nakade", "probcut"}  #: options that are 0 or 1
 _ZERO_OK = {"seed", "widen"}  #: whole-number options that may be 0
 _OPTIONS: dict[str, dict[str, type[int] | type[float]]] = {
-    "alphabeta": {"depth": int, "time": float, "nodes": int, "learned": int},
+    "alphabeta": {"depth": int, "time": float, "nodes": int, "learned": int, "probcut": int},
     "perfect": {"time": float, "nodes": int},
     "random": {"seed": int},
     "mcts": {

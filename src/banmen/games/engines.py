@@ -120,9 +120,10 @@ def tt_bits_for(game_bits: int, spec: PlayerSpec) -> int:
 
 
 def _alphabeta(game: GameDef[Any], spec: PlayerSpec) -> AlphaBetaEngine:
-    if "learned" in spec.options:
-        raise SpecError(f"{spec.text!r}: learned= chooses Othello's evaluation; "
-                        f"{game.title} has one")  # fmt: skip
+    for option in ("learned", "probcut"):
+        if option in spec.options:
+            raise SpecError(f"{spec.text!r}: {option}= is an Othello option; "
+                            f"{game.title} has one evaluation")  # fmt: skip
     return AlphaBetaEngine(
         game, spec.limit, name=spec.text, tt_bits=tt_bits_for(game.tt_bits, spec)
     )

@@ -70,7 +70,8 @@ _TT_MIN_DEPTH = 8
 _ETC_MIN_DEPTH = 9
 _PREFETCH = 10
 _PROBCUT = 11
-_CTL_SIZE = 12
+_ORDER = 12
+_CTL_SIZE = 13
 
 # TT flags
 _LOWER = 1
@@ -294,7 +295,8 @@ def _negamax(
                 buf[0] = tt_move
                 start = 1
                 break
-    order(ctx, st, buf, start, n, depth)
+    if ctl[_ORDER] != 0:
+        order(ctx, st, buf, start, n, depth)
 
     if use_tt and not pv_node and depth >= ctl[_ETC_MIN_DEPTH]:
         # Enhanced transposition cutoff: a child whose stored value already refutes this
@@ -580,6 +582,7 @@ class AlphaBeta:
         ctl[_ETC_MIN_DEPTH] = self.etc_min_depth
         ctl[_PREFETCH] = int(self.prefetch)
         ctl[_PROBCUT] = int(self.probcut and self.kernels.probcut is not None)
+        ctl[_ORDER] = int(self.kernels.order is not None)
         self._generation += 1
         ctl[_GEN] = self._generation
 

@@ -61,9 +61,10 @@ def _new_board(seed: int, size: int | None) -> Board:
 
 
 def _alphabeta(game: GameDef[Board], spec: PlayerSpec) -> Engine[Board]:
-    learned = bool(spec.options.get("learned", 1))
+    o = spec.options
     return OthelloEngine(spec.limit, perfect=spec.kind == "perfect", name=spec.text,
-                         learned=learned)  # fmt: skip
+                         learned=bool(o.get("learned", 1)),
+                         probcut=bool(o.get("probcut", 1)))  # fmt: skip
 
 
 def _nboard(game: GameDef[Board], spec: PlayerSpec) -> Engine[Board]:

@@ -48,6 +48,7 @@ class OthelloEngine(Engine[Board]):
         perfect: bool = False,
         name: str = "alphabeta",
         learned: bool = True,
+        probcut: bool = True,
     ) -> None:
         self.limit = limit if limit is not None else Limit(time=1.0)
         self.perfect = perfect
@@ -58,6 +59,8 @@ class OthelloEngine(Engine[Board]):
         self.ctx: Any
         if learned:
             self.search = AlphaBeta(PATTERN_KERNELS, tt_bits=20)
+            #: ProbCut in the midgame search (with the learned evaluation's fitted table)
+            self.search.probcut = probcut
             self.ctx = default_context()
         else:
             self.search = AlphaBeta(ALPHABETA_KERNELS, tt_bits=20)
