@@ -58,6 +58,19 @@ def test_othello_perft_and_ffo_rows() -> None:
     assert stopped["positions"][0]["score"] is None and stopped["correct"] == 0
 
 
+def test_othello_midgame_rows() -> None:
+    from banmen.bench.othello import bench_midgame, midgame_positions
+
+    assert [b.to_string() for b in midgame_positions(3)] == [
+        b.to_string() for b in midgame_positions(3)
+    ]  # the same positions every run
+    rec = bench_midgame(depth=3, n=2, rounds=1)
+    assert set(rec["players"]) == {"hand-set", "patterns", "patterns+probcut"}
+    for row in rec["players"].values():
+        assert row["nodes"] > 0 and row["nodes_per_cpu_second"] > 0
+    assert 0 <= rec["probcut_same_move"] <= 2
+
+
 def test_go_playout_rows() -> None:
     from banmen.bench.go import bench_mcts_playouts, bench_random_playouts
 

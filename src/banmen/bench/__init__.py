@@ -98,6 +98,12 @@ def _othello_perft(quick: bool) -> dict[str, Any]:
     return bench_perft(9 if quick else 11, rounds=1 if quick else 5)
 
 
+def _othello_midgame(quick: bool) -> dict[str, Any]:
+    from banmen.bench.othello import bench_midgame
+
+    return bench_midgame(depth=6 if quick else 9, n=5 if quick else 20, rounds=1 if quick else 3)
+
+
 def _othello_ffo(quick: bool) -> dict[str, Any]:
     from banmen.bench.othello import bench_ffo
 
@@ -190,6 +196,11 @@ SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
         "Othello perft 11 from the start: moves made per second; bulk-counted beside Edax "
         "and Egaroucid",
         _othello_perft,
+    ),
+    "othello-midgame": (
+        "Othello midgame search to depth 9 on 20 positions: nodes per CPU second with the "
+        "hand-set evaluation, the learned patterns, and with ProbCut",
+        _othello_midgame,
     ),
     "othello-ffo": ("Othello FFO #40-#49 exact, one thread", _othello_ffo),
     "othello-ffo-hard": ("Othello FFO #50-#59, at most 10 minutes each", _othello_ffo_hard),

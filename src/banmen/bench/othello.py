@@ -12,11 +12,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from banmen.games.othello import BLACK, Board, square_name
+import numpy as np
+
+from banmen.games.othello import BLACK, PASS, Board, square_name
 from banmen.games.othello.endgame import EndgameSolver
 from banmen.games.othello.kernels import U, perft, perft_bulk
 
-__all__ = ["ffo_positions", "bench_perft", "bench_ffo", "ANCHORS"]
+__all__ = ["ffo_positions", "bench_perft", "bench_ffo", "bench_midgame", "ANCHORS"]
 
 #: Where ``../shared/anchors/build.sh`` puts the anchors by default (``BANMEN_ANCHORS``
 #: overrides it).
@@ -210,3 +212,65 @@ def bench_ffo(ids: list[int], time_limit: float | None = None,
         "total_seconds_solved": sum(r["seconds"] for r in solved_rows),
         "total_nodes_solved": sum(r["nodes"] for r in solved_rows),
     }
+
+
+def midgame_positions(n: int = 20, seed: int = 2026) -> list[Board]:
+    """``n`` middle-game positions (24-44 empties), each reached by random moves from the
+    start with its own seed: the same ones every run."""
+    out = []
+    k = 0
+    while len(out) < n:
+        rng = np.random.default_rng(seed + k)
+        k += 1
+        b = Board()
+        target = int(rng.integers(24, 45))
+        while b.empties() > target and not b.is_game_over():
+            b.push(int(rng.choice(b.legal_moves)))
+        if not b.is_game_over() and b.legal_moves != [PASS]:
+            out.append(b)
+    return out
+
+
+def bench_midgame(depth: int = 8, n: int = 20, rounds: int = 3) -> dict[str, Any]:
+    """The midgame search to a fixed depth on :func:`midgame_positions`, one thread, each
+    position from a cleared table, three players alternated position by position: the
+    hand-set evaluation, the learned patterns without ProbCut, and with it. CPU seconds,
+    nodes, nodes per CPU second (medians over ``rounds``), and how often the learned
+    players' moves agree with each other."""
+    from banmen.games.othello.engine import OthelloEngine
+    from banmen.search.limits import Limit
+
+    players = {
+        "hand-set": OthelloEngine(learned=False),
+        "patterns": OthelloEngine(probcut=False),
+        "patterns+probcut": OthelloEngine(),
+    }
+    positions = midgame_positions(n)
+    for e in players.values():
+        e.warm_up()
+    per: dict[str, list[tuple[float, int]]] = {k: [] for k in players}
+    moves: dict[str, list[str | None]] = {k: [] for k in players}
+    for r in range(rounds):
+        for b in positions:
+            for name, e in players.items():
+                e.new_game()
+                t0 = time.process_time()
+                res = e._midgame(b, _request(Limit(depth=depth)))
+                per[name].append((time.process_time() - t0, res.nodes))
+                if r == 0:
+                    moves[name].append(res.move)
+    rows = {}
+    for name, xs in per.items():
+        cpu = [sum(t for t, _ in xs[i * n : (i + 1) * n]) for i in range(rounds)]
+        nodes = sum(k for _, k in xs[:n])
+        med = statistics.median(cpu)
+        rows[name] = {"cpu_seconds": med, "nodes": nodes, "nodes_per_cpu_second": nodes / med}
+    same = sum(a == b for a, b in zip(moves["patterns"], moves["patterns+probcut"], strict=True))
+    return {"depth": depth, "positions": n, "rounds": rounds, "players": rows,
+            "probcut_same_move": same}  # fmt: skip
+
+
+def _request(limit: Any) -> Any:
+    from banmen.engine import Request
+
+    return Request(limit)
