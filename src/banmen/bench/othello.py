@@ -217,7 +217,7 @@ def bench_ffo(ids: list[int], time_limit: float | None = None,
 def midgame_positions(n: int = 20, seed: int = 2026) -> list[Board]:
     """``n`` middle-game positions (24-44 empties), each reached by random moves from the
     start with its own seed: the same ones every run."""
-    out = []
+    out: list[Board] = []
     k = 0
     while len(out) < n:
         rng = np.random.default_rng(seed + k)
