@@ -3,6 +3,8 @@ brute-force life-and-death read) and the tree's progressive widening."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -303,3 +305,39 @@ def test_engine_spec_options() -> None:
         parse_spec("mcts:nakade=2")
     with pytest.raises(SpecError, match="widen must be 0 or more"):
         parse_spec("mcts:widen=-1")
+
+
+def test_the_agreement_tool(tmp_path: Path) -> None:
+    """tools/go_agreement.py: positions from a record, two settings alternated, the
+    counts and intervals written as JSON."""
+    import importlib.util
+    import json
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location(
+        "go_agreement", root / "tools" / "go_agreement.py"
+    )
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    rec = {"size": 9, "moves": ["E5", "C3", "G7", "C7", "G3", "D4", "F6", "E3", "F4", "D6",
+                                "E7", "pass", "C5"]}  # fmt: skip
+    data = tmp_path / "games.jsonl"
+    data.write_text(json.dumps(rec) + "\n")
+    pos = tool.positions([data], every=1, first=10, last=20)
+    assert [want for _, want in pos] == ["E7", "C5"]  # moves 10 and 12: the pass is skipped
+    assert pos[0][0].ply == 10
+    out = tmp_path / "out.json"
+    argv = sys.argv
+    sys.argv = ["go_agreement", str(data), "--config", "widen=0", "--config", "widen=2",
+                "--playouts", "50", "--every", "1", "--out", str(out)]  # fmt: skip
+    try:
+        tool.main()
+    finally:
+        sys.argv = argv
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["config"] for r in rows] == ["widen=0", "widen=2"]
+    for r in rows:
+        assert r["positions"] == 2 and 0 <= r["agree"] <= 2
+        assert r["wilson95"][0] <= r["rate"] <= r["wilson95"][1]
