@@ -420,6 +420,8 @@ for line in sys.stdin:
     elif words[:1] == ["go"]:
         print("status thinking", flush=True)
         print("=== " + sys.argv[1], flush=True)
+    elif words[:1] == ["quit"]:
+        break
 """
 
 
