@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_go_engine import diagram
 
 from banmen.games.go import BLACK, PASS, WHITE, Board, parse_vertex, vertex_name
 from banmen.games.go import kernels as K
@@ -14,22 +15,6 @@ from banmen.games.go import policy as P
 from banmen.games.go.engine import GoEngine
 from banmen.search.limits import Limit
 from banmen.search.mcts import MCTS
-
-
-def _diagram(text: str, turn: int = BLACK) -> Board:
-    rows = [line.replace(" ", "") for line in text.strip().splitlines()]
-    n = len(rows)
-    board = Board(n)
-    black, white = [], []
-    for i, row in enumerate(rows):
-        for c, ch in enumerate(row):
-            p = (n - i) * (n + 2) + c + 1
-            if ch == "X":
-                black.append(p)
-            elif ch == "O":
-                white.append(p)
-    board.setup(black, white, turn=turn)
-    return board
 
 
 def _vital(board: Board, vertex: str) -> str | None:
@@ -192,7 +177,7 @@ SHAPES = {
 @pytest.mark.parametrize("name", list(SHAPES))
 def test_vital_points_of_eye_shapes(name: str) -> None:
     text, inside, vital = SHAPES[name]
-    assert _vital(_diagram(text), inside) == vital
+    assert _vital(diagram(text), inside) == vital
 
 
 def _inside(b: Board, q: int) -> bool:
@@ -230,7 +215,7 @@ def test_the_vital_point_decides(name: str) -> None:
     """Black's stone on the vital point kills (White cannot make two eyes); White's own
     stone there lives. Read out by brute force."""
     text, inside, vital = SHAPES[name]
-    board = _diagram(text, turn=BLACK)
+    board = diagram(text, turn=BLACK)
     assert vital is not None
     v = parse_vertex(vital, board.size)
     space = [q for q in board.points if board.color_at(q) == K.EMPTY and _inside(board, q)]
@@ -250,7 +235,7 @@ def test_playout_plays_the_vital_point_after_a_capture() -> None:
     """White's last move (E5, next to the space) captured three stones and left a bent
     three inside White's group: Black's playout move is its vital point. Without the
     capture, or without the nakade step, it is not forced."""
-    board = _diagram(SHAPES["bent three"][0], turn=BLACK)
+    board = diagram(SHAPES["bent three"][0], turn=BLACK)
     pos = board.position
     pos.meta[K.M_LAST] = parse_vertex("E5", board.size)
     ctx = P.context(7, 7.5, nakade_prob=1000)  # off by default: measured, it loses

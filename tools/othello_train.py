@@ -94,11 +94,7 @@ def _game(
     lab: Labeller, seed: int, exact_at: int, opening: tuple[int, int] = (0, 20)
 ) -> dict[str, list[Any]]:
     rng = np.random.default_rng(seed)
-    b = Board()
-    for _ in range(int(rng.integers(opening[0], opening[1] + 1))):
-        if b.is_game_over():
-            break
-        b.push(int(rng.choice(b.legal_moves)))
+    b = _opening(rng, *opening)
     rows: dict[str, list[Any]] = {k: [] for k in FIELDS}
     lab.ab.clear()
     lab.solver.clear()
@@ -113,14 +109,28 @@ def _game(
                 v, ex = lab.value(b), False
             for k, x in zip(FIELDS, (p, o, e, v, ex, seed), strict=True):
                 rows[k].append(x)
-        if legal == [PASS]:
-            mv = PASS
-        elif rng.random() < 1 / 7:
-            mv = int(rng.choice(legal))
-        else:
-            mv = lab.best(b, 2)
-        b.push(mv)
+        b.push(_self_play_move(lab, b, rng))
     return rows
+
+
+def _opening(rng: np.random.Generator, lo: int, hi: int) -> Board:
+    """The start followed by ``lo`` to ``hi`` random moves (fewer if the game ends)."""
+    b = Board()
+    for _ in range(int(rng.integers(lo, hi + 1))):
+        if b.is_game_over():
+            break
+        b.push(int(rng.choice(b.legal_moves)))
+    return b
+
+
+def _self_play_move(lab: Labeller, b: Board, rng: np.random.Generator) -> int:
+    """The self-play move: a depth-2 search's, one time in seven a random one."""
+    legal = b.legal_moves
+    if legal == [PASS]:
+        return PASS
+    if rng.random() < 1 / 7:
+        return int(rng.choice(legal))
+    return lab.best(b, 2)
 
 
 def _generate_chunk(args: tuple[list[int], str | None, int, int]) -> dict[str, np.ndarray]:
@@ -370,13 +380,9 @@ def _test_chunk(args: tuple[list[int], int, int]) -> dict[str, np.ndarray]:
     for s in seeds:
         rng = np.random.default_rng(s)
         target = int(rng.integers(lo, hi + 1))
-        b = Board()
-        for _ in range(int(rng.integers(8, 21))):
-            b.push(int(rng.choice(b.legal_moves)))
+        b = _opening(rng, 8, 20)
         while b.empties() > target and not b.is_game_over():
-            legal = b.legal_moves
-            b.push(PASS if legal == [PASS] else
-                   int(rng.choice(legal)) if rng.random() < 1 / 7 else lab.best(b, 2))  # fmt: skip
+            b.push(_self_play_move(lab, b, rng))
         if b.is_game_over() or b.legal_moves == [PASS]:
             continue
         p, o = b.pieces()

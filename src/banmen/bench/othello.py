@@ -255,7 +255,7 @@ def bench_midgame(depth: int = 8, n: int = 20, rounds: int = 3) -> dict[str, Any
             for name, e in players.items():
                 e.new_game()
                 t0 = time.process_time()
-                res = e._midgame(b, _request(Limit(depth=depth)))
+                res = e.think(b, Limit(depth=depth))
                 per[name].append((time.process_time() - t0, res.nodes))
                 if r == 0:
                     moves[name].append(res.move)
@@ -268,9 +268,3 @@ def bench_midgame(depth: int = 8, n: int = 20, rounds: int = 3) -> dict[str, Any
     same = sum(a == b for a, b in zip(moves["patterns"], moves["patterns+probcut"], strict=True))
     return {"depth": depth, "positions": n, "rounds": rounds, "players": rows,
             "probcut_same_move": same}  # fmt: skip
-
-
-def _request(limit: Any) -> Any:
-    from banmen.engine import Request
-
-    return Request(limit)

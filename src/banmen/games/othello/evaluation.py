@@ -139,16 +139,25 @@ def evaluate(ctx: Any, st: Any) -> int:
     v = np.int64(0)
     for i in range(N_FEATURES):
         v += ctx[base + i] * f[i]
-    # Stay strictly inside the range of exact results, which always mean more.
+    return heuristic(v)
+
+
+@kernel(inline="always")
+def heuristic(v: Any) -> Any:
+    """An evaluation kept strictly inside the range of exact results (|value| < 6400),
+    which always mean more."""
     if v > 6300:
-        v = np.int64(6300)
-    elif v < -6300:
-        v = np.int64(-6300)
-    return v
+        return np.int64(6300)
+    if v < -6300:
+        return np.int64(-6300)
+    return np.int64(v)
 
 
-@kernel
-def _gen_moves(ctx: Any, st: Any, buf: Any) -> int:
+@kernel(inline="always")
+def moves_in_order(st: Any, order: Any, buf: Any) -> int:
+    """:attr:`Kernels.gen_moves` for ``(P, O, passed)`` with the squares tried in
+    ``order`` (its first 64 entries): the pass alone when the mover has no move, nothing
+    when the game is over."""
     P, O, passed = st
     mv = moves(P, O)
     if mv == U(0):
@@ -158,11 +167,16 @@ def _gen_moves(ctx: Any, st: Any, buf: Any) -> int:
         return 1
     n = 0
     for i in range(64):
-        sq = ctx[i]
+        sq = order[i]
         if (mv >> U(sq)) & U(1):
             buf[n] = sq
             n += 1
     return n
+
+
+@kernel
+def _gen_moves(ctx: Any, st: Any, buf: Any) -> int:
+    return moves_in_order(st, ctx, buf)
 
 
 @kernel

@@ -5,11 +5,12 @@
 of the weights (the search salts its table with it), ``table`` the weights.
 """
 
-# mypy: disable-error-code="assignment, arg-type"
+# mypy: disable-error-code="assignment, arg-type, no-any-return"
 
 from __future__ import annotations
 
 import zlib
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -24,9 +25,11 @@ from banmen.games.othello.evaluation import (
     _horizon,
     _key,
     _play,
+    heuristic,
+    moves_in_order,
 )
 from banmen.games.othello.formats import PASS
-from banmen.games.othello.kernels import U, flips, moves
+from banmen.games.othello.kernels import U, flips
 from banmen.games.othello.patterns import (
     PROBCUT_DEPTHS,
     Weights,
@@ -51,46 +54,21 @@ def pattern_context(
     return head.astype(np.int64), weights.table, pc
 
 
-_DEFAULT: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-
-
+@cache
 def default_context() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``ctx`` with the shipped weights (:func:`.patterns.load_weights`)."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = pattern_context(load_weights())
-    return _DEFAULT
+    return pattern_context(load_weights())
 
 
 @kernel
 def _evaluate(ctx: Any, st: Any) -> int:
     P, O, passed = st
-    v = pattern_value(ctx[1], P, O)
-    # Stay strictly inside the range of exact results, which always mean more.
-    if v > 6300:
-        v = np.int64(6300)
-    elif v < -6300:
-        v = np.int64(-6300)
-    return v
+    return heuristic(pattern_value(ctx[1], P, O))
 
 
 @kernel
 def _gen_moves(ctx: Any, st: Any, buf: Any) -> int:
-    P, O, passed = st
-    mv = moves(P, O)
-    if mv == U(0):
-        if passed != 0 or moves(O, P) == U(0):
-            return 0
-        buf[0] = PASS
-        return 1
-    order = ctx[0]
-    n = 0
-    for i in range(64):
-        sq = order[i]
-        if (mv >> U(sq)) & U(1):
-            buf[n] = sq
-            n += 1
-    return n
+    return moves_in_order(st, ctx[0], buf)
 
 
 ORDER_MIN_DEPTH = 3  #: the evaluation orders the moves of nodes this deep or deeper

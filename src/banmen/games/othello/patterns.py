@@ -175,16 +175,23 @@ def phase_of(empties: int) -> int:
     return min(np.int64(empties), np.int64(59)) // 5
 
 
+@njit(cache=True, inline="always")
+def _instance_index(P: Any, O: Any, k: int) -> Any:
+    """The weight index of pattern instance ``k``: its squares as ternary digits (0
+    empty, 1 the mover's, 2 the opponent's), after its pattern's offset."""
+    idx = np.int64(0)
+    for j in range(_LEN[k]):
+        s = U(_SQ[k, j])
+        idx = idx * 3 + np.int64((P >> s) & U(1)) + 2 * np.int64((O >> s) & U(1))
+    return _OFF[k] + idx
+
+
 @njit(cache=True)
 def feature_indices(P: Any, O: Any, out: Any) -> int:
     """The weight indices of a position (``P`` to move) into ``out[:N_INDICES]``;
     returns its phase."""
     for k in range(N_INSTANCES):
-        idx = np.int64(0)
-        for j in range(_LEN[k]):
-            s = U(_SQ[k, j])
-            idx = idx * 3 + np.int64((P >> s) & U(1)) + 2 * np.int64((O >> s) & U(1))
-        out[k] = _OFF[k] + idx
+        out[k] = _instance_index(P, O, k)
     out[N_INSTANCES] = _MOB + min(np.int64(popcnt64(moves(P, O))), MOBILITY_CAP)
     out[N_INSTANCES + 1] = _OMOB + min(np.int64(popcnt64(moves(O, P))), MOBILITY_CAP)
     out[N_INSTANCES + 2] = _BIAS
@@ -206,11 +213,7 @@ def pattern_value(W: Any, P: Any, O: Any) -> int:
     row = W[ph]
     v = np.int64(0)
     for k in range(N_INSTANCES):
-        idx = np.int64(0)
-        for j in range(_LEN[k]):
-            s = U(_SQ[k, j])
-            idx = idx * 3 + np.int64((P >> s) & U(1)) + 2 * np.int64((O >> s) & U(1))
-        v += row[_OFF[k] + idx]
+        v += row[_instance_index(P, O, k)]
     v += row[_MOB + min(np.int64(popcnt64(moves(P, O))), MOBILITY_CAP)]
     v += row[_OMOB + min(np.int64(popcnt64(moves(O, P))), MOBILITY_CAP)]
     v += row[_BIAS]
