@@ -52,8 +52,14 @@ def test_othello_perft_and_ffo_rows() -> None:
     (row,) = ffo["positions"]
     assert row["status"] == "solved" and row["score"] == 38 and row["best_move"] == "a2"
     assert row["correct"] and ffo["correct"] == 1 and row["nodes"] > 0
+    # Edax and Egaroucid solve the same position in the same run, where they are built.
+    assert set(row["anchors"]) | set(ffo["anchors_missing"]) == {"edax", "egaroucid"}
+    for name, a in row["anchors"].items():
+        assert a["status"] == "solved" and a["score"] == 38 and a["best_move"] == "a2", name
+        assert a["correct"] and a["nodes"] > 0 and a["ratio"] == a["seconds"] / row["seconds"]
+        assert ffo["anchors"][name]["positions_both_solved"] == 1
     # A limit that stops the solve is reported as unsolved, with no score.
-    stopped = bench_ffo([41], time_limit=0.05)
+    stopped = bench_ffo([41], time_limit=0.05, anchors=False)
     assert stopped["positions"][0]["status"] == "unknown"
     assert stopped["positions"][0]["score"] is None and stopped["correct"] == 0
 

@@ -319,6 +319,40 @@ def test_ffo_40(solver: EndgameSolver) -> None:
     assert [square_name(m) for m in sol.best_moves] == ["a2"]
 
 
+def test_the_learned_order_changes_the_work_not_the_values() -> None:
+    """From 14 empties up the evaluation orders the solver's moves (from 18 up after a
+    shallow search). Any order must give the same exact values: the shipped weights, none,
+    and a table of noise; on FFO #40 the shipped weights need fewer nodes than mobility
+    alone, and the noise far more (so the order is really in use)."""
+    from banmen.games.othello.patterns import N_FEATURES, PHASES, Weights
+
+    noise = np.random.default_rng(3).integers(-3000, 3000, (PHASES, N_FEATURES))
+    solvers = {
+        "mobility": EndgameSolver(tt_bits=18, eval_order=False),
+        "learned": EndgameSolver(tt_bits=18),
+        "noise": EndgameSolver(tt_bits=18, weights=Weights(noise.astype(np.int32))),
+    }
+    rng = random.Random(11)
+    for empties in [15, 16, 17, 18, 18]:
+        b = _random_position(rng, empties)
+        p, o = (b.black, b.white) if b.turn == BLACK else (b.white, b.black)
+        scores = set()
+        for s in solvers.values():
+            s.clear()
+            sol = s.solve(p, o)
+            assert sol.status == "solved", b.to_string()
+            scores.add(sol.score)
+        assert len(scores) == 1, (b.to_string(), scores)
+    b = Board.from_string(FFO40)
+    nodes = {}
+    for name, s in solvers.items():
+        s.clear()
+        sol = s.solve(b.black, b.white)
+        assert sol.score == 38 and [square_name(m) for m in sol.best_moves] == ["a2"], name
+        nodes[name] = sol.nodes
+    assert nodes["learned"] < nodes["mobility"] < nodes["noise"], nodes
+
+
 def test_a_time_limit_is_not_a_result(solver: EndgameSolver) -> None:
     b = Board.from_transcript("f5d6c3d3c4f4f6f3e6e7d7c5b6")  # 47 empties: hopeless
     sol = solver.solve(b.black if b.turn == BLACK else b.white,

@@ -8,6 +8,7 @@ import os
 import re
 import statistics
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -171,13 +172,26 @@ def _egaroucid_perft(exe: Path, depth: int, pass_free: bool) -> tuple[int, float
 
 
 def bench_ffo(ids: list[int], time_limit: float | None = None,
-              path: Path | None = None) -> dict[str, Any]:  # fmt: skip
+              path: Path | None = None, anchors: bool = True) -> dict[str, Any]:  # fmt: skip
     """Solve FFO positions exactly, one thread, a cleared table for each; check the score
     and the move against the suite. A position stopped by ``time_limit`` is reported as
-    unsolved ("unknown"), never with a score."""
+    unsolved ("unknown"), never with a score.
+
+    With ``anchors``, Edax's and Egaroucid's exact solves of each position (one thread,
+    where ``../shared/anchors/build.sh`` built them: :data:`ANCHORS`) run right after
+    banmen's, position by position, so the three share the machine's state; their times
+    are their own reports, and ``ratio`` is an anchor's time over banmen's."""
 
     suite = ffo_positions(path)
     solver = EndgameSolver()
+    runners = {
+        name: fn
+        for name, exe, fn in (
+            ("edax", _edax(), _edax_solve),
+            ("egaroucid", _egaroucid(), _egaroucid_solve),
+        )
+        if anchors and exe is not None
+    }
     rows = []
     for i in ids:
         pos = suite[i]
@@ -187,31 +201,116 @@ def bench_ffo(ids: list[int], time_limit: float | None = None,
         sol = solver.solve(p, o, time_limit=time_limit)
         moves = [square_name(m) for m in sol.best_moves]
         solved = sol.status == "solved"
-        rows.append(
-            {
-                "id": i,
-                "empties": b.empties(),
-                "status": sol.status,
-                "stopped_by": sol.stopped_by or None,
-                "score": sol.score,
-                "best_move": moves[0] if moves else None,
-                "expected_score": pos["score"],
-                "expected_moves": pos["moves"],
-                "correct": solved and sol.score == pos["score"] and moves[0] in pos["moves"],
-                "seconds": sol.seconds,
-                "nodes": sol.nodes,
-                "nodes_per_second": sol.nodes / sol.seconds if sol.seconds > 0 else None,
-            }
-        )
+        row: dict[str, Any] = {
+            "id": i,
+            "empties": b.empties(),
+            "status": sol.status,
+            "stopped_by": sol.stopped_by or None,
+            "score": sol.score,
+            "best_move": moves[0] if moves else None,
+            "expected_score": pos["score"],
+            "expected_moves": pos["moves"],
+            "correct": solved and sol.score == pos["score"] and moves[0] in pos["moves"],
+            "seconds": sol.seconds,
+            "nodes": sol.nodes,
+            "nodes_per_second": sol.nodes / sol.seconds if sol.seconds > 0 else None,
+            "anchors": {},
+        }
+        for name, run in runners.items():
+            a = run(pos["board"], time_limit)
+            a["correct"] = a["status"] == "solved" and a["score"] == pos["score"]
+            if a["status"] == "solved" and solved and sol.seconds > 0:
+                a["ratio"] = a["seconds"] / sol.seconds
+            row["anchors"][name] = a
+        rows.append(row)
     solved_rows = [r for r in rows if r["status"] == "solved"]
-    return {
+    out: dict[str, Any] = {
         "time_limit": time_limit,
         "positions": rows,
         "solved": len(solved_rows),
         "correct": sum(r["correct"] for r in rows),
         "total_seconds_solved": sum(r["seconds"] for r in solved_rows),
         "total_nodes_solved": sum(r["nodes"] for r in solved_rows),
+        "anchors": {},
+        "anchors_missing": [] if not anchors else [
+            name for name, exe in (("edax", _edax()), ("egaroucid", _egaroucid())) if exe is None
+        ],
+    }  # fmt: skip
+    for name in runners:
+        both = [r for r in solved_rows if r["anchors"][name]["status"] == "solved"]
+        theirs = sum(r["anchors"][name]["seconds"] for r in both)
+        ours = sum(r["seconds"] for r in both)
+        out["anchors"][name] = {
+            "solved": sum(r["anchors"][name]["status"] == "solved" for r in rows),
+            "correct": sum(r["anchors"][name]["correct"] for r in rows),
+            "positions_both_solved": len(both),
+            "seconds_both_solved": theirs,
+            "banmen_seconds_both_solved": ours,
+            "ratio": theirs / ours if ours > 0 else None,
+        }
+    return out
+
+
+def _anchor_row(score: int | None, move: str | None, seconds: float, nodes: int) -> dict[str, Any]:
+    return {
+        "status": "solved" if score is not None else "unknown",
+        "score": score,
+        "best_move": move,
+        "seconds": seconds,
+        "nodes": nodes,
     }
+
+
+def _edax_solve(board: str, time_limit: float | None) -> dict[str, Any]:
+    """Edax's ``-solve`` on a one-position problem file, level 60 (exact), one thread. A
+    run past ``time_limit`` is killed and reported as unsolved."""
+    exe = _edax()
+    assert exe is not None
+    with tempfile.TemporaryDirectory() as tmp:
+        obf = Path(tmp) / "p.obf"
+        obf.write_text(f"{board};\n")
+        try:
+            out = subprocess.run(
+                [str(exe), "-n", "1", "-l", "60", "-eval-file", "data/eval.dat",
+                 "-solve", str(obf)],
+                capture_output=True, text=True, cwd=exe.parent.parent, check=True,
+                timeout=None if time_limit is None else time_limit + 5,
+            ).stdout  # fmt: skip
+        except subprocess.TimeoutExpired:
+            return _anchor_row(None, None, float(time_limit or 0), 0)
+    # "  1|   20   +38        0:00.545      21000788   38533556 a2 B1 c1 ..."
+    m = re.search(r"^\s*1\|\s*(\S+)\s+([+-]\d+)\s+([\d:.]+)\s+(\d+)\s+\d+\s+(\w\d)", out, re.M)
+    if not m:
+        raise RuntimeError(f"no result in Edax's output: {out[-300:]!r}")
+    if "@" in m.group(1):  # a selective (not exact) search
+        raise RuntimeError(f"Edax searched selectively: depth {m.group(1)}")
+    return _anchor_row(int(m.group(2)), m.group(5).lower(), _clock(m.group(3)), int(m.group(4)))
+
+
+def _egaroucid_solve(board: str, time_limit: float | None) -> dict[str, Any]:
+    """Egaroucid's ``-solve`` at level 60 (exact), one thread, no book."""
+    exe = _egaroucid()
+    assert exe is not None
+    with tempfile.TemporaryDirectory() as tmp:
+        problem = Path(tmp) / "p.txt"
+        problem.write_text(board.replace(" ", "") + "\n")
+        try:
+            out = subprocess.run(
+                [str(exe), "-l", "60", "-t", "1", "-nobook", "-eval",
+                 "resources/eval_zero.egev2", "-solve", str(problem)],
+                capture_output=True, text=True, cwd=exe.parent, check=True,
+                timeout=None if time_limit is None else time_limit + 10,
+            ).stdout  # fmt: skip
+        except subprocess.TimeoutExpired:
+            return _anchor_row(None, None, float(time_limit or 0), 0)
+    # "|  60|  20@100%|  a2|  +38|  000:00:00.434|  22087127|  50891997|"
+    for line in out.splitlines():
+        f = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(f) >= 6 and f[0] == "60":
+            if not f[1].endswith("@100%"):
+                raise RuntimeError(f"Egaroucid searched selectively: depth {f[1]}")
+            return _anchor_row(int(f[3]), f[2].lower(), _clock(f[4]), int(f[5]))
+    raise RuntimeError(f"no result in Egaroucid's output: {out[-300:]!r}")
 
 
 def midgame_positions(n: int = 20, seed: int = 2026) -> list[Board]:

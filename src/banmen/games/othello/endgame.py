@@ -11,6 +11,9 @@ narrows on the exact score with MTD-style tests), with the standard acceleration
 * **fastest first**: with more empties, moves are ordered by the opponent's mobility
   afterwards (fewest replies first, a corner reply counting twice), then by their potential
   mobility (our discs next to an empty square), corners first on ties;
+* **the learned evaluation** (:mod:`.patterns`) joins the order from ``EVAL_EMPTIES``
+  empties up: the value of the position each move leaves, from ``SHALLOW_EMPTIES`` up
+  after a two-ply search (it roughly halves the nodes at 24-25 empties);
 * **stability cut-offs**: the opponent's stable discs (edge lines anchored by corners, and
   discs on filled lines) bound our best final score; a window above that bound is refuted
   without search;
@@ -35,6 +38,7 @@ from banmen._bits import ctz64, mix64, popcnt64
 from banmen.games.othello.board import Board
 from banmen.games.othello.formats import PASS
 from banmen.games.othello.kernels import U, flips, moves
+from banmen.games.othello.patterns import Weights, load_weights, pattern_value
 from banmen.search.limits import STOP_REQUESTED, STOP_TIME, Deadline, StopFlag
 
 __all__ = ["EndgameSolver", "Solution"]
@@ -53,10 +57,23 @@ _NODES = 0
 _ABORT = 1
 _TT_SHIFT = 2
 _NODE_LIMIT = 3  # the search aborts once it has visited this many nodes (checked with stop)
+_EVAL_EMPTIES = 4  # from this many empties up, the evaluation takes part in move ordering
+_EVAL_SHIFT = 5  # the evaluation's centi-discs are shifted down this many bits in the key
+_SHALLOW_EMPTIES = 6  # from this many empties up, a shallow search's value replaces it
+_SHALLOW_DEPTH = 7  # that search's depth
 _SMALL = 7  # from here down: parity ordering, no move lists, no table
 TT_EMPTIES = 11  # from here up: the transposition table
 ETC_EMPTIES = 14  # above this: enhanced transposition cut-offs
 _INF = 127
+#: From this many empties up, the learned evaluation of the position a move leaves takes
+#: part in ordering the moves; from ``SHALLOW_EMPTIES`` up, a ``SHALLOW_DEPTH``-ply search
+#: with it. Chosen by node counts on FFO #41-#47 (docs/BENCHMARKS.md).
+EVAL_EMPTIES = 14
+SHALLOW_EMPTIES = 18
+SHALLOW_DEPTH = 2
+EVAL_SHIFT = 4  # 1/16 of a centi-disc per unit of the key: 6.25 units a disc, 16 a reply
+_OFF = 99  # an empties threshold never reached
+_WIDE = 1 << 20  # beyond any evaluation (centi-discs)
 
 
 # Numba note: a literal constant passed to a recursive jitted function makes numba compile a
@@ -361,6 +378,31 @@ def _tt_put(tt: Any, ctl: Any, k: Any, lower: int, upper: int, move: int, emptie
 # --------------------------------------------------------------------------- search
 
 
+@njit(cache=True)
+def _shallow(P: Any, O: Any, depth: int, alpha: int, beta: int, W: Any) -> int:
+    """Alpha-beta to ``depth`` plies with the pattern evaluation (centi-discs for P)."""
+    if depth <= 0:
+        return pattern_value(W, P, O)
+    mv = moves(P, O)
+    if mv == 0:
+        if moves(O, P) == 0:
+            return _final(P, O) * 100
+        return -_shallow(O, P, depth, -beta, -alpha, W)
+    best = -_WIDE
+    while mv:
+        sq = ctz64(mv)
+        mv &= mv - U(1)
+        f = flips(P, O, sq)
+        v = -_shallow(O ^ f, P ^ f ^ (U(1) << sq), depth - 1, -beta, -alpha, W)
+        if v > best:
+            best = v
+            if v > alpha:
+                alpha = v
+                if alpha >= beta:
+                    break
+    return best
+
+
 @njit(cache=True, _nrt=False)
 def _solve_small(P: Any, O: Any, alpha: int, beta: int, n: int, passed: int, ctl: Any) -> int:
     """5 to _SMALL empties: squares tried straight from the empties, odd quadrants first."""
@@ -404,6 +446,7 @@ def _children(
     tt: Any,
     stop: Any,
     buf: Any,
+    W: Any,
 ) -> tuple[int, int]:
     """Fail-soft negamax over the ``m`` moves ``sqs`` (their flips: ``fl``) in that order:
     (the best value, its move). Stops at a cut-off, or on an abort (``ctl[_ABORT]``, the
@@ -414,7 +457,9 @@ def _children(
     for i in range(m):
         sq = U(sqs[i])
         f = U(fl[i])
-        v = -_solve(O ^ f, P ^ f ^ (U(1) << sq), -beta, -a, n - 1, np.int64(0), ctl, tt, stop, buf)
+        v = -_solve(
+            O ^ f, P ^ f ^ (U(1) << sq), -beta, -a, n - 1, np.int64(0), ctl, tt, stop, buf, W
+        )
         if ctl[_ABORT]:
             break
         if v > best:
@@ -439,6 +484,7 @@ def _solve(
     tt: Any,
     stop: Any,
     buf: Any,
+    W: Any,
 ) -> int:
     """Fail-soft alpha-beta for more than _SMALL empties."""
     if n <= _SMALL:
@@ -458,7 +504,7 @@ def _solve(
     if mv == 0:
         if passed:
             return _final(P, O)
-        return -_solve(O, P, -beta, -alpha, n, np.int64(1), ctl, tt, stop, buf)
+        return -_solve(O, P, -beta, -alpha, n, np.int64(1), ctl, tt, stop, buf, W)
 
     k = U(0)
     tt_move = -1
@@ -508,6 +554,13 @@ def _solve(
         score += np.int64(popcnt64(_neighbours(empt) & nO))
         if (U(1) << U(sq)) & _CORNERS:
             score -= 8
+        # The learned evaluation of the position for the opponent (lower first): the
+        # position itself, or a shallow search from it.
+        if n >= ctl[_SHALLOW_EMPTIES]:
+            d = ctl[_SHALLOW_DEPTH]
+            score += _shallow(nP, nO, d, np.int64(-_WIDE), np.int64(_WIDE), W) >> ctl[_EVAL_SHIFT]
+        elif n >= ctl[_EVAL_EMPTIES]:
+            score += pattern_value(W, nP, nO) >> ctl[_EVAL_SHIFT]
         if sq == tt_move:
             score = -1000
         j = m
@@ -521,7 +574,7 @@ def _solve(
         fl[j] = np.int64(f)
         m += 1
 
-    best, best_move = _children(P, O, alpha, beta, n, sqs, fl, m, ctl, tt, stop, buf)
+    best, best_move = _children(P, O, alpha, beta, n, sqs, fl, m, ctl, tt, stop, buf, W)
     if ctl[_ABORT]:
         return 0
     if n >= TT_EMPTIES:
@@ -542,7 +595,7 @@ def _solve(
 
 @njit(cache=True, nogil=True)
 def _root_test(
-    P: Any, O: Any, alpha: int, beta: int, n: int, ctl: Any, tt: Any, stop: Any, buf: Any
+    P: Any, O: Any, alpha: int, beta: int, n: int, ctl: Any, tt: Any, stop: Any, buf: Any, W: Any
 ) -> Any:
     """Value of the root within (alpha, beta) and the move that reached it."""
     mv = moves(P, O)
@@ -566,7 +619,7 @@ def _root_test(
             sqs[m] = sq
             fl[m] = np.int64(flips(P, O, U(sq)))
             m += 1
-    best, best_move = _children(P, O, alpha, beta, n, sqs, fl, m, ctl, tt, stop, buf)
+    best, best_move = _children(P, O, alpha, beta, n, sqs, fl, m, ctl, tt, stop, buf, W)
     if ctl[_ABORT]:
         return 0, -1
     if best_move >= 0:
@@ -605,9 +658,18 @@ class EndgameSolver:
     """Exact solver; one instance keeps its table between solves (positions are keyed by
     their discs, so entries stay valid from one position to the next)."""
 
-    def __init__(self, tt_bits: int = 22) -> None:
+    def __init__(
+        self, tt_bits: int = 22, weights: Weights | None = None, eval_order: bool = True
+    ) -> None:
+        """``weights``: the evaluation that orders moves (the shipped one by default);
+        ``eval_order=False`` orders by mobility alone, as before the learned evaluation."""
         self.tt = np.zeros(2 << tt_bits, dtype=np.int64)  # 2**tt_bits entries, 16 bytes each
-        self.ctl = np.zeros(4, dtype=np.int64)
+        self.W = (weights or load_weights()).table
+        self.ctl = np.zeros(8, dtype=np.int64)
+        self.ctl[_EVAL_EMPTIES] = EVAL_EMPTIES if eval_order else _OFF
+        self.ctl[_SHALLOW_EMPTIES] = SHALLOW_EMPTIES if eval_order else _OFF
+        self.ctl[_SHALLOW_DEPTH] = SHALLOW_DEPTH
+        self.ctl[_EVAL_SHIFT] = EVAL_SHIFT
         self.ctl[_TT_SHIFT] = 64 - (tt_bits - 1)  # buckets of two entries
         self.buf = np.zeros((65, 96), dtype=np.int64)  # move lists, a row per empties count
         self._warm_up()
@@ -643,7 +705,7 @@ class EndgameSolver:
         self.ctl[_NODES] = 0
         self.ctl[_ABORT] = 0
         self.ctl[_NODE_LIMIT] = node_limit if node_limit is not None else 1 << 62
-        ctl, tt = self.ctl, self.tt
+        ctl, tt, W = self.ctl, self.tt, self.W
         if int(moves(P, O)) == 0:
             if int(moves(O, P)) == 0:
                 return Solution("solved", int(_final(P, O)), [], 0, time.perf_counter() - t0)
@@ -663,7 +725,7 @@ class EndgameSolver:
             best_move = -1
             while lo < hi:
                 beta = g + 1 if g == lo else g
-                v, mv = _root_test(P, O, beta - 1, beta, n, ctl, tt, flag.array, self.buf)
+                v, mv = _root_test(P, O, beta - 1, beta, n, ctl, tt, flag.array, self.buf, W)
                 why = aborted()
                 if why:
                     return self._unknown(why, t0, flag)
@@ -676,7 +738,7 @@ class EndgameSolver:
                 g = v
             score = lo
             if best_move < 0:  # every move loses by 64: any of them is "best"
-                _, mv = _root_test(P, O, -_INF, _INF, n, ctl, tt, flag.array, self.buf)
+                _, mv = _root_test(P, O, -_INF, _INF, n, ctl, tt, flag.array, self.buf, W)
                 best_move = int(mv)
             best = [best_move]
             if all_best:
@@ -688,7 +750,7 @@ class EndgameSolver:
                     child_p, child_o = O ^ f, P ^ f ^ (U(1) << U(sq))
                     # Is this move's value >= score? (It cannot be more: score is the max.)
                     v = -_solve(child_p, child_o, -score, -score + 1, n - 1, np.int64(0), ctl,
-                                tt, flag.array, self.buf)  # fmt: skip
+                                tt, flag.array, self.buf, W)  # fmt: skip
                     why = aborted()
                     if why:
                         return self._unknown(why, t0, flag)
