@@ -157,7 +157,7 @@ def analyse_children(
                     continue
                 r = engine.think(child, Limit(depth=depth), stop=flag)
                 nodes += r.nodes
-                if r.stopped_by in ("time", "stop") or r.score is None:
+                if r.score is None or (not r.exact and r.depth < depth):
                     continue  # cut short: the move keeps its last finished value
                 name = board.move_name(m)
                 kind = "exact" if r.exact else "depth"

@@ -20,7 +20,7 @@ import sys
 
 import typer
 
-from banmen.cli import arena, bench, gtp, othello, play, serve, shogi, solve, viz
+from banmen.cli import analyse, arena, bench, gtp, othello, play, serve, shogi, solve, viz
 from banmen.cli._app import app, fail, usage_message
 
 __all__ = ["app", "fail", "main", "usage_message"]
@@ -29,6 +29,7 @@ app.command(name="serve")(serve.serve)
 app.command(name="play")(play.play)
 # Layouts may start with a negative number ("-8,1,..."): not an option.
 app.command(name="solve", context_settings={"ignore_unknown_options": True})(solve.solve)
+app.command(name="analyse", context_settings={"ignore_unknown_options": True})(analyse.analyse)
 app.command(name="bench")(bench.bench)
 app.add_typer(arena.app, name="arena")
 app.add_typer(viz.app, name="viz")

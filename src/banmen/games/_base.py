@@ -13,7 +13,9 @@ if TYPE_CHECKING:  # annotations only: importing a game's definition loads no nu
     import numpy as np
     import numpy.typing as npt
 
+    from banmen.analysis import Analysis, OnUpdate
     from banmen.search.alphabeta import Kernels
+    from banmen.search.limits import Limit, StopFlag
 
 __all__ = [
     "GameBoard",
@@ -109,6 +111,9 @@ class GameDef(Generic[B]):
     #: the engine kinds that answer only with what they prove (shogi's mate solver): no
     #: move from them means nothing was proved, not that there is none to play
     proof_engines: tuple[str, ...] = ()
+    #: ``analyse(board, limit, on_update, stop)``: the value of every legal move, live
+    #: (:mod:`banmen.analysis`); ``None``: the game offers no analysis
+    analyse: Callable[[B, Limit, OnUpdate | None, StopFlag | None], Analysis] | None = None
 
 
 def parse_json(text: str, error: type[ValueError]) -> Any:

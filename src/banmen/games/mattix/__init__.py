@@ -9,6 +9,11 @@ its own: :data:`GAME` offers the standard engines)::
     (4, True)
 """
 
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING
+
 from banmen.games._base import GameDef, TextFormat
 from banmen.games.engines import STANDARD_ENGINES
 from banmen.games.mattix.board import PIECES, SIZES, Board, deal
@@ -20,6 +25,11 @@ from banmen.games.mattix.errors import (
 )
 from banmen.games.mattix.formats import CHIP, parse_layout, parse_square, square_name, write_layout
 from banmen.games.mattix.kernels import KERNELS, kernel_moves, kernel_position
+
+if TYPE_CHECKING:
+    from banmen.analysis import Analysis, OnUpdate
+    from banmen.games.engines import AlphaBetaEngine
+    from banmen.search.limits import Limit, StopFlag
 
 __all__ = [
     "GAME",
@@ -39,6 +49,30 @@ __all__ = [
     "KERNELS",
     "kernel_position",
 ]
+
+
+@cache
+def _analysis_engine() -> AlphaBetaEngine:
+    from banmen.games.engines import AlphaBetaEngine
+
+    engine = AlphaBetaEngine(GAME, name="analysis")
+    engine.warm_up()  # (before any analysis's clock starts)
+    return engine
+
+
+def analyse(
+    board: Board, limit: Limit, on_update: OnUpdate | None = None, stop: StopFlag | None = None
+) -> Analysis:
+    """Every takeable piece's value for the mover: the final margin after taking it
+    (:func:`banmen.analysis.analyse_children`). Up to 6x6 the values are proved by a
+    whole solve of each move after two plies of deepening; larger boards deepen."""
+    from banmen.analysis import analyse_children
+
+    exact_after = 2 if board.size <= 6 else None
+    return analyse_children(
+        "mattix", _analysis_engine(), board, limit, on_update, stop, exact_after=exact_after
+    )
+
 
 GAME: GameDef[Board] = GameDef(
     name="mattix",
@@ -62,4 +96,5 @@ GAME: GameDef[Board] = GameDef(
     diagram=str,
     board_from_text=Board.from_layout,
     text_formats={"layout": TextFormat(Board.layout, Board.from_layout)},
+    analyse=analyse,
 )

@@ -10,6 +10,11 @@ alpha-beta over ``evaluation``'s kernels, then the exact ``endgame`` solver), ``
     ((3, 3), True)
 """
 
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING
+
 from banmen._random import SplitMix64
 from banmen.engine import Engine, PlayerSpec
 from banmen.games._base import GameDef, TextFormat
@@ -25,6 +30,10 @@ from banmen.games.othello.errors import (
 from banmen.games.othello.evaluation import kernel_moves
 from banmen.games.othello.formats import BLACK, PASS, WHITE, parse_square, square_name
 from banmen.protocols.nboard_client import NBoardEngine
+
+if TYPE_CHECKING:
+    from banmen.analysis import Analysis, OnUpdate
+    from banmen.search.limits import Limit, StopFlag
 
 __all__ = [
     "GAME",
@@ -71,6 +80,33 @@ def _nboard(game: GameDef[Board], spec: PlayerSpec) -> Engine[Board]:
     return NBoardEngine(spec.options["command"], depth=spec.options["depth"], name=spec.text)
 
 
+#: Up to this many empties, an analysis solves every move exactly after two plies of
+#: deepening; above it, it deepens ply by ply.
+ANALYSIS_EXACT_EMPTIES = 26
+
+
+@cache
+def _analysis_engines() -> tuple[OthelloEngine, OthelloEngine]:
+    engines = OthelloEngine(name="analysis"), OthelloEngine(perfect=True, name="analysis-exact")
+    for e in engines:
+        e.warm_up()  # (before any analysis's clock starts)
+    return engines
+
+
+def analyse(
+    board: Board, limit: Limit, on_update: OnUpdate | None = None, stop: StopFlag | None = None
+) -> Analysis:
+    """A value on every legal square, in discs for the mover: exact once the endgame
+    solver has proved it, otherwise the learned evaluation's at the depth reached
+    (:func:`banmen.analysis.analyse_children`)."""
+    from banmen.analysis import analyse_children
+
+    search, exact = _analysis_engines()
+    near_end = board.empties() <= ANALYSIS_EXACT_EMPTIES
+    return analyse_children("othello", search, board, limit, on_update, stop,
+                            exact_after=2 if near_end else None, exact_engine=exact)  # fmt: skip
+
+
 GAME: GameDef[Board] = GameDef(
     name="othello",
     title="Othello",
@@ -95,4 +131,5 @@ GAME: GameDef[Board] = GameDef(
         "board string": TextFormat(Board.to_string, Board.from_string),
         "GGF": TextFormat(Board.to_ggf, Board.from_ggf, game=True),
     },
+    analyse=analyse,
 )

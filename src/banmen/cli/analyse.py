@@ -1,0 +1,130 @@
+"""``banmen analyse``: the engine's value of every legal move of a position.
+
+One row per legal move, best first, each saying what its value is: ``exact`` (proved),
+``depth N`` (a depth-limited search's estimate), a win rate after N visits (Go), or a mate
+search's verdict (see :mod:`banmen.analysis`). ``--json`` prints one object with a
+``moves`` list, one object per legal move.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from banmen.cli._app import JsonOption, fail
+
+if TYPE_CHECKING:
+    from banmen.analysis import Analysis
+
+#: the games ``banmen analyse`` knows how to read a position of, and what it expects
+POSITIONS = {
+    "mattix": "a Mattix layout string",
+    "othello": "an Othello board string (64 squares X/O/- and X or O) or a transcript",
+    "go": "an SGF record (text or a file name): the position after its main line",
+    "shogi": "a mate problem as SFEN (the attacker to move)",
+}
+
+
+_EXPECTED = "; ".join(f"{k}: {v}" for k, v in POSITIONS.items())
+
+
+def _read(game: str, text: str) -> Any:
+    """The position ``text`` gives for ``game`` (a ValueError saying what was expected)."""
+    from banmen.games import get_game
+
+    g = get_game(game)
+    if game == "go":
+        from banmen.games.go.formats import read_sgf
+
+        path = Path(text)
+        if len(text) < 4096 and not text.lstrip().startswith("(") and path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+        return read_sgf(text).game
+    if game == "shogi":
+        from banmen.games.shogi.board import Board
+
+        return Board(text)
+    assert g.board_from_text is not None
+    return g.board_from_text(text)
+
+
+def analyse(
+    game: Annotated[str, typer.Argument(help=f"Game: {', '.join(POSITIONS)}.")],
+    position: Annotated[
+        str,
+        typer.Argument(help="The position: " + _EXPECTED),
+    ],
+    seconds: Annotated[
+        float, typer.Option("--time", help="Analyse for at most this many seconds.")
+    ] = 5.0,
+    depth: Annotated[
+        int | None, typer.Option(help="Stop after this many plies (alpha-beta games).")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The value of every legal move: exact where proved, otherwise labelled as what it is."""
+    name = game.strip().lower()
+    if name not in POSITIONS:
+        raise fail(f"unknown game {game!r}: expected one of {', '.join(POSITIONS)}")
+    if not seconds > 0 or seconds != seconds or seconds == float("inf"):
+        raise fail(f"--time must be a positive number of seconds, got {seconds}")
+    if depth is not None and depth < 1:
+        raise fail(f"--depth must be a positive number of plies, got {depth}")
+    from banmen.games import get_game
+    from banmen.search.limits import Limit
+
+    g = get_game(name)
+    if g.analyse is None:
+        raise fail(f"{g.title} has no analysis yet")
+    try:
+        board = _read(name, position)
+    except ValueError as e:
+        raise fail(f"bad {name} position: {e} (expected {POSITIONS[name]})") from None
+    if board.is_game_over():
+        raise fail("the game is over: there is no move to analyse")
+    result = g.analyse(board, Limit(time=seconds, depth=depth), None, None)
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), ensure_ascii=False))
+    else:
+        _print(result)
+
+
+def _label(row: Any) -> str:
+    if row.kind == "exact":
+        return "exact"
+    if row.kind == "depth":
+        return f"depth {row.depth}"
+    if row.kind == "winrate":
+        return f"{row.visits} visits"
+    return str(row.kind).replace("_", " ")
+
+
+def _value(row: Any) -> str:
+    if row.value is None:
+        return "?"
+    if row.kind == "winrate":
+        return f"{100 * row.value:.1f}%"
+    if row.kind == "mate":
+        return f"mate in {int(row.value)}"
+    v = row.value
+    return f"{v:+d}" if isinstance(v, int) else f"{v:+.2f}"
+
+
+def _print(result: Analysis) -> None:
+    from rich.table import Table
+
+    from banmen.cli._console import make_console
+
+    table = Table(title=None, box=None)
+    for col in ("move", "value", "what it is", "line"):
+        table.add_column(col)
+    for row in result.moves:
+        table.add_row(row.move, _value(row), _label(row), " ".join(row.pv[:8]))
+    console = make_console()
+    console.print(table)
+    verdict = "every value proved" if result.complete else f"stopped by {result.stopped_by}"
+    console.print(f"{len(result.moves)} moves, {result.nodes:,} nodes, "
+                  f"{result.seconds:.2f} s: {verdict}")  # fmt: skip

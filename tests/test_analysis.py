@@ -1,0 +1,130 @@
+"""Analysis: every legal move's value, labelled as what it is (banmen.analysis), and
+``banmen analyse``."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+
+from mattix_reference import exact_value, parse
+from test_othello import Memo, _random_position
+from typer.testing import CliRunner
+
+from banmen.analysis import Analysis
+from banmen.cli import app
+from banmen.games import get_game
+from banmen.games.mattix import Board as MattixBoard
+from banmen.games.othello import BLACK, PASS
+from banmen.search.limits import Limit, StopFlag
+
+MATTIX = get_game("mattix")
+OTHELLO = get_game("othello")
+
+
+def test_mattix_values_are_the_brute_force_values() -> None:
+    """On small deals every takeable piece gets its exact final margin, checked against
+    a brute-force negamax over the layout (tests/mattix_reference.py)."""
+    assert MATTIX.analyse is not None
+    for seed in range(4):
+        board = MattixBoard.from_seed(seed, 4)
+        board.push(board.legal_moves[0])  # a position with a score to carry
+        a = MATTIX.analyse(board, Limit(time=60), None, None)
+        assert a.complete and a.stopped_by == "exact"
+        assert {r.move for r in a.moves} == {board.move_name(m) for m in board.legal_moves}
+        for m in board.legal_moves:
+            child = board.copy()
+            child.push(m)
+            expected = -(child.margin() + exact_value(parse(child.layout())))
+            (row,) = [r for r in a.moves if r.move == board.move_name(m)]
+            assert row.kind == "exact" and row.value == expected, (seed, row)
+        values = [r.value for r in a.moves]
+        assert values == sorted(values, reverse=True)  # best first
+        assert a.best == a.moves[0].move and a.moves[0].value == max(values)
+
+
+def test_othello_values_near_the_end_are_the_minimax_values() -> None:
+    assert OTHELLO.analyse is not None
+    rng = random.Random(5)
+    memo = Memo(bits=20)
+    for empties in (6, 8, 10):
+        board = _random_position(rng, empties)
+        if board.legal_moves == [PASS]:
+            continue
+        a = OTHELLO.analyse(board, Limit(time=60), None, None)
+        assert a.complete and a.stopped_by == "exact", a.to_dict()
+        for m in board.legal_moves:
+            child = board.copy()
+            child.push(m)
+            p, o = (child.black, child.white) if child.turn == BLACK else (child.white, child.black)
+            expected = -memo.value(p, o)
+            (row,) = [r for r in a.moves if r.move == board.move_name(m)]
+            assert row.kind == "exact" and row.value == expected, (board.to_string(), row)
+
+
+def test_a_midgame_analysis_is_labelled_as_depth_limited_and_keeps_its_time() -> None:
+    assert OTHELLO.analyse is not None
+    board = OTHELLO.board_from_text("f5d6c3d3c4f4f6f3e6e7")  # 50 empties
+    updates: list[list[tuple[str, str, int]]] = []
+
+    def seen(a: Analysis) -> None:
+        updates.append([(r.move, r.kind, r.depth) for r in a.moves])
+
+    t0 = time.perf_counter()
+    a = OTHELLO.analyse(board, Limit(time=1.0), seen, None)
+    took = time.perf_counter() - t0
+    assert a.stopped_by == "time" and not a.complete
+    assert took < 1.0 + 2.0  # a wall-clock promise, with room for a loaded machine
+    assert len(updates) > len(board.legal_moves)  # values came in as the search deepened
+    assert {r.move for r in a.moves} == {board.move_name(m) for m in board.legal_moves}
+    for r in a.moves:
+        assert r.kind == "depth" and r.depth >= 2 and isinstance(r.value, float)
+        assert r.pv[0] == r.move
+    # deeper values replace shallower ones: some move was seen at two depths
+    depths = {d for u in updates for (_, _, d) in u}
+    assert len(depths) >= 2
+
+
+def test_a_stop_ends_an_analysis_at_once_with_only_finished_values() -> None:
+    assert OTHELLO.analyse is not None
+    board = OTHELLO.board_from_text("f5d6c3d3c4f4f6f3e6e7")
+    stop = StopFlag()
+    threading.Timer(0.5, stop.set).start()
+    t0 = time.perf_counter()
+    a = OTHELLO.analyse(board, Limit(time=60), None, stop)
+    assert time.perf_counter() - t0 < 0.5 + 2.0
+    assert a.stopped_by == "stop" and stop.is_set()  # the caller's request is left set
+    for r in a.moves:
+        assert r.kind in ("depth", "open")
+        assert (r.value is None) == (r.kind == "open")
+
+
+def test_cli_analyse_json_has_one_object_per_legal_move() -> None:
+    runner = CliRunner()
+    board = MattixBoard.from_seed(2, 4)
+    r = runner.invoke(app, ["analyse", "mattix", board.layout(), "--time", "30", "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert d["game"] == "mattix" and d["complete"] is True
+    assert sorted(m["move"] for m in d["moves"]) == sorted(
+        board.move_name(m) for m in board.legal_moves
+    )
+    assert all(m["kind"] == "exact" and isinstance(m["value"], int) for m in d["moves"])
+    r = runner.invoke(app, ["analyse", "othello", "f5d6c3", "--time", "0.5"])
+    assert r.exit_code == 0 and "depth" in r.output and "stopped by time" in r.output
+
+
+def test_cli_analyse_bad_input_is_one_line() -> None:
+    runner = CliRunner()
+    for args, fragment in [
+        (["analyse", "othello", "xyz"], "bad othello position"),
+        (["analyse", "othello", "f5", "--time", "0"], "--time must be a positive"),
+        (["analyse", "othello", "f5", "--depth", "0"], "--depth must be a positive"),
+        (["analyse", "chess", "x"], "unknown game 'chess'"),
+        (["analyse", "mattix", "1,2,3"], "bad mattix position"),
+    ]:
+        r = runner.invoke(app, args)
+        assert r.exit_code == 2, (args, r.output)
+        lines = r.output.strip().splitlines()
+        assert len(lines) == 1 and fragment in lines[0], (args, r.output)
