@@ -126,3 +126,19 @@ def test_go_thread_rows() -> None:
     row = bench_threads(9, 400, 1)
     assert set(row["per_wall_second"]) == {1, 2} and row["speedup"] > 0
     assert min(row["per_cpu_second"].values()) > 0
+
+
+def test_analysis_rows() -> None:
+    from banmen.bench.analysis import bench_othello_analysis, othello_positions
+
+    assert [b.to_string() for b in othello_positions(14, 2)] == [
+        b.to_string() for b in othello_positions(14, 2)
+    ]  # the same positions every run
+    assert all(b.empties() == 14 for b in othello_positions(14, 2))
+    rec = bench_othello_analysis([14], n=1, time_limit=60)
+    (row,) = rec["positions"]
+    assert row["complete"] and row["stopped_by"] == "exact" and row["seconds"] > 0
+    assert len(row["values"]) == row["moves"] >= 2
+    if "egaroucid" in row:  # built: its hint's exact values are banmen's
+        assert row["egaroucid"]["complete"] and row["agree"], row
+    assert rec["by_empties"]["14"]["complete"] == 1

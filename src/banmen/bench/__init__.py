@@ -116,6 +116,15 @@ def _othello_ffo_hard(quick: bool) -> dict[str, Any]:
     return bench_ffo([50] if quick else list(range(50, 60)), time_limit=60.0 if quick else 600.0)
 
 
+def _analysis(quick: bool) -> dict[str, Any]:
+    from banmen.bench.analysis import bench_mattix_analysis, bench_othello_analysis
+
+    return {
+        "mattix_6x6": bench_mattix_analysis([0] if quick else [0, 1, 2, 3, 4]),
+        "othello": bench_othello_analysis([20] if quick else [20, 22, 24], n=1 if quick else 2),
+    }
+
+
 def _go_playouts(quick: bool) -> dict[str, Any]:
     from banmen.bench.go import bench_mcts_playouts, bench_policies, bench_random_playouts
 
@@ -204,6 +213,11 @@ SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
     ),
     "othello-ffo": ("Othello FFO #40-#49 exact, one thread", _othello_ffo),
     "othello-ffo-hard": ("Othello FFO #50-#59, at most 10 minutes each", _othello_ffo_hard),
+    "analysis": (
+        "analysis: seconds until every move is proved (Mattix 6x6 deals; Othello at 20, 22 "
+        "and 24 empties beside Egaroucid's hint)",
+        _analysis,
+    ),
     "go-playouts": (
         "Go playouts/s on 9x9 and 19x19: random, and the engine's search (hand-set "
         "priors, learned priors, learned playouts alternated)",
