@@ -128,3 +128,54 @@ def test_cli_analyse_bad_input_is_one_line() -> None:
         assert r.exit_code == 2, (args, r.output)
         lines = r.output.strip().splitlines()
         assert len(lines) == 1 and fragment in lines[0], (args, r.output)
+
+
+def _tsume_rows() -> list[dict[str, str]]:
+    from test_tsume import MATES
+
+    return [r for r in MATES if int(r["mate_length"]) <= 7][:6]
+
+
+def test_tsume_analysis_agrees_with_the_solver() -> None:
+    """Each check of a mate problem: the shortest mate over the rows is the solver's
+    answer (and its first move has it); every 'no mate' is backed by a defender reply
+    the solver proves escapes."""
+    import cshogi
+
+    from banmen.games.shogi import GAME as SHOGI
+    from banmen.games.shogi import Board as ShogiBoard
+    from banmen.games.shogi.tsume import solve
+
+    assert SHOGI.analyse is not None
+    assert len(_tsume_rows()) >= 4
+    for row in _tsume_rows():
+        sfen = row["sfen"]
+        a = SHOGI.analyse(ShogiBoard(sfen), Limit(time=60), None, None)
+        assert a.complete and a.stopped_by == "exact", (row["name"], a.to_dict())
+        answer = solve(sfen, Limit(time=60))
+        mates = {r.move: r.value for r in a.moves if r.kind == "mate"}
+        assert min(mates.values()) == answer.length, (row["name"], mates)
+        assert mates[answer.pv[0]] == answer.length
+        assert a.moves[0].kind == "mate" and a.moves[0].value == answer.length
+        for r in a.moves:
+            if r.kind != "no_mate":
+                continue
+            b = cshogi.Board(sfen)
+            b.push(b.move_from_usi(r.move))
+            escapes = []
+            for d in list(b.legal_moves):
+                b.push(d)
+                escapes.append(solve(b.sfen(), Limit(time=60)).status == "no_mate")
+                b.pop()
+            assert any(escapes), (row["name"], r.move)
+
+
+def test_tsume_analysis_stopped_by_a_limit_leaves_checks_open() -> None:
+    from banmen.games.shogi import GAME as SHOGI
+    from banmen.games.shogi import Board as ShogiBoard
+
+    assert SHOGI.analyse is not None
+    sfen = "l8/1n7/np3B3/SR1+P5/k1N6/9/1Ps6/1N7/5+B3 b r4g2s3l15p 1"  # a long one
+    a = SHOGI.analyse(ShogiBoard(sfen), Limit(nodes=200), None, None)
+    assert not a.complete and a.stopped_by == "nodes"
+    assert any(r.kind == "open" and r.value is None for r in a.moves)

@@ -75,7 +75,11 @@ class Analysis:
 
     @property
     def complete(self) -> bool:
-        return bool(self.moves) and all(m.kind in ("exact", "mate", "no_mate") for m in self.moves)
+        """Every value proved (a mate's length proved shortest too)."""
+        return bool(self.moves) and all(
+            m.kind in ("exact", "no_mate") or (m.kind == "mate" and m.extra.get("shortest", True))
+            for m in self.moves
+        )
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {

@@ -21,6 +21,10 @@ seeded start for the arena (mate problems are not played out),
 so the arena and terminal play say so.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from banmen.engine import Engine, PlayerSpec
 from banmen.games._base import GameDef, TextFormat
 from banmen.games.engines import STANDARD_ENGINES
@@ -33,12 +37,25 @@ from banmen.games.shogi.errors import (
 )
 from banmen.games.shogi.formats import STARTPOS, normalize_sfen, parse_sfen
 
+if TYPE_CHECKING:
+    from banmen.analysis import Analysis, OnUpdate
+    from banmen.search.limits import Limit, StopFlag
+
 
 def _mate(game: GameDef[Board], spec: PlayerSpec) -> Engine[Board]:
     # numba and the compiled solver load with the first mate player, not with the registry
     from banmen.games.shogi.engine import DEFAULT_HASH_MB, MateEngine
 
     return MateEngine(spec.limit, spec.options.get("hash", DEFAULT_HASH_MB), name=spec.text)
+
+
+def analyse(
+    board: Board, limit: Limit, on_update: OnUpdate | None = None, stop: StopFlag | None = None
+) -> Analysis:
+    """What is proved about each check of the side to move (:mod:`.analysis`)."""
+    from banmen.games.shogi.analysis import analyse as run  # (numba loads with the first)
+
+    return run(board, limit, on_update, stop)
 
 
 def _kernel_moves(board: Board) -> list[int]:
@@ -72,6 +89,7 @@ GAME: GameDef[Board] = GameDef(
         "SFEN": TextFormat(Board.sfen, Board),
         "USI position": TextFormat(Board.usi, Board.from_usi, game=True),
     },
+    analyse=analyse,
 )
 
 __all__ = [

@@ -1,0 +1,105 @@
+"""Tsume analysis: what is proved about each check of the attacker.
+
+Every checking move of the side to move gets a row (:mod:`banmen.analysis`): ``mate``
+with ``value`` the length in plies (counted as composers count, see
+:mod:`banmen.games.shogi.tsume`; ``extra["shortest"]`` says whether no shorter mate
+after that check exists), ``no_mate`` (proved: the defender escapes), or ``open`` (not
+proved either way yet). The same compiled df-pn and table serve every check, in two
+rounds: first each check is proved or disproved at any length, then each proved one is
+shortened (a mate within two plies less, until that is disproved). Rows are filled in as
+the proofs land; a limit leaves the rest ``open``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from banmen.analysis import Analysis, MoveValue, OnUpdate
+from banmen.games.shogi.compiled import CompiledBackend
+from banmen.games.shogi.formats import parse_sfen
+from banmen.search.limits import Limit, StopFlag
+
+if TYPE_CHECKING:
+    from banmen.games.shogi.board import Board
+
+__all__ = ["analyse", "HASH_MB"]
+
+#: the transposition table of an analysis, in MB
+HASH_MB = 256
+
+
+def _order(rows: list[MoveValue]) -> list[MoveValue]:
+    """Mates first, shortest first; then open checks; proved escapes last."""
+    rank = {"mate": 0, "open": 1, "no_mate": 2}
+    return sorted(rows, key=lambda r: (rank[r.kind], r.value if r.value is not None else 0))
+
+
+def analyse(
+    board: Board, limit: Limit, on_update: OnUpdate | None = None, stop: StopFlag | None = None
+) -> Analysis:
+    """What is proved about each check of the side to move of ``board`` (a mate problem:
+    the attacker to move), within ``limit`` (time, nodes) and ``stop``."""
+    t0 = time.perf_counter()
+    b = CompiledBackend(parse_sfen(board.sfen()), limit, stop, None, HASH_MB)
+    out = Analysis("shogi", [])
+
+    def run() -> Analysis:
+        checks = b.attacker_moves()
+        rows = {m: MoveValue(b.usi(m), None, "open") for m in checks}
+        why = "exact"
+
+        def publish(reason: str) -> None:
+            out.moves = _order(list(rows.values()))
+            out.seconds = time.perf_counter() - t0
+            out.nodes = int(b.solver.nodes)
+            out.stopped_by = reason
+            if on_update is not None:
+                on_update(out)
+
+        publish("")
+        lengths: dict[int, int] = {}
+        for m in checks:  # round 1: mate or not, at any length
+            b.play(m)
+            res = b.prove(or_node=False)
+            b.undo()
+            if res.status == "unknown":
+                why = res.reason or "stopped"
+                break
+            if res.status == "disproved":
+                rows[m] = MoveValue(b.usi(m), None, "no_mate")
+            else:
+                assert res.length is not None
+                lengths[m] = 1 + res.length
+                rows[m] = MoveValue(b.usi(m), lengths[m], "mate", extra={"shortest": False})
+            publish("")
+        if why == "exact":
+            for m in sorted(lengths, key=lengths.__getitem__):  # round 2: shorten each
+                while True:
+                    if lengths[m] < 3:
+                        res_status = "disproved"
+                    else:
+                        b.play(m)
+                        res = b.prove(lengths[m] - 3, or_node=False)
+                        b.undo()
+                        res_status = res.status
+                    if res_status == "unknown":
+                        why = res.reason or "stopped"
+                        break
+                    if res_status == "disproved":
+                        rows[m].extra["shortest"] = True
+                        break
+                    assert res.length is not None
+                    lengths[m] = 1 + res.length
+                    rows[m] = MoveValue(b.usi(m), lengths[m], "mate", extra={"shortest": False})
+                publish("")
+                if why != "exact":
+                    break
+        reason = {"timeout": "time", "node_limit": "nodes", "stopped": "stop"}.get(why, why)
+        publish(reason if why != "exact" else "exact")
+        return out
+
+    try:
+        return b.solver.session(run)
+    finally:
+        b.solver.release()
