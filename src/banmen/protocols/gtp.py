@@ -35,6 +35,9 @@ GNU Go's test extensions               ``is_legal COLOR VERTEX`` (1/0),
                                        ``list_stones COLOR``
 KGS                                    ``kgs-genmove_cleanup COLOR``,
                                        ``kgs-time_settings none|absolute|canadian|byoyomi``
+analysis (Leela Zero's and KataGo's    ``lz-analyze [COLOR] [INTERVAL]``,
+extensions; with banmen's own Go       ``kata-analyze [COLOR] [INTERVAL]
+engine only)                           [ownership true]``
 debugging                              ``showboard``
 =====================================  =================================================
 
@@ -96,9 +99,32 @@ Choices where GTP leaves room:
 * no move takes longer than the session's maximum thinking time (``banmen gtp
   --max-move-time S``, by default :data:`MAX_MOVE_TIME`, 60 s), whatever the clock or the
   engine's own spec says: past it the engine is stopped (through its stop flag) and
-  answers with the best move it has. GTP is sequential (a command is read once the one
-  before it is answered), so ``quit`` and the end of the input are read, and end the
-  session, at most that long after they were sent.
+  answers with the best move it has. GTP is sequential (a command is carried out once
+  the one before it is answered), so ``quit`` and the end of the input end the session
+  at most that long after they were sent.
+
+Analysis (as Sabaki and Lizzie use it): ``lz-analyze`` and ``kata-analyze`` exist when the
+engine is banmen's Go engine (:class:`~banmen.games.go.engine.GoEngine`, ``--engine
+mcts``), whose search tree can be read (:func:`banmen.games.go.analysis.analyse`). They
+search the position for ``COLOR`` (default: the side to move; another colour as for
+``genmove``) with no limit and answer ``=`` and the command's id alone on a line, then,
+every ``INTERVAL`` centiseconds (at least 0.1 s apart; 0, the default, writes none, as
+Leela Zero), one line with every move the search has visited, most visited first: in
+Leela Zero's form ``info move D4 visits 120 winrate 5234 prior 1234 lcb 5000 order 0 pv
+D4 Q16 info move ...`` (win rate, prior and lcb in 1/10000); in KataGo's the same with
+win rate, prior and lcb from 0 to 1 and, with ``ownership true``, the line ends with
+``ownership`` and size * size numbers from -1 to 1, row by row from the top left, from
+the side to move's view (estimates from playouts of the search's policy, see
+:mod:`banmen.games.go.analysis`). KataGo's per-move ``scoreLead`` is left out: the engine
+has no score per move it could stand by. The win rate is the move's share of won
+simulations, ``prior`` the search's prior as a probability and ``lcb`` the win rate's
+95% lower bound. The next command (or the end of the input) stops the search: the
+response ends with its empty line and the command is then carried out. Arguments may
+also be given as ``interval N`` and ``maxmoves N`` (the most moves a line shows) pairs;
+anything else is a ``syntax error`` and changes nothing. A thread reads the input, so
+the next command is seen while the search runs; used without :func:`main`
+(:meth:`GTPSession.handle` alone), an analysis runs for the maximum thinking time and
+its whole response is returned.
 """
 
 from __future__ import annotations
@@ -107,13 +133,17 @@ import io
 import math
 import re
 import sys
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from banmen import __version__
+from banmen.analysis import Analysis, MoveValue
 from banmen.engine import Engine
 from banmen.games.go import (
     BLACK,
@@ -125,6 +155,7 @@ from banmen.games.go import (
     WHITE,
     Board,
     Game,
+    GoEngine,
     GoError,
     HandicapError,
     IllegalMoveError,
@@ -138,6 +169,7 @@ from banmen.games.go import (
     read_sgf,
     write_sgf,
 )
+from banmen.games.go.analysis import OWNERSHIP_PLAYOUTS, PERIOD, analyse
 from banmen.games.go.rules import komi_value
 from banmen.games.go.scoring import chains, seki_stones
 from banmen.protocols._cap import capped, check_cap
@@ -222,7 +254,8 @@ class GTPSession:
     ``max_move_time`` (seconds) bounds every move's thinking, clock or not.
 
     :meth:`handle` takes one raw input line and returns the full response text (or
-    ``None`` for a line GTP ignores); :attr:`done` turns true after ``quit``.
+    ``None`` for a line GTP ignores; an empty string when an analysis has written its
+    response through :attr:`write` already); :attr:`done` turns true after ``quit``.
     """
 
     def __init__(
@@ -279,6 +312,18 @@ class GTPSession:
             "kgs-genmove_cleanup": self._genmove_cleanup,
             "showboard": self._showboard,
         }
+        if isinstance(engine, GoEngine):  # an engine whose search tree can be read
+            self.commands["lz-analyze"] = lambda a: self._analyze("lz", a)
+            self.commands["kata-analyze"] = lambda a: self._analyze("kata", a)
+        #: writes text at once (set by :func:`main`): an analysis streams its lines
+        #: through it; without it, its whole response is returned at its end
+        self.write: Callable[[str], None] | None = None
+        #: waits up to the given seconds for the next command (set by :func:`main`):
+        #: true once one has arrived or the input has ended. It ends an analysis;
+        #: without it, an analysis runs for :attr:`max_move_time`
+        self.wait_input: Callable[[float], bool] | None = None
+        self._ident = ""
+        self._raw: str | None = None
 
     # ---- framing
 
@@ -297,12 +342,16 @@ class GTPSession:
         command = self.commands.get(name)
         if command is None:
             return self._frame("?", ident, "unknown command")
+        self._ident = ident
         try:
             result = command(args)
         except GTPFailure as e:
             return self._frame("?", ident, str(e))
         except Exception as e:  # never let a command end the session
             return self._frame("?", ident, f"internal error: {type(e).__name__}: {e}")
+        if self._raw is not None:  # a streamed response (an analysis), framed already
+            raw, self._raw = self._raw, None
+            return raw
         return self._frame("=", ident, result)
 
     @staticmethod
@@ -634,6 +683,99 @@ class GTPSession:
         clock.stones = max(clock.stones - lost, 0)
         clock.left = period if clock.stones > 0 else 0.0
 
+    # ---- analysis (Leela Zero's and KataGo's extensions)
+
+    def _analysis_args(self, kind: str, args: list[str]) -> _AnalysisRequest:
+        """``[COLOR] [INTERVAL] [KEY VALUE ...]`` of ``lz-analyze`` (``kind`` ``"lz"``)
+        or ``kata-analyze`` (``"kata"``); keys ``interval``, ``maxmoves`` and, for
+        ``kata-analyze``, ``ownership true|false``."""
+        req = _AnalysisRequest()
+        i = 0
+        if i < len(args):
+            try:
+                req.color = parse_color(args[i])
+                i += 1
+            except GoError:
+                pass
+        if i < len(args) and _FLOAT.fullmatch(args[i]):
+            req.interval = _interval(args[i])
+            i += 1
+        while i < len(args):
+            if i + 1 >= len(args):
+                raise GTPFailure("syntax error")
+            key, value = args[i], args[i + 1]
+            if key == "interval":
+                req.interval = _interval(value)
+            elif key == "maxmoves":
+                req.max_moves = _int(value, 1)
+            elif key == "ownership" and kind == "kata" and value in ("true", "false"):
+                req.ownership = value == "true"
+            else:
+                raise GTPFailure("syntax error")
+            i += 2
+        return req
+
+    def _analyze(self, kind: str, args: list[str]) -> str:
+        """``lz-analyze`` / ``kata-analyze`` (module docstring): ``=`` and the command's
+        id on a line of its own, then a line of every candidate move each interval until
+        the next command arrives (or the input ends), then an empty line."""
+        req = self._analysis_args(kind, args)
+        engine = self.engine
+        assert isinstance(engine, GoEngine)  # the commands exist only for it
+        color = self.board.turn if req.color is None else req.color
+        view = self.game.position_for(color)
+        size = view.size
+        write = self.write
+        parts: list[str] = []
+
+        def emit(text: str) -> None:
+            if write is not None:
+                write(text)
+            else:
+                parts.append(text)
+
+        def show(a: Analysis) -> None:
+            if not a.stopped_by and req.interval > 0:  # the updates while it runs
+                emit(_analysis_line(kind, a, size) + "\n")
+
+        stop = StopFlag()
+        finished = threading.Event()
+        wait = self.wait_input
+
+        def watch() -> None:
+            assert wait is not None
+            while not finished.is_set():
+                if wait(0.05):
+                    stop.set()
+                    return
+
+        emit(f"={self._ident}\n")
+        watcher = None
+        if wait is not None:
+            watcher = threading.Thread(target=watch, name="gtp-analysis-stop", daemon=True)
+            watcher.start()
+        try:
+            with _maybe_capped(stop, None if wait is not None else self.max_move_time):
+                analyse(
+                    view,
+                    Limit(),  # until stopped
+                    show,
+                    stop,
+                    engine,
+                    period=max(req.interval / 100, PERIOD),
+                    ownership_playouts=OWNERSHIP_PLAYOUTS if req.ownership else 0,
+                    max_moves=req.max_moves,
+                )
+        except Exception as e:  # the response has begun: it still ends as it should
+            print(f"{kind}-analyze: {type(e).__name__}: {e}", file=sys.stderr)
+        finally:
+            finished.set()
+            if watcher is not None:
+                watcher.join()
+        emit("\n")
+        self._raw = "".join(parts)
+        return ""
+
     # ---- scoring
 
     def _dead(self) -> frozenset[int]:
@@ -722,6 +864,99 @@ class GTPSession:
         return "\n" + str(self.game)
 
 
+@dataclass
+class _AnalysisRequest:
+    """An analysis command's arguments: the colour to move (``None``: the game's), the
+    interval between lines in centiseconds (0: none), the most moves a line shows, and
+    whether ``kata-analyze`` adds the ownership."""
+
+    color: int | None = None
+    interval: float = 0.0
+    max_moves: int | None = None
+    ownership: bool = False
+
+
+def _interval(text: str) -> float:
+    """An analysis interval: a number of centiseconds, 0 or more."""
+    value = _float(text)
+    if value < 0:
+        raise GTPFailure("syntax error")
+    return min(value, 100 * TIME_MAX)
+
+
+def _maybe_capped(stop: StopFlag, seconds: float | None) -> AbstractContextManager[Any]:
+    """:func:`capped` after ``seconds``, or nothing with ``None``."""
+    return capped(stop, seconds) if seconds is not None else nullcontext()
+
+
+def _analysis_line(kind: str, a: Analysis, size: int) -> str:
+    """One line of every candidate move of ``a``: Leela Zero's ``lz-analyze`` chunks
+    (``kind`` ``"lz"``: win rate, prior and lcb as integers in 1/10000) or KataGo's
+    ``kata-analyze`` ones (from 0 to 1), then for ``kata-analyze`` the position's
+    ``ownership`` if the analysis has it."""
+    chunks = [_analysis_chunk(kind, k, m) for k, m in enumerate(a.moves)]
+    own = a.extra.get("ownership")
+    if kind == "kata" and own is not None:
+        chunks.append("ownership " + " ".join(f"{x:.3f}" for x in own))
+    return " ".join(chunks)
+
+
+def _analysis_chunk(kind: str, order: int, m: MoveValue) -> str:
+    wr = m.value if m.value is not None else 0.0
+    prior = m.extra.get("prior")
+    lcb = m.extra.get("lcb")
+    words = [f"info move {m.move} visits {m.visits}"]
+    if kind == "lz":
+        words.append(f"winrate {_per10k(wr)}")
+        if prior is not None:
+            words.append(f"prior {_per10k(prior)}")
+        if lcb is not None:
+            words.append(f"lcb {_per10k(lcb)}")
+    else:
+        words.append(f"winrate {wr:.4f}")
+        if prior is not None:
+            words.append(f"prior {prior:.4f}")
+        if lcb is not None:
+            words.append(f"lcb {lcb:.4f}")
+    words.append(f"order {order} pv {' '.join(m.pv or [m.move])}")
+    return " ".join(words)
+
+
+def _per10k(x: float) -> int:
+    return min(10000, max(0, round(10000 * x)))
+
+
+class _Input:
+    """The commands read and not yet handled: the reader thread adds them, the session
+    takes them one by one, and an analysis waits for the next one to arrive."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._lines: deque[str] = deque()
+        self._ended = False
+
+    def put(self, line: str) -> None:
+        with self._cond:
+            self._lines.append(line)
+            self._cond.notify_all()
+
+    def end(self) -> None:
+        with self._cond:
+            self._ended = True
+            self._cond.notify_all()
+
+    def get(self) -> str | None:
+        """The next command (waiting for it); ``None`` once the input has ended."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._lines or self._ended)
+            return self._lines.popleft() if self._lines else None
+
+    def wait(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` for a command: has one arrived (or the input ended)?"""
+        with self._cond:
+            return self._cond.wait_for(lambda: bool(self._lines) or self._ended, seconds)
+
+
 def free_handicap_points(n: int, size: int) -> list[int]:
     """Up to ``n`` handicap points: the fixed layout as far as it goes, then points of the
     third and fourth lines (then the others), none next to another handicap stone."""
@@ -781,11 +1016,30 @@ def main(
         stdout = sys.stdout
         if isinstance(stdout, io.TextIOWrapper):  # LF line ends on every system
             stdout.reconfigure(newline="\n")
-    for line in stdin:
+    out = stdout
+    commands = _Input()
+    source = stdin
+
+    def read() -> None:
+        try:
+            for line in source:
+                if preprocess(line):  # a line GTP ignores does not end an analysis
+                    commands.put(line)
+        except (OSError, ValueError):  # the input broke: as its end
+            pass
+        finally:
+            commands.end()
+
+    def write(text: str) -> None:
+        out.write(text)
+        out.flush()
+
+    session.write = write
+    session.wait_input = commands.wait
+    threading.Thread(target=read, name="gtp-reader", daemon=True).start()
+    while (line := commands.get()) is not None:
         response = session.handle(line)
-        if response is None:
-            continue
-        stdout.write(response)
-        stdout.flush()
+        if response:
+            write(response)
         if session.done:
             break

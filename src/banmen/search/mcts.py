@@ -749,6 +749,35 @@ class MCTS:
             node = child
         return out
 
+    def child_pv(self, move: int, max_len: int = 20) -> list[int]:
+        """The principal variation of the root's move ``move``: the move, then the most
+        visited line below it (as :meth:`pv`: ties to the better value, moves with at
+        least one visit); empty if the root has no such child or it has no visit."""
+        node = self._child(0, move)
+        out: list[int] = []
+        while node is not None and len(out) < max_len:
+            if self._ist[node, I_VISITS] == 0 or self._ist[node, I_FLAGS] & PRUNED:
+                break
+            out.append(int(self._ist[node, I_MOVE]))
+            node = self._best_fast(node)
+        return out
+
+    def _best_fast(self, node: int) -> int | None:
+        """:meth:`_best` over the children's arrays at once (for many lines at a time)."""
+        r = self._children(node)
+        if not r:
+            return None
+        ist = self._ist[r.start : r.stop]
+        fs = self._fs[r.start : r.stop]
+        visits = np.where(ist[:, I_FLAGS] & PRUNED, -1, ist[:, I_VISITS])
+        top = visits.max()
+        if top < 0:
+            return None
+        n = fs[:, F_N].astype(np.float64)
+        value = np.divide(fs[:, F_W], n, out=np.zeros(len(n)), where=n > 0)
+        k = int(np.argmax(np.where(visits == top, value, -np.inf)))
+        return r.start + k
+
     # ---- searching
 
     def _call(self, ctx: Any, root: Any, scratch: Any, stop: Any) -> None:

@@ -26,9 +26,15 @@ moves (:func:`.game.kernel_moves`); terminal play draws the board as :class:`Gam
 ``str``.
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from banmen.engine import Engine, PlayerSpec
+
+if TYPE_CHECKING:
+    from banmen.analysis import Analysis, OnUpdate
+    from banmen.search.limits import Limit, StopFlag
 from banmen.games._base import GameDef, TextFormat
 from banmen.games.engines import STANDARD_ENGINES
 from banmen.games.go.board import (
@@ -155,6 +161,16 @@ def _gtp(game: GameDef[Game], spec: PlayerSpec) -> Engine[Game]:
     return GTPEngine(spec.options["command"], name=spec.text)
 
 
+def analyse(
+    board: Game, limit: Limit, on_update: OnUpdate | None = None, stop: StopFlag | None = None
+) -> Analysis:
+    """The search's win rate and visits for every move it looked at, the principal
+    variations, and the playouts' ownership and score estimate (:mod:`.analysis`)."""
+    from banmen.games.go.analysis import analyse as run  # (numba loads with the first)
+
+    return run(board, limit, on_update, stop)
+
+
 GAME: GameDef[Game] = GameDef(
     name="go",
     title="Go",
@@ -172,6 +188,7 @@ GAME: GameDef[Game] = GameDef(
     sides=("black", "white"),
     diagram=str,
     text_formats={"SGF": TextFormat(_write_sgf, _read_sgf, game=True)},
+    analyse=analyse,
 )
 
 __all__ = [

@@ -51,6 +51,7 @@ subtree under them; :meth:`GoEngine.new_game` clears it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -61,8 +62,8 @@ from banmen.games.go import policy
 from banmen.games.go.board import BLACK, PASS, Board, vertex_name
 from banmen.games.go.game import RESIGN_NAME, Game, board_of
 from banmen.games.go.scoring import estimate_dead
-from banmen.search.limits import Limit
-from banmen.search.mcts import MCTS, MctsInfo
+from banmen.search.limits import Limit, StopFlag
+from banmen.search.mcts import MCTS, MctsInfo, MctsResult
 
 __all__ = ["GoEngine", "DEFAULT_LIMIT", "dynamic_komi"]
 
@@ -307,6 +308,64 @@ class GoEngine(Engine[Board | Game]):
         except ValueError:  # pragma: no cover - the estimate never marks pass-alive stones
             return False
 
+    def root_moves(self, board: Board) -> set[int]:
+        """The moves the search considers at the root of ``board``: every legal move
+        (superko included) but filling the mover's own single-point eye; the pass always."""
+        pos = board.position
+        turn = board.turn
+        s = board.stride
+        return {
+            int(p)
+            for p in board.legal_moves
+            if p == PASS or not K.is_eye(pos.board, int(p), turn, s)
+        }
+
+    def _prepare(self, board: Board) -> tuple[Any, Any, Any]:
+        """Make ``board``'s position the tree's root (keeping the subtree of an earlier
+        search of the same game) and set the search up for its size: (ctx, root state,
+        scratch state)."""
+        pos = board.position
+        if not self._reuse(board):
+            self.search.clear()
+        self._root = (board.size, board.komi, list(board.move_stack), list(board.colors),
+                      pos.copy())  # fmt: skip
+        ctx = self._context(board)
+        self.search.widen = self.widen if self.widen is not None else widen_for(board.size)
+        # bigger boards: more children per node, fewer playouts; expand less eagerly
+        size = board.size
+        self.search.expand_threshold = 2 if size <= 9 else 3 if size <= 13 else 4
+        return ctx, pos.copy().arrays(), self._scratch_for(pos)
+
+    def search_position(
+        self,
+        board: Board | Game,
+        limit: Limit,
+        *,
+        stop: StopFlag | None = None,
+        on_info: Callable[[MctsInfo], None] | None = None,
+        info_period: float = 0.25,
+    ) -> MctsResult:
+        """Grow the tree of ``board``'s position within ``limit`` without choosing a move
+        (an analysis: :mod:`.analysis`), then read it through :attr:`search`
+        (:meth:`MCTS.children <banmen.search.mcts.MCTS.children>`, ...). Unlike
+        :meth:`think` it never passes or resigns at once and never stops early because
+        the most visited move is settled: a time limit is spent whole; a limit with
+        neither time nor playouts runs until ``stop`` is set. The tree is kept for the
+        next search of the same game, as after :meth:`think`."""
+        b = board_of(board)
+        allowed = self.root_moves(b)
+        ctx, root, scratch = self._prepare(b)
+        bound = Limit(time=limit.time, nodes=limit.nodes)
+        if _no_bound(bound):
+            bound = Limit(nodes=1 << 62)  # until stopped
+        early = self.search.early_stop
+        self.search.early_stop = False
+        try:
+            return self.search.search(ctx, root, scratch, bound, stop=stop, on_info=on_info,
+                                      allowed=allowed, info_period=info_period)  # fmt: skip
+        finally:
+            self.search.early_stop = early
+
     # ---- thinking
 
     def limit_for(self, limit: Limit | None) -> Limit:
@@ -317,27 +376,13 @@ class GoEngine(Engine[Board | Game]):
             return Result(move, stopped_by=stopped_by, seconds=request.elapsed())
 
         board = board_of(board)
-        pos = board.position
-        turn = board.turn
-        s = board.stride
-        allowed = {
-            int(p)
-            for p in board.legal_moves
-            if p == PASS or not K.is_eye(pos.board, int(p), turn, s)
-        }
+        allowed = self.root_moves(board)
         if allowed == {PASS}:
             return early("pass", "game_over")
         if board.move_stack and board.move_stack[-1] == PASS and self._pass_is_safe(board):
             return early("pass", "game_over")
 
-        if not self._reuse(board):
-            self.search.clear()
-        self._root = (board.size, board.komi, list(board.move_stack), list(board.colors),
-                      pos.copy())  # fmt: skip
-        ctx = self._context(board)
-        self.search.widen = self.widen if self.widen is not None else widen_for(board.size)
-        root = pos.copy().arrays()
-        scratch = self._scratch_for(pos)
+        ctx, root, scratch = self._prepare(board)
         size = board.size
 
         def names(pv: list[int]) -> list[str]:
@@ -351,8 +396,6 @@ class GoEngine(Engine[Board | Game]):
                 callback(Info(len(mi.pv), round(100 * mi.winrate), mi.playouts, mi.nps,
                               names(mi.pv), mi.seconds))  # fmt: skip
 
-        # bigger boards: more children per node, fewer playouts; expand less eagerly
-        self.search.expand_threshold = 2 if size <= 9 else 3 if size <= 13 else 4
         limit = request.limit
         seconds = limit.time
         if seconds is not None:
