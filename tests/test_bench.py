@@ -142,3 +142,12 @@ def test_analysis_rows() -> None:
     if "egaroucid" in row:  # built: its hint's exact values are banmen's
         assert row["egaroucid"]["complete"] and row["agree"], row
     assert rec["by_empties"]["14"]["complete"] == 1
+
+
+def test_go_analysis_rows() -> None:
+    from banmen.bench.analysis import bench_go_analysis
+
+    rec = bench_go_analysis(9, 0.3, 1)
+    sims = rec["simulations_per_cpu_second"]
+    assert sims["search"] > 0 and sims["analysis"] > 0 and rec["ratio"] > 0
+    assert rec["updates_per_analysis"] >= 1

@@ -117,11 +117,16 @@ def _othello_ffo_hard(quick: bool) -> dict[str, Any]:
 
 
 def _analysis(quick: bool) -> dict[str, Any]:
-    from banmen.bench.analysis import bench_mattix_analysis, bench_othello_analysis
+    from banmen.bench.analysis import (
+        bench_go_analysis,
+        bench_mattix_analysis,
+        bench_othello_analysis,
+    )
 
     return {
         "mattix_6x6": bench_mattix_analysis([0] if quick else [0, 1, 2, 3, 4]),
         "othello": bench_othello_analysis([20] if quick else [20, 22, 24], n=1 if quick else 2),
+        "go_19x19": bench_go_analysis(19, 1.0 if quick else 2.0, 1 if quick else 5),
     }
 
 
@@ -215,7 +220,8 @@ SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
     "othello-ffo-hard": ("Othello FFO #50-#59, at most 10 minutes each", _othello_ffo_hard),
     "analysis": (
         "analysis: seconds until every move is proved (Mattix 6x6 deals; Othello at 20, 22 "
-        "and 24 empties beside Egaroucid's hint)",
+        "and 24 empties beside Egaroucid's hint); Go 19x19 simulations/s with analysis "
+        "streaming against without",
         _analysis,
     ),
     "go-playouts": (

@@ -2,6 +2,9 @@
 
 * Mattix 6x6 openings: :func:`banmen.games.mattix.analyse` from the deal until every
   takeable piece's final margin is proved.
+* Go: simulations per CPU second of the engine's tree search alone, and of the same search
+  inside an analysis that hands the whole table (rows, principal variations, ownership)
+  to a callback ten times a second, serialised to JSON as the web app and GTP do.
 * Othello at 20, 22 and 24 empties: :func:`banmen.games.othello.analyse` until every legal
   move's exact disc difference is proved, beside Egaroucid's console ``hint N`` at level 60
   (an exact search of the best move, then of the best of the rest, ... : every move's exact
@@ -23,7 +26,12 @@ from banmen.bench.othello import _egaroucid
 from banmen.games.othello import PASS, Board
 from banmen.search.limits import Limit
 
-__all__ = ["bench_mattix_analysis", "bench_othello_analysis", "othello_positions"]
+__all__ = [
+    "bench_mattix_analysis",
+    "bench_othello_analysis",
+    "bench_go_analysis",
+    "othello_positions",
+]
 
 
 def bench_mattix_analysis(seeds: list[int], time_limit: float = 300.0) -> dict[str, Any]:
@@ -156,4 +164,51 @@ def _egaroucid_hint(board: Board, n: int, time_limit: float) -> dict[str, Any]:
         "seconds": seconds,
         "wall_seconds": time.perf_counter() - t0,
         "values": values,
+    }
+
+
+def bench_go_analysis(size: int = 19, seconds: float = 2.0, rounds: int = 3) -> dict[str, Any]:
+    """The Go search from an empty ``size`` board for ``seconds``, alternated ``rounds``
+    times: alone (:meth:`GoEngine.search_position`), and as an analysis streaming its
+    table to a callback that serialises it. Root simulations per CPU second of the process
+    (the search is compiled and single-threaded; the streaming runs on another thread and
+    is counted in the CPU time), medians."""
+    import json
+
+    from banmen.games.go.analysis import analyse
+    from banmen.games.go.board import Board as GoBoard
+    from banmen.games.go.engine import GoEngine
+    from banmen.games.go.game import Game
+
+    engine = GoEngine()
+    engine.warm_up()
+    game = Game(GoBoard(size))
+    per: dict[str, list[float]] = {"search": [], "analysis": []}
+    updates: list[int] = []
+    for _ in range(rounds):
+        for kind in ("search", "analysis"):
+            engine.new_game()
+            sent: list[int] = []
+            t0 = time.process_time()
+            if kind == "search":
+                r = engine.search_position(game, Limit(time=seconds))
+                sims = r.root_visits
+            else:
+
+                def stream(x: Any, sent: list[int] = sent) -> None:
+                    sent.append(len(json.dumps(x.to_dict())))
+
+                a = analyse(game, Limit(time=seconds), stream, None, engine)
+                sims = int(a.extra["root_visits"])
+                updates.append(len(sent))
+            per[kind].append(sims / (time.process_time() - t0))
+    med = {k: statistics.median(v) for k, v in per.items()}
+    return {
+        "size": size,
+        "seconds": seconds,
+        "rounds": rounds,
+        "simulations_per_cpu_second": med,
+        "ratio": med["analysis"] / med["search"],
+        "updates_per_analysis": statistics.median(updates),
+        "all": per,
     }
