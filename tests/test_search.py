@@ -171,3 +171,30 @@ def test_shared_stop_flag_pickles_only_when_shared() -> None:
     shared.set()
     assert shared.is_set()
     assert isinstance(shared.array, np.ndarray)
+
+
+_CACHE_CHECK = """
+import banmen.search.alphabeta as ab
+from banmen.games import get_game, make_engine
+from banmen.search.limits import Limit
+for name in ("mattix", "othello"):
+    g = get_game(name)
+    make_engine(g, "alphabeta").think(g.sample(), Limit(depth=3))
+fns = [getattr(ab, n) for n in dir(ab) if hasattr(getattr(ab, n), "stats")]
+print(sorted(f.__name__ for f in fns if f.stats.cache_misses))
+"""
+
+
+def test_a_fresh_process_loads_the_search_from_numbas_cache() -> None:
+    """The shared alpha-beta takes its kernels as arguments, and numba keys its cache by
+    their identities: a kernel compiled without a stable identity (``banmen._jit.kernel``)
+    makes every process compile the search again and add to the cache without end (the
+    default order and ProbCut kernels once did). The second of two fresh processes must
+    compile nothing."""
+    import subprocess
+    import sys
+
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", _CACHE_CHECK], capture_output=True,
+                             text=True, check=True, timeout=600)  # fmt: skip
+    assert out.stdout.strip() == "[]", out.stdout

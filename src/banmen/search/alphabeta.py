@@ -50,7 +50,7 @@ from numba import njit
 
 from banmen._bits import mix64, prefetch
 from banmen._fields import PerSecond
-from banmen._jit import bound
+from banmen._jit import bound, kernel
 from banmen.search.limits import STOP_REQUESTED, STOP_TIME, Deadline, Limit, StopFlag
 
 __all__ = ["Kernels", "AlphaBeta", "SearchInfo", "SearchResult", "INF"]
@@ -380,12 +380,12 @@ def _negamax(
     return best
 
 
-@njit(cache=True)
+@kernel
 def _no_order(ctx: Any, st: Any, buf: Any, start: int, n: int, depth: int) -> None:
     """The default :attr:`Kernels.order`: the game's own move order."""
 
 
-@njit(cache=True)
+@kernel
 def _no_probcut(ctx: Any, st: Any, depth: int) -> tuple[int, int, int, int]:
     """The default :attr:`Kernels.probcut`: none."""
     return -1, 1024, 0, 0
