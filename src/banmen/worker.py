@@ -20,6 +20,15 @@ seconds past its time limit, when it is stopped for it — fails with :class:`Jo
 and its worker is killed and restarted. A worker that dies fails its job with an
 :class:`EngineError` and is restarted too.
 
+An *analysis* job runs the game's :attr:`~banmen.games.GameDef.analyse` instead of a
+search (:meth:`EnginePool.submit_analysis`): every legal move's value, streamed as it
+deepens — each update an :meth:`~banmen.analysis.Analysis.to_dict`, at most one every
+:data:`ANALYSIS_PERIOD` seconds, and always the last one — until every value is proved,
+it is stopped, or :data:`ANALYSIS_SECONDS` have passed. Analyses run in the background:
+they wait in line behind every search, and a search that finds every worker busy stops an
+analysis holding one (the analysis ends at once, with ``job.preempted`` set). The
+promises (stop grace, overrun, a killed worker) are a search's.
+
 The synchronous :meth:`EngineWorker.think` serves the CLI and tests::
 
     worker = EngineWorker()
@@ -38,12 +47,16 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from banmen.engine import Engine, GameBoard, Info, Result, SpecError, parse_spec
 from banmen.games import GameDef, get_game, make_engine
 from banmen.search.limits import Limit, StopFlag
+
+if TYPE_CHECKING:
+    from banmen.analysis import Analysis
 
 __all__ = [
     "EngineError",
@@ -56,6 +69,8 @@ __all__ = [
     "Progress",
     "STOP_GRACE",
     "OVERRUN_GRACE",
+    "ANALYSIS_SECONDS",
+    "ANALYSIS_PERIOD",
 ]
 
 #: Seconds a stopped search has to answer before its worker is killed.
@@ -63,11 +78,30 @@ STOP_GRACE = 2.0
 #: Seconds past its time limit a search may run before it is stopped (then killed).
 OVERRUN_GRACE = 5.0
 
+#: The longest an analysis runs (seconds) unless it proves every value or is stopped first.
+ANALYSIS_SECONDS = 60.0
+#: At most one analysis update per this many seconds goes to the parent (the last always).
+ANALYSIS_PERIOD = 0.125
+
 _PROGRESS_PERIOD = 0.25  # seconds between node-count updates during a long iteration
 _ids = itertools.count(1)
 
-#: what a worker is asked to run: (game, board as JSON, player spec, limit, factory)
-_Request = tuple[str, dict[str, Any], str, Limit | None, str | None]
+#: what a job's future gives: a search's Result, an analysis's final Analysis.to_dict()
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class _Request:
+    """What a worker is asked to run: a search (``task`` "think") of ``game``'s position
+    ``board`` (as JSON) by the player ``spec`` within ``limit`` (``factory``: a test's
+    engine), or the game's analysis (``task`` "analyse"; no spec)."""
+
+    game: str
+    board: dict[str, Any]
+    spec: str
+    limit: Limit | None
+    factory: str | None = None
+    task: str = "think"
 
 
 class EngineError(RuntimeError):
@@ -131,6 +165,59 @@ def _think_with_progress(
     return result
 
 
+def _analyse_with_updates(
+    game: GameDef[Any],
+    board: GameBoard,
+    limit: Limit,
+    stop: StopFlag,
+    job_id: int,
+    send: Callable[[tuple[Any, ...]], None],
+    warmed: set[str],
+) -> dict[str, Any]:
+    """Run ``game``'s analysis of ``board``, sending its updates (``Analysis.to_dict()``)
+    at most one per :data:`ANALYSIS_PERIOD` — the latest one when the period is up, by a
+    ticker if the analysis is quiet meanwhile — and return the final one (which supersedes
+    any update still held back)."""
+    if game.analyse is None:
+        raise ValueError(f"{game.title} has no analysis")
+    if game.name not in warmed:
+        # Loads (or compiles) the analysis's engines before the job's clock starts: a
+        # stop cannot reach a search that is still being loaded. Its own flag: a stop
+        # meanwhile is for the analysis proper, which then returns at once.
+        game.analyse(board, Limit(depth=1), None, StopFlag())
+        warmed.add(game.name)
+    send(("started", job_id))
+    lock = threading.Lock()
+    held: list[dict[str, Any]] = []  # the latest update not yet sent (at most one)
+    sent_at = [-ANALYSIS_PERIOD]
+    done = threading.Event()
+
+    def flush(now: float) -> None:  # (under the lock)
+        if held and now - sent_at[0] >= ANALYSIS_PERIOD:
+            send(("analysis", job_id, held.pop()))
+            sent_at[0] = now
+
+    def on_update(a: Analysis) -> None:
+        d = a.to_dict()  # now: the analysis goes on changing its record
+        with lock:
+            held[:] = [d]
+            flush(time.monotonic())
+
+    def ticker() -> None:
+        while not done.wait(ANALYSIS_PERIOD / 2):
+            with lock:
+                flush(time.monotonic())
+
+    thread = threading.Thread(target=ticker, daemon=True)
+    thread.start()
+    try:
+        final = game.analyse(board, limit, on_update, stop)
+    finally:
+        done.set()
+        thread.join()
+    return final.to_dict()
+
+
 def _describe(e: Exception) -> str:
     """One line for a failed job: a bad request's own message (a ``ValueError`` names the
     fix); for anything else, the exception's type too."""
@@ -149,6 +236,7 @@ def _worker_main(conn: Connection, stop: StopFlag, warm: Sequence[str]) -> None:
             conn.send(msg)
 
     engines: dict[tuple[str, str, str], Engine[GameBoard]] = {}
+    analysed: set[str] = set()  # the games whose analysis engines are loaded
     for g in warm:
         try:
             game = get_game(g)
@@ -164,12 +252,17 @@ def _worker_main(conn: Connection, stop: StopFlag, warm: Sequence[str]) -> None:
             return
         if msg[0] == "quit":
             return
-        if msg[0] != "think":
+        if msg[0] not in ("think", "analyse"):
             continue
-        _, job_id, game_name, board_dict, spec_text, limit_dict, factory = msg
+        task, job_id, game_name, board_dict, spec_text, limit_dict, factory = msg
         try:
             game = get_game(game_name)
             board = game.board_from_dict(board_dict)
+            if task == "analyse":
+                limit = Limit.from_dict(limit_dict) if limit_dict else Limit(time=ANALYSIS_SECONDS)
+                final = _analyse_with_updates(game, board, limit, stop, job_id, send, analysed)
+                send(("result", job_id, final))
+                continue
             spec = parse_spec(spec_text)
             limit = Limit.from_dict(limit_dict) if limit_dict else spec.limit
             if spec.kind == "random" and factory is None:
@@ -293,9 +386,12 @@ class EngineWorker:
         limit: Limit | None,
         handler: Handler,
         factory: str | None = None,
+        task: str = "think",
     ) -> int:
         """Send a job; ``handler`` gets every message about it, on the reader thread.
-        ``factory`` (``module:function``) builds the engine instead of the registry."""
+        ``factory`` (``module:function``) builds the engine instead of the registry;
+        ``task`` "analyse" runs the game's analysis instead of a search (``spec`` unused;
+        ``limit`` ``None``: :data:`ANALYSIS_SECONDS`)."""
         if not self.alive:
             self.restart()
         job_id = next(_ids)
@@ -304,7 +400,7 @@ class EngineWorker:
             self._handlers[job_id] = handler
         limit_dict = None if limit is None else limit.to_dict()
         try:
-            self._conn.send(("think", job_id, game, board, spec, limit_dict, factory))
+            self._conn.send((task, job_id, game, board, spec, limit_dict, factory))
         except (OSError, ValueError) as e:
             with self._lock:
                 self._handlers.pop(job_id, None)
@@ -348,6 +444,33 @@ class EngineWorker:
         finally:
             self.finish_job(job_id)
 
+    def analyse(
+        self,
+        game: str,
+        board: dict[str, Any],
+        limit: Limit | None = None,
+        on_update: Callable[[dict[str, Any]], None] | None = None,
+    ) -> dict[str, Any]:
+        """Run ``game``'s analysis of ``board`` in the worker and wait for it: its final
+        ``Analysis.to_dict()``; ``on_update`` (in this thread) gets the updates streamed
+        on the way (at most one per :data:`ANALYSIS_PERIOD`) and the final one."""
+        inbox: queue.Queue[tuple[Any, ...]] = queue.Queue()
+        job_id = self.start_job(game, board, "", limit, inbox.put, task="analyse")
+        try:
+            while True:
+                msg = inbox.get()
+                if msg[0] == "analysis" and on_update is not None:
+                    on_update(msg[2])
+                elif msg[0] == "result":
+                    final: dict[str, Any] = msg[2]
+                    if on_update is not None:
+                        on_update(final)
+                    return final
+                elif msg[0] == "error":
+                    raise EngineError(msg[2])
+        finally:
+            self.finish_job(job_id)
+
     def close(self) -> None:
         try:
             self._conn.send(("quit",))
@@ -367,9 +490,11 @@ class EngineWorker:
         self.close()
 
 
-class Job:
+class Job(Generic[T]):
     """A search in an :class:`EnginePool`, waiting in line or running; ``await job`` for
-    its :class:`Result`."""
+    its :class:`Result` (``Job[Result]``). An analysis job (``Job[dict[str, Any]]``, see
+    :meth:`EnginePool.submit_analysis`) gives its final ``Analysis.to_dict()`` and hands
+    every update to ``on_analysis``, the final one included."""
 
     def __init__(
         self,
@@ -380,13 +505,19 @@ class Job:
         owner: Hashable | None = None,
         on_queue: Callable[[int], None] | None = None,
         on_release: Callable[[], None] | None = None,
+        on_analysis: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
-        self.future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
+        self.future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self.on_info = on_info
         self.on_progress = on_progress
+        self.on_analysis = on_analysis
         self.owner = owner
         self.on_queue = on_queue
         self.on_release = on_release
+        #: an analysis: it waits behind every search, and a search may stop it
+        self.background = request.task == "analyse"
+        #: stopped by the pool to free its worker for a search
+        self.preempted = False
         #: place in line (1 = next to start) while waiting; 0 once started
         self.position = 0
         #: handed to a worker (it may still be loading the engine)
@@ -399,6 +530,7 @@ class Job:
         self.overran = False
         self.worker: EngineWorker | None = None
         self._pool: EnginePool | None = None
+        self._task = request.task
         self._request: _Request | None = request
         self._wake = asyncio.Event()
 
@@ -463,6 +595,10 @@ class EnginePool:
     ``max_queued`` bounds the line and ``max_waiting_per_owner`` what one owner may have
     waiting (:class:`PoolBusy` beyond either); a job's ``on_queue`` is told its place in
     line whenever it changes, and 0 when the job starts.
+
+    Analyses (:meth:`submit_analysis`) come after every search in the line — their own
+    turns between owners, their own bounds — and a search waiting for a worker stops an
+    analysis that holds one (``job.preempted``): CPU moves and solves keep priority.
     """
 
     def __init__(
@@ -479,7 +615,8 @@ class EnginePool:
         self._warm = tuple(warm)
         self._workers: list[EngineWorker] = []
         self._idle: list[EngineWorker] = []
-        self._line: list[Job] = []  # waiting jobs, in the order they came
+        self._line: list[Job[Any]] = []  # waiting jobs, in the order they came
+        self._active: list[Job[Any]] = []  # jobs handed to a worker, not yet over
         self._tasks: set[asyncio.Task[None]] = set()
         self._started = False
         self.running = 0
@@ -504,8 +641,35 @@ class EnginePool:
 
     @property
     def free(self) -> bool:
-        """Whether a job submitted now would start at once (a worker is idle, none waits)."""
-        return self._started and bool(self._idle) and not self._line
+        """Whether a search submitted now would start at once (a worker is idle, no
+        search waits)."""
+        return self.idle > 0
+
+    @property
+    def idle(self) -> int:
+        """Idle workers a search submitted now could have (0 while a search waits)."""
+        if not self._started or any(not j.background for j in self._line):
+            return 0
+        return len(self._idle)
+
+    def _admit(self, owner: Hashable | None, background: bool) -> None:
+        """Raise :class:`PoolBusy` if a job of this kind (search or analysis) would have
+        to wait in a full line, or ``owner`` already has its share of them waiting."""
+        line = [j for j in self._line if j.background == background]
+        what = "an analysis" if background else "a CPU move"
+        if not self.free and self.max_queued is not None and len(line) >= self.max_queued:
+            raise PoolBusy(
+                f"the server is busy: the line for an engine is full ({len(line)} waiting)"
+            )
+        if owner is not None:
+            mine = sum(1 for j in line if j.owner == owner)
+            if mine >= self.max_waiting_per_owner:
+                raise PoolBusy(f"this game already has {what} waiting for an engine")
+
+    def _enqueue(self, job: Job[Any]) -> None:
+        job._pool = self
+        self._line.append(job)
+        self._dispatch()
 
     def submit(
         self,
@@ -520,59 +684,88 @@ class EnginePool:
         on_queue: Callable[[int], None] | None = None,
         on_release: Callable[[], None] | None = None,
         factory: str | None = None,
-    ) -> Job:
+    ) -> Job[Result]:
         """Queue a search; it starts as soon as a worker is free and it is its turn.
         Raises :class:`PoolBusy` (and queues nothing) if it would have to wait in a full
         line, or ``owner`` already has its share waiting. ``on_release`` is called once
         the job is over and its worker free again (or it left the line); ``factory``
         (``module:function``) builds the engine instead of the game's registry."""
-        if not self.free and self.max_queued is not None and len(self._line) >= self.max_queued:
-            raise PoolBusy(
-                f"the server is busy: the line for an engine is full ({len(self._line)} waiting)"
-            )
-        if owner is not None:
-            mine = sum(1 for j in self._line if j.owner == owner)
-            if mine >= self.max_waiting_per_owner:
-                raise PoolBusy("this game already has a CPU move waiting for an engine")
-        request: _Request = (game, board, spec, limit, factory)
-        job = Job(request, on_info, on_progress, owner=owner, on_queue=on_queue,
-                  on_release=on_release)  # fmt: skip
-        job._pool = self
-        self._line.append(job)
-        self._dispatch()
+        self._admit(owner, background=False)
+        request = _Request(game, board, spec, limit, factory)
+        job: Job[Result] = Job(request, on_info, on_progress, owner=owner, on_queue=on_queue,
+                               on_release=on_release)  # fmt: skip
+        self._enqueue(job)
         return job
 
-    def order(self) -> list[Job]:
-        """The waiting jobs in the order they will start: turns between owners (each in
-        the order it first joined the line), one job per owner and turn; jobs without an
-        owner are each their own."""
-        queues: dict[Hashable, list[Job]] = {}
-        for job in self._line:
-            key = job.owner if job.owner is not None else ("job", id(job))
-            queues.setdefault(key, []).append(job)
-        out: list[Job] = []
-        rounds = max((len(q) for q in queues.values()), default=0)
-        for k in range(rounds):
-            out.extend(q[k] for q in queues.values() if k < len(q))
+    def submit_analysis(
+        self,
+        game: str,
+        board: dict[str, Any],
+        on_analysis: Callable[[dict[str, Any]], None] | None = None,
+        *,
+        limit: Limit | None = None,
+        owner: Hashable | None = None,
+        on_queue: Callable[[int], None] | None = None,
+        on_release: Callable[[], None] | None = None,
+    ) -> Job[dict[str, Any]]:
+        """Queue ``game``'s analysis of ``board`` (see the module docstring): it starts
+        when a worker is free and no search waits for one, within ``limit`` (default
+        :data:`ANALYSIS_SECONDS`); ``on_analysis`` gets each update as it comes, the final
+        one (which ``await job`` gives too) included. :class:`PoolBusy` as for
+        :meth:`submit`, counting analyses only."""
+        self._admit(owner, background=True)
+        request = _Request(game, board, "", limit or Limit(time=ANALYSIS_SECONDS), task="analyse")
+        job: Job[dict[str, Any]] = Job(request, None, None, owner=owner, on_queue=on_queue,
+                                       on_release=on_release, on_analysis=on_analysis)  # fmt: skip
+        self._enqueue(job)
+        return job
+
+    def order(self) -> list[Job[Any]]:
+        """The waiting jobs in the order they will start: the searches, then the analyses;
+        each in turns between owners (each in the order it first joined the line), one job
+        per owner and turn; jobs without an owner are each their own."""
+        out: list[Job[Any]] = []
+        for background in (False, True):
+            queues: dict[Hashable, list[Job[Any]]] = {}
+            for job in self._line:
+                if job.background == background:
+                    key = job.owner if job.owner is not None else ("job", id(job))
+                    queues.setdefault(key, []).append(job)
+            rounds = max((len(q) for q in queues.values()), default=0)
+            for k in range(rounds):
+                out.extend(q[k] for q in queues.values() if k < len(q))
         return out
 
     def _dispatch(self) -> None:
-        """Start waiting jobs on idle workers, then tell the rest their places."""
+        """Start waiting jobs on idle workers, stop analyses for the searches still
+        waiting, then tell the rest their places."""
         line = self.order()
         while self._started and self._idle and line:
             job = line.pop(0)
             self._line.remove(job)
             worker = self._idle.pop(0)
             job.started = True
+            self._active.append(job)
             task = asyncio.get_running_loop().create_task(self._run(job, worker))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
             self._tell(job, 0)
+        # Searches first: each search left waiting stops an analysis holding a worker
+        # (one already stopping frees its worker within moments anyway).
+        need = sum(1 for j in line if not j.background)
+        need -= sum(1 for j in self._active if j.background and j.stop_at is not None)
+        for job in self._active:
+            if need <= 0:
+                break
+            if job.background and job.stop_at is None:
+                job.preempted = True
+                job.stop()
+                need -= 1
         for i, job in enumerate(line, 1):
             self._tell(job, i)
 
     @staticmethod
-    def _tell(job: Job, position: int) -> None:
+    def _tell(job: Job[Any], position: int) -> None:
         """Tell a job its place in line if it changed (0: it has started)."""
         if job.position == position:
             return
@@ -580,7 +773,7 @@ class EnginePool:
         if job.on_queue is not None:
             job.on_queue(position)
 
-    def _withdraw(self, job: Job) -> bool:
+    def _withdraw(self, job: Job[Any]) -> bool:
         """Take a waiting job out of the line; False if it is not waiting."""
         if job not in self._line:
             return False
@@ -593,10 +786,10 @@ class EnginePool:
         self._dispatch()
         return True
 
-    async def _run(self, job: Job, worker: EngineWorker) -> None:
+    async def _run(self, job: Job[Any], worker: EngineWorker) -> None:
         loop = asyncio.get_running_loop()
-        assert job._request is not None
-        game, board, spec, limit, factory = job._request
+        request = job._request
+        assert request is not None
         job._request = None
         self.running += 1
         killed = False
@@ -610,17 +803,21 @@ class EnginePool:
                     pass
 
             try:
-                job_id = worker.start_job(game, board, spec, limit, handle, factory)
+                job_id = worker.start_job(request.game, request.board, request.spec,
+                                          request.limit, handle, request.factory,
+                                          request.task)  # fmt: skip
             except EngineError as e:
                 job.future.set_exception(e)
                 return
             if job.stop_at is not None:
                 worker.stop()
-            killed = await self._watch(job, worker, _time_limit(spec, limit))
+            killed = await self._watch(job, worker, _time_limit(request.spec, request.limit))
             worker.finish_job(job_id)
         finally:
             self.running -= 1
             job.worker = None
+            if job in self._active:
+                self._active.remove(job)
             if worker in self._workers:  # not closed meanwhile
                 if killed or not worker.alive:
                     await loop.run_in_executor(None, worker.restart)
@@ -629,7 +826,7 @@ class EnginePool:
             job._release()
 
     @staticmethod
-    async def _watch(job: Job, worker: EngineWorker, seconds: float | None) -> bool:
+    async def _watch(job: Job[Any], worker: EngineWorker, seconds: float | None) -> bool:
         """Wait for ``job``'s answer, keeping its promises: stopped :data:`OVERRUN_GRACE`
         seconds past its time limit, failed with :class:`JobKilled` and its worker killed
         :data:`STOP_GRACE` seconds after a stop it did not answer (both counted from when
@@ -663,7 +860,7 @@ class EnginePool:
         return False
 
     @staticmethod
-    def _deliver(job: Job, msg: tuple[Any, ...]) -> None:
+    def _deliver(job: Job[Any], msg: tuple[Any, ...]) -> None:
         if job.future.done():
             return
         kind = msg[0]
@@ -674,6 +871,12 @@ class EnginePool:
             job.on_info(Info(**msg[2]))
         elif kind == "progress" and job.on_progress is not None:
             job.on_progress(Progress(msg[2], msg[3]))
+        elif kind == "analysis" and job.on_analysis is not None:
+            job.on_analysis(msg[2])
+        elif kind == "result" and job._task == "analyse":
+            if job.on_analysis is not None:
+                job.on_analysis(msg[2])
+            job.future.set_result(msg[2])
         elif kind == "result":
             job.future.set_result(Result.from_dict(msg[2]))
         elif kind == "error":

@@ -11,10 +11,10 @@ status line, board, result, buttons, CPU panel, new-game form, players and "This
 panels), and ``<name>.html`` holds only the game's blocks: each starts at a marker line
 ``<!--BLOCK-->`` and fills the frame's line with the same marker (a marker left unfilled
 is dropped). The blocks every game page has alike are made here (:data:`GAME_PARTS`: the
-scoreboard's cards, the buttons, the CPU panel and the players panel). Data for a page's
-scripts goes into ``<body data-*>`` as JSON: the game pages get
-:data:`~banmen.web.games.STOPPED_BY`, so the words for why a search ended are written once,
-in Python.
+scoreboard's cards, the buttons, the analysis switch of the games that have one, the CPU
+panel and the players panel). Data for a page's scripts goes into ``<body data-*>`` as
+JSON: the game pages get :data:`~banmen.web.games.STOPPED_BY`, so the words for why a
+search ended are written once, in Python.
 
 The pages are rendered once, when the app is made (:func:`render_pages`): a request gets
 the finished text, with no template work and no client-side templating.
@@ -221,6 +221,17 @@ def buttons(*names: str, titles: Mapping[str, str] | None = None) -> str:
     return "\n".join(['      <div class="actions">', *rows, "      </div>"])
 
 
+def analysis_switch() -> str:
+    """The analysis switch under the buttons and its status line (filled by
+    static/js/game-page.js): each legal move's value, drawn on the board."""
+    return """\
+      <div class="analysis-bar">
+        <label class="toggle"><input type="checkbox" id="analysis" role="switch">
+          Analysis <small>each move's value for the side to move</small></label>
+        <p id="analysis-status" class="analysis-status" role="status" aria-live="polite" hidden></p>
+      </div>"""
+
+
 def thinking_panel(stats: Sequence[tuple[str, str]], pv_label: str = "PV") -> str:
     """The CPU panel: its head line, the figures (element id, label), the line it expects
     and the verdict — filled by static/js/game-page.js."""
@@ -332,6 +343,7 @@ GAME_PARTS: dict[str, dict[str, str]] = {
             _mattix_figures,
         ),
         "buttons": buttons("undo", "stop", "pause"),
+        "analysis": analysis_switch(),
         "thinking": thinking_panel((*SEARCH_FIGURES, NPS)),
         "players": players_panel(
             (
@@ -352,6 +364,7 @@ GAME_PARTS: dict[str, dict[str, str]] = {
             "pause",
             titles={"pass": "Pass: only when you have no legal move"},
         ),
+        "analysis": analysis_switch(),
         "thinking": thinking_panel(
             (SEARCH_FIGURES[0], ("think-score", "score (discs)"), SEARCH_FIGURES[2], NPS)
         ),

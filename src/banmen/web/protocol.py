@@ -29,6 +29,15 @@ Every client message is one JSON object with a ``type``; anything else is answer
     the thinking CPU moves at once with its best move so far.
 ``{"type": "settings", "players"?: {...}, "delay_ms"?: int, "paused"?: bool}``
     change who plays each side, the delay between CPU moves, or pause / resume the CPU.
+``{"type": "analysis", "on": true|false}``
+    Mattix and Othello: switch this connection's analysis on or off (a connection starts
+    with it off; the pages send their choice after every ``join``). While on, the game's
+    position — whoever is to move — is analysed in the engine pool
+    (:attr:`banmen.games.GameDef.analyse`: every legal move's value for the mover) and the
+    client gets ``analysis`` messages as the values deepen. A move, undo, new game or load
+    stops it at once and starts the new position's; a finished game has none. CPU moves
+    keep priority: an analysis waits while the game's CPU (or any search in the pool)
+    needs the engine, and is stopped for it.
 
 Go's own messages (see :class:`banmen.web.games.GoGame`): ``{"type": "score"}`` (stop
 playing and count the game now; two passes do the same), ``{"type": "toggle", "square":
@@ -36,7 +45,15 @@ playing and count the game now; two passes do the same), ``{"type": "toggle", "s
 ``{"type": "done"}`` (accept the count: the result is recorded).
 
 Server → client: ``state`` (the whole game view, after every change), ``info`` and
-``progress`` (live thinking), ``notice`` and ``error`` (one line each).
+``progress`` (live thinking), ``notice`` and ``error`` (one line each), and for a client
+with analysis on, ``{"type": "analysis", "id": game id, "position": plies played (the
+state's history length), "on": bool, "status": ..., "data": Analysis.to_dict() | null}``
+— ``status`` ``waiting`` (for an engine: CPU moves first), ``running`` (``data``: the
+latest values), ``done`` (``data``: the final values; ``data.stopped_by`` ``exact`` when
+every value is proved, else ``time``), ``over`` (a finished game: nothing to analyse),
+``failed`` (a one-line ``message`` says why) or ``off``; a ``message`` may say what a
+waiting analysis waits for. Messages of another position than the one shown are stale:
+the page ignores them.
 
 Which messages and fields a game takes is given by its :class:`GameRules` (see
 :mod:`banmen.web.games`); each game has its own socket, ``/ws/<game>``.
@@ -66,6 +83,7 @@ __all__ = [
     "Settings",
     "Load",
     "Action",
+    "AnalysisSwitch",
     "Message",
     "decode_object",
     "parse_message",
@@ -111,11 +129,14 @@ class GameRules:
     #: the longest message and the longest 'load' text the game accepts
     max_message: int = MAX_MESSAGE_BYTES
     max_load: int = MAX_LOAD_CHARS
+    #: whether the game has an 'analysis' message (its GameDef.analyse)
+    analysis: bool = False
     #: the message types this game accepts, in the order error messages list them
     types: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        types = tuple(t for t in _FIELDS if t != "load" or self.load)
+        offered = {"load": self.load, "analysis": self.analysis}
+        types = tuple(t for t in _FIELDS if offered.get(t, True))
         object.__setattr__(self, "types", types + tuple(self.actions))
 
     def fields(self, kind: str) -> tuple[str, ...]:
@@ -178,7 +199,14 @@ class Action:
     square: str | None = None
 
 
-Message = Join | NewGame | Move | Undo | Stop | Settings | Load | Action
+@dataclass(frozen=True)
+class AnalysisSwitch:
+    """'analysis': this connection's analysis on or off."""
+
+    on: bool
+
+
+Message = Join | NewGame | Move | Undo | Stop | Settings | Load | Action | AnalysisSwitch
 
 _FIELDS: dict[str, tuple[str, ...]] = {
     "join": ("id",),
@@ -188,6 +216,7 @@ _FIELDS: dict[str, tuple[str, ...]] = {
     "stop": (),
     "settings": ("players", "delay_ms", "paused"),
     "load": ("text",),
+    "analysis": ("on",),
 }
 
 
@@ -404,6 +433,13 @@ def parse_message(raw: str | bytes | None, rules: GameRules) -> Message:
                 f"'text' is too long ({len(text)} characters): the limit is {rules.max_load}"
             )
         return Load(text)
+    if kind == "analysis":
+        on = data.get("on")
+        if not isinstance(on, bool):
+            got = "it is missing" if "on" not in data else f"got {_kind(on)}"
+            example = '{"type": "analysis", "on": true}'
+            raise ProtocolError(f"'analysis' needs 'on': true or false, like {example}; {got}")
+        return AnalysisSwitch(on)
     if kind == "undo":
         return Undo()
     if kind == "stop":

@@ -8,7 +8,10 @@ in the engine pool (never on the event loop), the game is saved after every chan
 then every client gets the full state. A CPU move that finds every engine worker busy
 waits in the pool's line (one move per game at most, games taking turns); while it waits,
 the game's clients are told its place in line (``queue`` messages, and ``thinking.queue``
-in the state). A :class:`Hub` maps game ids to live sessions,
+in the state). A client that switches analysis on (``{"type": "analysis", "on": true}``,
+kept per connection) gets the values of every legal move of the position shown, as a
+background job of the pool that restarts with every change of position and gives way to
+the CPU (see :meth:`GameSession.sync_analysis`). A :class:`Hub` maps game ids to live sessions,
 loading saved games on demand and dropping a session (stopping its search) when its last
 client leaves — a reconnecting client reloads it, and the CPU resumes thinking. Each
 client belongs to one game's socket (``/ws/<game>``) and only ever joins that game's
@@ -34,13 +37,14 @@ from typing import Any, Protocol
 
 from starlette.websockets import WebSocket
 
-from banmen.engine import GameBoard, Info
+from banmen.engine import GameBoard, Info, Result
 from banmen.web.games import WebGame
 from banmen.web.levels import Level, capped_limit
-from banmen.web.limits import Limits, RateLimit, busy_line, client_address
+from banmen.web.limits import Limits, RateLimit, busy_line, client_address, ordinal
 from banmen.web.protocol import (
     MAX_DELAY_MS,
     Action,
+    AnalysisSwitch,
     Join,
     Load,
     Message,
@@ -113,12 +117,14 @@ class Client:
         self._queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._closed = False
         self.session: GameSession | None = None
+        #: whether this connection wants the analysis of the position shown
+        self.analysis = False
         self._task = asyncio.get_running_loop().create_task(self._pump())
 
     def send(self, msg: dict[str, Any]) -> None:
         if self._closed:
             return
-        if self._queue.qsize() >= self.MAX_BACKLOG and msg.get("type") in ("info", "progress"):
+        if self._queue.qsize() >= self.MAX_BACKLOG and _live(msg):
             return
         self._queue.put_nowait(json.dumps(msg, separators=(",", ":")))
 
@@ -149,16 +155,45 @@ class Client:
         self._closed = True
 
 
+def _live(msg: dict[str, Any]) -> bool:
+    """Whether ``msg`` is one of the live messages a later one supersedes (dropped for a
+    client that has fallen far behind)."""
+    kind = msg.get("type")
+    return kind in ("info", "progress") or (kind == "analysis" and msg.get("status") == "running")
+
+
 @dataclass
 class _CpuTurn:
     """One CPU search in flight; stale results are recognised by identity."""
 
-    job: Job
+    job: Job[Result]
     player: int
     level: str
     started: float = field(default_factory=time.monotonic)
     stopping: bool = False
     queue: int = 0  # place in the engine pool's line; 0 once the search runs
+
+
+#: an analysis waiting for the game's CPU, in words
+_AFTER_CPU = "waiting for the CPU's move: the analysis needs its engine"
+
+
+def _in_line(position: int) -> str:
+    """An analysis waiting for an engine, in words."""
+    return f"waiting for an engine ({ordinal(position)} in line; CPU moves go first)"
+
+
+@dataclass
+class _AnalysisRun:
+    """The analysis of one position (``key``: its move stack; ``position``: its plies), for
+    the clients that want it; stale jobs and updates are recognised by identity."""
+
+    key: tuple[int, ...]
+    position: int
+    job: Job[dict[str, Any]] | None = None
+    status: str = "waiting"
+    data: dict[str, Any] | None = None
+    message: str | None = None
 
 
 class GameSession:
@@ -191,6 +226,7 @@ class GameSession:
         self._turn: _CpuTurn | None = None
         self._info: dict[str, Any] | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self._analysis: _AnalysisRun | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed = False
 
@@ -345,6 +381,7 @@ class GameSession:
         self.clients.discard(client)
         if client.session is self:
             client.session = None
+        self.sync_analysis()  # nobody else wants it: stopped
 
     def broadcast(self, msg: dict[str, Any]) -> None:
         for c in self.clients:
@@ -358,6 +395,7 @@ class GameSession:
         """Stop any search; the session is no longer live (its record stays saved)."""
         self._closed = True
         self._cancel_cpu()
+        self._stop_analysis()
 
     async def save(self) -> None:
         b = self.board
@@ -374,10 +412,14 @@ class GameSession:
             self.broadcast({"type": "error", "message": f"could not save the game: {e}"})
 
     async def _commit(self) -> None:
-        """After every change: save, let the CPU move if it is its turn, tell everyone."""
+        """After every change: stop the analysis of a position left, save, let the CPU
+        move if it is its turn, tell everyone, and analyse the position now shown."""
+        if self._analysis is not None and self._analysis.key != tuple(self.board.move_stack):
+            self._stop_analysis()  # at once, not after the save
         await self.save()
         self.kick()
         self.broadcast_state()
+        self.sync_analysis()
 
     # ------------------------------------------------------------------ messages
 
@@ -394,6 +436,11 @@ class GameSession:
             await self._settings(msg)
         elif isinstance(msg, Action):
             await self._action(msg)
+        elif isinstance(msg, AnalysisSwitch):
+            client.analysis = msg.on
+            if not msg.on:
+                client.send(self._analysis_message(None))
+            self.show_analysis(client)
         else:  # join / new / load are the hub's business
             raise ProtocolError(f"unexpected {type(msg).__name__} message")
 
@@ -472,6 +519,142 @@ class GameSession:
             if msg.paused:
                 self._cancel_timer()
         await self._commit()
+
+    # ------------------------------------------------------------------ analysis
+
+    def _analysis_message(self, run: _AnalysisRun | None) -> dict[str, Any]:
+        """The ``analysis`` message for ``run`` (``None``: analysis off)."""
+        if run is None:
+            position = len(self.board.move_stack)
+            return {"type": "analysis", "id": self.id, "position": position, "on": False,
+                    "status": "off", "data": None}  # fmt: skip
+        msg = {"type": "analysis", "id": self.id, "position": run.position, "on": True,
+               "status": run.status, "data": run.data}  # fmt: skip
+        if run.message is not None:
+            msg["message"] = run.message
+        return msg
+
+    def _tell_analysis(self, run: _AnalysisRun) -> None:
+        """Send ``run``'s state to every client that wants the analysis."""
+        if self._analysis is not run:
+            return
+        msg = self._analysis_message(run)
+        for c in self.clients:
+            if c.analysis:
+                c.send(msg)
+
+    def _stop_analysis(self) -> None:
+        """Drop the analysis: its job leaves the line or is stopped; what it still sends
+        is ignored."""
+        run, self._analysis = self._analysis, None
+        if run is not None and run.job is not None:
+            run.job.cancel()
+
+    def _cpu_needs_engine(self) -> bool:
+        """Whether the CPU's search (running, waiting in line, or about to start after
+        its delay) leaves no engine worker for an analysis."""
+        if self._turn is None and self._timer is None:
+            return False
+        # a search not yet submitted will take one of the idle workers
+        return self.services.pool.idle <= (1 if self._turn is None else 0)
+
+    def show_analysis(self, client: Client) -> None:
+        """After ``client`` joined or switched analysis on: start what it needs, or send it
+        the analysis that runs already."""
+        before = self._analysis
+        self.sync_analysis()
+        run = self._analysis
+        if client.analysis and run is not None and run is before:
+            client.send(self._analysis_message(run))
+
+    def sync_analysis(self) -> None:
+        """Make the analysis match what is wanted: none unless a client wants it and the
+        game has one; else the position shown, stopped and restarted when it changes —
+        not while the CPU needs the engine it would take (it starts after the CPU's
+        move), and never of a finished game."""
+        wanted = any(c.analysis for c in self.clients)
+        if self._closed or not wanted or not self.game.rules.analysis:
+            self._stop_analysis()
+            return
+        key = tuple(self.board.move_stack)
+        run = self._analysis
+        if run is not None and run.key != key:
+            self._stop_analysis()
+            run = None
+        if run is None:
+            run = _AnalysisRun(key, len(key))
+            self._analysis = run
+            if self.board.is_game_over():
+                run.status = "over"
+                self._tell_analysis(run)
+                return
+        elif run.job is not None or run.status != "waiting":
+            return  # running, done or over: nothing to start
+        if self._cpu_needs_engine():
+            told, run.message = run.message, _AFTER_CPU
+            if told != run.message:
+                self._tell_analysis(run)
+            return
+        self._start_analysis(run)
+
+    def _start_analysis(self, run: _AnalysisRun) -> None:
+        holder: list[Job[dict[str, Any]]] = []
+
+        def current() -> bool:
+            return self._analysis is run and bool(holder) and run.job is holder[0]
+
+        def on_analysis(data: dict[str, Any]) -> None:
+            if current():
+                run.data = data
+                run.status = "running"
+                run.message = None
+                self._tell_analysis(run)
+
+        def on_queue(position: int) -> None:
+            if current() and position > 0:
+                run.status, run.message = "waiting", _in_line(position)
+                self._tell_analysis(run)
+
+        try:
+            job = self.services.pool.submit_analysis(
+                self.game.name, self.board.to_dict(), on_analysis,
+                owner=self.id, on_queue=on_queue,
+            )  # fmt: skip
+        except PoolBusy as e:
+            run.status, run.message = "failed", str(e)
+            self._tell_analysis(run)
+            return
+        holder.append(job)
+        run.job = job
+        run.status = "waiting" if job.position else "running"
+        run.message = _in_line(job.position) if job.position else None
+        self._tell_analysis(run)
+        self._spawn(self._finish_analysis(run, job))
+
+    async def _finish_analysis(self, run: _AnalysisRun, job: Job[dict[str, Any]]) -> None:
+        try:
+            try:
+                final = await job
+            except EngineError as e:
+                if self._analysis is run and run.job is job:
+                    run.job = None
+                    run.status, run.message = "failed", f"the analysis failed: {e}"
+                    self._tell_analysis(run)
+                return
+            if self._analysis is not run or run.job is not job:
+                return  # stopped: the position changed, or nobody wants it any more
+            run.job = None
+            run.data = final
+            if job.preempted and final.get("stopped_by") == "stop":
+                # Stopped for a CPU move: again when an engine is free, behind the CPU.
+                run.status, run.message = "waiting", _AFTER_CPU
+                self._tell_analysis(run)
+                self.sync_analysis()
+                return
+            run.status, run.message = "done", None
+            self._tell_analysis(run)
+        except Exception:  # a bug: log it rather than lose it in a dropped task
+            log.exception("analysis failed in game %s", self.id)
 
     # ------------------------------------------------------------------ the CPU
 
@@ -675,6 +858,7 @@ class Hub:
             client.send({"type": "notice", "message": notice})
         session.kick()  # if the CPU was to move when the game was saved, it resumes
         client.send(session.view())
+        session.show_analysis(client)
 
     async def _load(
         self, game_id: str, game: WebGame[Any]
@@ -701,6 +885,7 @@ class Hub:
             self._enter(client, session)
         session.kick()
         client.send(session.view())
+        session.show_analysis(client)
 
     async def load(self, client: Client, msg: Load) -> None:
         """A new game from pasted text; bad text changes nothing."""
@@ -714,6 +899,7 @@ class Hub:
             self._enter(client, session)
         session.kick()
         client.send(session.view())
+        session.show_analysis(client)
 
     def _check_room(self, client: Client) -> None:
         """Refuse (:class:`ProtocolError`) a new live session if the hub is full; the

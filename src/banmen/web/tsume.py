@@ -61,7 +61,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
-from banmen.engine import Info
+from banmen.engine import Info, Result
 from banmen.games.shogi.errors import ShogiError
 from banmen.games.shogi.problem import check_sfen, summary
 from banmen.search.limits import Limit
@@ -109,7 +109,7 @@ class SolveJob:
         self.progress: dict[str, Any] | None = None
         self.cancelled = False
         #: the engine pool's job, once submitted
-        self.job: Job | None = None
+        self.job: Job[Result] | None = None
         self._counted = False  # in the service's count of its client's solves
 
     @property

@@ -22,7 +22,10 @@ class MattixGame(WebGame[mattix.Board]):
 
     def __init__(self, extra_levels: Mapping[str, str] | None = None) -> None:
         levels = make_levels(extra_levels, DEFAULT_LEVELS)
-        super().__init__(levels, GameRules(levels, sizes=mattix.SIZES, seeds=True, example="c2"))
+        super().__init__(
+            levels,
+            GameRules(levels, sizes=mattix.SIZES, seeds=True, example="c2", analysis=True),
+        )
 
     def new_board(
         self, msg: NewGame, current: mattix.Board | None

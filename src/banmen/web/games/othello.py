@@ -20,7 +20,7 @@ class OthelloGame(WebGame[othello.Board]):
 
     def __init__(self, extra_levels: Mapping[str, str] | None = None) -> None:
         levels = make_levels(extra_levels, OTHELLO_LEVELS)
-        super().__init__(levels, GameRules(levels, load=True, example="f5"))
+        super().__init__(levels, GameRules(levels, load=True, example="f5", analysis=True))
 
     def new_board(
         self, msg: NewGame, current: othello.Board | None

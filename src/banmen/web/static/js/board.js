@@ -1,11 +1,15 @@
 // The Mattix board widget (see svg.js for the contract): `new MattixBoard(svg, { onMove })`,
-// then `set({ state, mode })` with the server's "state" message; in "play" mode the legal
-// pieces (state.legal) can be taken, and taking one calls onMove(square name).
+// then `set({ state, mode, analysis })` with the server's "state" message; in "play" mode
+// the legal pieces (state.legal) can be taken, and taking one calls onMove(square name).
+// `analysis` (an "analysis" message's data, or null) puts each legal piece's value for the
+// mover on it, as analysis.js draws it: a badge over the piece's number, the depth tag at
+// its foot, and a ring round the best pieces.
 //
 // The SVG uses a fixed coordinate system (100 units per cell) and a viewBox, so CSS can
 // scale it to any width. It is redrawn from scratch on every state: boards are at most
 // 8x8, and a full redraw can never leave stale highlights behind.
 
+import { analysisBadge, analysisByMove, valueWords } from "./analysis.js";
 import { Board, el, gridLabels, pickable } from "./svg.js";
 
 const CELL = 100;
@@ -45,12 +49,12 @@ function drawChip(g, sq, size) {
 }
 
 export class MattixBoard extends Board {
-  draw({ state, mode }) {
-    drawBoard(this.svg, state, mode === "play", (name) => this.on.onMove(name));
+  draw({ state, mode, analysis }) {
+    drawBoard(this.svg, state, mode === "play", (name) => this.on.onMove(name), analysis);
   }
 }
 
-function drawBoard(svg, state, interactive, onTake) {
+function drawBoard(svg, state, interactive, onTake, analysis) {
   const n = state.size;
   const span = MARGIN + n * CELL + PAD;
   svg.setAttribute("viewBox", `0 0 ${span} ${span}`);
@@ -59,6 +63,8 @@ function drawBoard(svg, state, interactive, onTake) {
 
   const legal = new Set(state.legal);
   const mover = state.turn;
+  const values = analysisByMove(state.over ? null : analysis);
+  svg.dataset.analysis = String(values.size > 0);
 
   svg.append(el("rect", { x: 0, y: 0, width: span, height: span, rx: 14, class: "board-bg" }));
 
@@ -102,18 +108,31 @@ function drawBoard(svg, state, interactive, onTake) {
     const canTake = interactive && legal.has(sq);
     const negative = value < 0;
     const classes = ["piece", negative ? "negative" : "positive"];
+    const valued = legal.has(sq) ? values.get(name) : undefined;
     if (legal.has(sq)) classes.push("legal");
     if (canTake) classes.push("takeable");
+    if (valued?.best) classes.push("best");
     const g = el("g", { class: classes.join(" "), "data-square": name, "data-value": value });
+    if (valued?.best) {
+      g.append(el("rect", { x: x + 2, y: y + 2, width: CELL - 4, height: CELL - 4, rx: 14, class: "best-ring" }));
+    }
     g.append(el("rect", { x: x + 10, y: y + 10, width: CELL - 20, height: CELL - 20, rx: 12, class: "tile" }));
     g.append(el("text", {
       x: x + CELL / 2, y: y + CELL / 2 + 13, class: "value", "text-anchor": "middle",
       "font-size": String(value).length > 2 ? 30 : 38,
     }, String(value)));
+    if (valued) {
+      // the badge over the piece's number, the depth tag under it
+      g.append(analysisBadge(name, valued, {
+        cx: x + CELL / 2, top: y + 4, width: 66, height: 26, font: 20, tagTop: y + 69,
+        tagFont: 15,
+      }));
+    }
+    const worth = valued ? ` (value ${valueWords(valued.row)}${valued.best ? ", best" : ""})` : "";
     if (canTake) {
-      pickable(g, `take ${value} at ${name}`, () => onTake(name));
+      pickable(g, `take ${value} at ${name}${worth}`, () => onTake(name));
     } else {
-      g.append(el("title", {}, `${value} on ${name}`));
+      g.append(el("title", {}, `${value} on ${name}${worth}`));
     }
     svg.append(g);
   }

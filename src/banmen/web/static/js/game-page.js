@@ -35,7 +35,15 @@
 // and optionally phase(state) / status(state) (a game's own phases: Go's counting),
 // fresh(state) (a game other than the one shown arrived: the new-game form follows it),
 // loadField and loaded(state) (the #load form's text box id, the notice when it loaded).
+//
+// A page with an #analysis switch (Mattix, Othello) offers the analysis: while it is on
+// (remembered in localStorage, and sent after every "join"), the server streams "analysis"
+// messages for the position shown; the page hands the latest one's values to the board
+// (`board.set({ analysis })`, drawn as analysis.js says) and words its progress in
+// #analysis-status. Values of any other position are never shown: a new position clears
+// them, and messages for another game or ply are dropped.
 
+import { analysisStatus } from "./analysis.js";
 import { showQueueLine } from "./connection.js";
 import {
   $, fillLevelSelect, formatCount, gameIdStore, pageData, pageSocket, showLoadError, showMessage,
@@ -60,6 +68,16 @@ export function gamePage(game, texts) {
   let state = null;
   let pending = false; // a move (or another act) was sent; further taps wait for the answer
   let loadPending = false; // a "load" was sent; its error belongs next to the load box
+  const analysisSwitch = $("analysis"); // null: the game offers no analysis
+  const analysisKey = `banmen.${game}.analysis`;
+  let analysis = null; // the latest "analysis" message for the position shown
+  if (analysisSwitch) {
+    try {
+      analysisSwitch.checked = localStorage.getItem(analysisKey) === "1";
+    } catch {
+      /* storage disabled: analysis starts off */
+    }
+  }
 
   // ---------------------------------------------------------------- players
 
@@ -119,7 +137,41 @@ export function gamePage(game, texts) {
     box.dataset.ply = String(state.history.length);
     if (state.size !== undefined) box.dataset.size = String(state.size);
     const mode = pending ? "view" : p === "human" ? "play" : p === "counting" ? "count" : "view";
-    board.set({ state, mode });
+    board.set({ state, mode, analysis: shownAnalysis() });
+  }
+
+  // ---------------------------------------------------------------- analysis
+
+  function analysisOn() {
+    return Boolean(analysisSwitch?.checked);
+  }
+
+  function shownAnalysis() {
+    return analysisOn() && analysis?.data ? analysis.data : null;
+  }
+
+  // The analysis status line (the board draws the values itself, in renderBoard).
+  function renderAnalysisLine() {
+    if (!analysisSwitch) return;
+    const line = $("analysis-status");
+    const text = analysisOn() && state ? analysisStatus(analysis, STOPPED_BY) : "";
+    line.textContent = text;
+    line.hidden = text === "";
+    line.dataset.status = analysisOn() ? analysis?.status ?? "starting" : "off";
+    line.dataset.position = analysis ? String(analysis.position) : "";
+  }
+
+  function renderAnalysis() {
+    renderAnalysisLine();
+    if (state) board.set({ analysis: shownAnalysis() });
+  }
+
+  function onAnalysis(msg) {
+    // Another game's or another position's: stale (the page has moved on).
+    if (!state || msg.id !== state.id || msg.position !== state.history.length) return;
+    if (!analysisOn()) return; // switched off meanwhile
+    analysis = msg.on ? msg : null;
+    renderAnalysis();
   }
 
   function renderPlayers() {
@@ -195,6 +247,7 @@ export function gamePage(game, texts) {
 
   function render() {
     renderBoard();
+    renderAnalysisLine();
     $("status").textContent = statusText();
     renderPlayers();
     renderGameOver();
@@ -211,6 +264,8 @@ export function gamePage(game, texts) {
     switch (msg.type) {
       case "state": {
         const fresh = msg.id !== state?.id;
+        // A new position: its values are not the old one's (they come afresh).
+        if (fresh || msg.history.length !== state.history.length) analysis = null;
         state = msg;
         pending = false;
         queueLine = msg.thinking?.queue ? msg.thinking.queue_message : null;
@@ -235,6 +290,9 @@ export function gamePage(game, texts) {
       case "queue":
         queueLine = msg.position > 0 ? msg.message : null;
         break;
+      case "analysis":
+        onAnalysis(msg);
+        break;
       case "error":
         pending = false;
         if (loadPending) {
@@ -251,7 +309,11 @@ export function gamePage(game, texts) {
   }
 
   const sock = pageSocket(`/ws/${game}`, {
-    onOpen: () => sock.send({ type: "join", id: state?.id ?? ids.wanted() }),
+    onOpen: () => {
+      sock.send({ type: "join", id: state?.id ?? ids.wanted() });
+      // A connection starts with analysis off: ask for it again after every (re)join.
+      if (analysisOn()) sock.send({ type: "analysis", on: true });
+    },
     onMessage,
   });
 
@@ -309,6 +371,18 @@ export function gamePage(game, texts) {
     ev.preventDefault();
     page.load($(texts.loadField).value);
   });
+  if (analysisSwitch) {
+    analysisSwitch.addEventListener("change", () => {
+      try {
+        localStorage.setItem(analysisKey, analysisOn() ? "1" : "0");
+      } catch {
+        /* not remembered, still switched */
+      }
+      analysis = null; // on: the values come afresh; off: they go at once
+      sock.send({ type: "analysis", on: analysisOn() });
+      renderAnalysis();
+    });
+  }
   window.addEventListener("hashchange", () => {
     const id = ids.wanted();
     if (id && id !== state?.id) sock.send({ type: "join", id });

@@ -1,7 +1,10 @@
 // The Othello board widget (see svg.js for the contract): `new OthelloBoard(svg, { onMove })`,
-// then `set({ state, mode, hints })` with the server's "state" message; in "play" mode the
-// legal squares (state.legal) can be played, and playing one calls onMove(square name);
-// `hints` shows each legal move's flip count (state.flips).
+// then `set({ state, mode, hints, analysis })` with the server's "state" message; in "play"
+// mode the legal squares (state.legal) can be played, and playing one calls onMove(square
+// name); `hints` shows each legal move's flip count (state.flips); `analysis` (an
+// "analysis" message's data, or null) puts each legal move's value for the mover on its
+// square, as analysis.js draws it: a badge at the top of the square, the depth tag at its
+// foot, the flip count (if shown) between them, and a ring round the best moves.
 //
 // a1 is the top-left square: files a-h run along the top, ranks 1-8 down the left side.
 // Square numbers are 8 * row + column, as on the server. The SVG uses a fixed coordinate
@@ -13,7 +16,9 @@
 //   g.move[data-square][data-flips]        every legal move, with the discs it would turn
 //   text.hint[data-square]                 the flip count shown on it (when hints are on)
 //   .last-move[data-square]                the last move played
+//   g.analysis[data-square]...              a move's value (see analysis.js)
 
+import { analysisBadge, analysisByMove, valueWords } from "./analysis.js";
 import { Board, el, gridLabels, pickable } from "./svg.js";
 
 const CELL = 100;
@@ -37,16 +42,19 @@ function center(sq) {
 }
 
 export class OthelloBoard extends Board {
-  draw({ state, mode, hints }) {
-    drawBoard(this.svg, state, mode === "play", Boolean(hints), (name) => this.on.onMove(name));
+  draw({ state, mode, hints, analysis }) {
+    const onPlay = (name) => this.on.onMove(name);
+    drawBoard(this.svg, state, mode === "play", Boolean(hints), onPlay, analysis);
   }
 }
 
-function drawBoard(svg, state, interactive, hints, onPlay) {
+function drawBoard(svg, state, interactive, hints, onPlay, analysis) {
   const span = MARGIN + N * CELL + PAD;
   svg.setAttribute("viewBox", `0 0 ${span} ${span}`);
   svg.dataset.mover = COLORS[state.turn]; // the stylesheet colours the move markers by it
   svg.replaceChildren();
+  const values = analysisByMove(state.over ? null : analysis);
+  svg.dataset.analysis = String(values.size > 0);
 
   svg.append(el("rect", { x: 0, y: 0, width: span, height: span, rx: 12, class: "board-frame" }));
   svg.append(el("rect", { x: MARGIN, y: MARGIN, width: N * CELL, height: N * CELL, class: "felt" }));
@@ -96,8 +104,13 @@ function drawBoard(svg, state, interactive, hints, onPlay) {
     const count = state.flips[String(sq)] ?? 0;
     const [x, y] = origin(sq);
     const [cx, cy] = center(sq);
+    const valued = values.get(name);
     const g = el("g", { class: "move", "data-square": name, "data-flips": count });
     g.append(el("rect", { x, y, width: CELL, height: CELL, class: "hit" }));
+    if (valued?.best) {
+      g.classList.add("best");
+      g.append(el("rect", { x: x + 4, y: y + 4, width: CELL - 8, height: CELL - 8, rx: 8, class: "best-ring" }));
+    }
     if (hints) {
       g.append(el("circle", { cx, cy, r: 30, class: "marker big" }));
       g.append(el("text", {
@@ -106,7 +119,13 @@ function drawBoard(svg, state, interactive, hints, onPlay) {
     } else {
       g.append(el("circle", { cx, cy, r: 13, class: "marker" }));
     }
-    const what = `${name}, turns ${count} disc${count === 1 ? "" : "s"}`;
+    if (valued) {
+      g.append(analysisBadge(name, valued, {
+        cx, top: y + 3, width: 80, height: 30, font: 25, tagTop: y + 75, tagFont: 16,
+      }));
+    }
+    const worth = valued ? `, value ${valueWords(valued.row)}${valued.best ? ", best" : ""}` : "";
+    const what = `${name}, turns ${count} disc${count === 1 ? "" : "s"}${worth}`;
     if (interactive) {
       g.classList.add("playable");
       pickable(g, `play ${what}`, () => onPlay(name));
