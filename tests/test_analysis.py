@@ -179,3 +179,29 @@ def test_tsume_analysis_stopped_by_a_limit_leaves_checks_open() -> None:
     a = SHOGI.analyse(ShogiBoard(sfen), Limit(nodes=200), None, None)
     assert not a.complete and a.stopped_by == "nodes"
     assert any(r.kind == "open" and r.value is None for r in a.moves)
+
+
+def test_tsume_analysis_within_a_depth_proves_the_short_mates_only() -> None:
+    """``Limit(depth=d)``: mates of at most d plies; a check with none stays open (no mate
+    is proved only at any length). Depth 1 is the quick analysis a worker loads the solver
+    with, so it ends even on a problem no solver finishes."""
+    from banmen.games.shogi import GAME as SHOGI
+    from banmen.games.shogi import Board as ShogiBoard
+
+    assert SHOGI.analyse is not None
+    three = "9/9/3pp4/+r2k1p3/2L1+p4/2+R6/B8/B8/9 b 4g4s4n3l14p 1"  # 7e7b+ mates in 3
+    a = SHOGI.analyse(ShogiBoard(three), Limit(depth=1), None, None)
+    assert a.stopped_by == "depth" and not a.complete
+    assert len(a.moves) == 9 and all(r.kind == "open" for r in a.moves)
+    a = SHOGI.analyse(ShogiBoard(three), Limit(depth=3), None, None)
+    assert a.stopped_by == "depth" and not a.complete
+    rows = {r.move: r for r in a.moves}
+    assert (rows["7e7b+"].kind, rows["7e7b+"].value) == ("mate", 3)
+    assert rows["7e7b+"].extra["shortest"] is True
+    assert all(r.kind == "open" for m, r in rows.items() if m != "7e7b+")
+    microcosmos = (
+        "g1+P1k1+P+P+L/1p3P3/+R+p2pp1pl/1NNsg+p2+R/+b+nL+P1+p3/1P3ssP1/2P1+Ps2N/4+P1P1L/+B5G1g"
+        " b - 1"
+    )  # mate in 1525
+    a = SHOGI.analyse(ShogiBoard(microcosmos), Limit(depth=1), None, None)
+    assert a.stopped_by == "depth" and all(r.kind == "open" for r in a.moves)

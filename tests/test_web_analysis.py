@@ -31,7 +31,9 @@ from banmen.games import get_game
 from banmen.games.mattix import Board as MattixBoard
 from banmen.games.othello import Board as OthelloBoard
 from banmen.search.limits import Limit
+from banmen.web.levels import GO_LEVELS, make_levels
 from banmen.web.pages import PAGES, render_page
+from banmen.web.protocol import AnalysisSwitch, GameRules, ProtocolError, parse_message
 from banmen.web.server import create_app
 from banmen.worker import (
     ANALYSIS_PERIOD,
@@ -362,11 +364,13 @@ def test_bad_analysis_messages_change_nothing(othello: Conn, raw: Any, says: str
 
 
 def test_analysis_is_for_the_games_that_have_one(client: TestClient) -> None:
-    with client.websocket_connect("/ws/go") as ws:
-        go = Conn(ws)
-        go.join()
-        go.send(ON)
-        assert "unknown message type 'analysis'" in go.next_error_text()
+    # every game page has one now (Go's: tests/test_web_go_analysis.py); a game without
+    # GameDef.analyse would not take the message
+    levels = make_levels(None, GO_LEVELS)
+    with pytest.raises(ProtocolError, match="unknown message type 'analysis'"):
+        parse_message(json.dumps(ON), GameRules(levels, analysis=False))
+    assert isinstance(parse_message(json.dumps(ON), GameRules(levels, analysis=True)),
+                      AnalysisSwitch)  # fmt: skip
     with client.websocket_connect("/ws/othello") as ws:
         first = Conn(ws)
         first.send(ON)  # before a join: no game yet
@@ -448,6 +452,6 @@ def test_two_clients_one_analysis(client: TestClient, othello: Conn) -> None:
 def test_the_analysis_switch_is_on_the_pages_of_games_with_one(name: str) -> None:
     page = next(p for p in PAGES if p.name == name)
     text = render_page(page)
-    has = name != "go"
-    assert ('id="analysis"' in text) == has
-    assert ('id="analysis-status"' in text) == has
+    assert 'id="analysis"' in text and 'id="analysis-status"' in text
+    # Go's own option of it: the territory estimate
+    assert ('id="analysis-territory"' in text) == (name == "go")

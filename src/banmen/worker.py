@@ -183,8 +183,9 @@ def _analyse_with_updates(
     if game.name not in warmed:
         # Loads (or compiles) the analysis's engines before the job's clock starts: a
         # stop cannot reach a search that is still being loaded. Its own flag: a stop
-        # meanwhile is for the analysis proper, which then returns at once.
-        game.analyse(board, Limit(depth=1), None, StopFlag())
+        # meanwhile is for the analysis proper, which then returns at once. One node
+        # too: a depth alone does not bound a tree search (Go's would run for ever).
+        game.analyse(board, Limit(depth=1, nodes=1), None, StopFlag())
         warmed.add(game.name)
     send(("started", job_id))
     lock = threading.Lock()
@@ -651,6 +652,12 @@ class EnginePool:
         if not self._started or any(not j.background for j in self._line):
             return 0
         return len(self._idle)
+
+    @property
+    def yielding(self) -> int:
+        """Analyses holding a worker that are stopping (for a search, or cancelled): the
+        jobs first in line get those workers within moments."""
+        return sum(1 for j in self._active if j.background and j.stop_at is not None)
 
     def _admit(self, owner: Hashable | None, background: bool) -> None:
         """Raise :class:`PoolBusy` if a job of this kind (search or analysis) would have

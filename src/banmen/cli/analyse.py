@@ -61,7 +61,10 @@ def analyse(
         float, typer.Option("--time", help="Analyse for at most this many seconds.")
     ] = 5.0,
     depth: Annotated[
-        int | None, typer.Option(help="Stop after this many plies (alpha-beta games).")
+        int | None,
+        typer.Option(
+            help="Stop after this many plies (alpha-beta games; shogi: the longest mate sought)."
+        ),
     ] = None,
     as_json: JsonOption = False,
 ) -> None:

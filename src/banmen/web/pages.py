@@ -221,13 +221,16 @@ def buttons(*names: str, titles: Mapping[str, str] | None = None) -> str:
     return "\n".join(['      <div class="actions">', *rows, "      </div>"])
 
 
-def analysis_switch() -> str:
+def analysis_switch(hint: str = "each move's value for the side to move", extra: str = "") -> str:
     """The analysis switch under the buttons and its status line (filled by
-    static/js/game-page.js): each legal move's value, drawn on the board."""
-    return """\
-      <div class="analysis-bar">
+    static/js/game-page.js): each legal move's value, drawn on the board. ``hint`` (HTML)
+    says what is drawn; ``extra`` (HTML: the game's own options of the analysis) is shown
+    only while the analysis is on."""
+    more = f'\n        <div class="analysis-only">{extra}</div>' if extra else ""
+    return f"""\
+      <div class="analysis-bar" data-on="false">
         <label class="toggle"><input type="checkbox" id="analysis" role="switch">
-          Analysis <small>each move's value for the side to move</small></label>
+          Analysis <small>{hint}</small></label>{more}
         <p id="analysis-status" class="analysis-status" role="status" aria-live="polite" hidden></p>
       </div>"""
 
@@ -379,6 +382,11 @@ GAME_PARTS: dict[str, dict[str, str]] = {
             _go_figures,
         ),
         "buttons": buttons("pass", "resign", "undo", "score", "stop", "pause"),
+        "analysis": analysis_switch(
+            "win rates and visits of the best candidates (estimates)",
+            '<label class="toggle"><input type="checkbox" id="analysis-territory" checked>'
+            " Territory <small>each point's likely owner (an estimate)</small></label>",
+        ),
         "thinking": thinking_panel(
             (
                 ("think-playouts", "playouts"),

@@ -30,12 +30,14 @@ Every client message is one JSON object with a ``type``; anything else is answer
 ``{"type": "settings", "players"?: {...}, "delay_ms"?: int, "paused"?: bool}``
     change who plays each side, the delay between CPU moves, or pause / resume the CPU.
 ``{"type": "analysis", "on": true|false}``
-    Mattix and Othello: switch this connection's analysis on or off (a connection starts
-    with it off; the pages send their choice after every ``join``). While on, the game's
-    position — whoever is to move — is analysed in the engine pool
-    (:attr:`banmen.games.GameDef.analyse`: every legal move's value for the mover) and the
-    client gets ``analysis`` messages as the values deepen. A move, undo, new game or load
-    stops it at once and starts the new position's; a finished game has none. CPU moves
+    Mattix, Othello and Go: switch this connection's analysis on or off (a connection
+    starts with it off; the pages send their choice after every ``join``). While on, the
+    game's position — whoever is to move — is analysed in the engine pool
+    (:attr:`banmen.games.GameDef.analyse`: every legal move's value for the mover; Go:
+    the win rate and visits of each move the tree search looked at) and the client gets
+    ``analysis`` messages as the values deepen. A move, undo, new game or load stops it
+    at once and starts the new position's; a finished game has none (Go: nor a resigned
+    game or one being counted). CPU moves
     keep priority: an analysis waits while the game's CPU (or any search in the pool)
     needs the engine, and is stopped for it.
 
@@ -50,7 +52,8 @@ with analysis on, ``{"type": "analysis", "id": game id, "position": plies played
 state's history length), "on": bool, "status": ..., "data": Analysis.to_dict() | null}``
 — ``status`` ``waiting`` (for an engine: CPU moves first), ``running`` (``data``: the
 latest values), ``done`` (``data``: the final values; ``data.stopped_by`` ``exact`` when
-every value is proved, else ``time``), ``over`` (a finished game: nothing to analyse),
+every value is proved, else ``time``; Go's are never proved), ``over`` (a finished game,
+or a Go game being counted: nothing to analyse),
 ``failed`` (a one-line ``message`` says why) or ``off``; a ``message`` may say what a
 waiting analysis waits for. Messages of another position than the one shown are stale:
 the page ignores them.

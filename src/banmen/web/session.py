@@ -185,10 +185,11 @@ def _in_line(position: int) -> str:
 
 @dataclass
 class _AnalysisRun:
-    """The analysis of one position (``key``: its move stack; ``position``: its plies), for
-    the clients that want it; stale jobs and updates are recognised by identity."""
+    """The analysis of one position (``key``: :meth:`GameSession.position_key`;
+    ``position``: its plies), for the clients that want it; stale jobs and updates are
+    recognised by identity."""
 
-    key: tuple[int, ...]
+    key: tuple[tuple[int, ...], bool]
     position: int
     job: Job[dict[str, Any]] | None = None
     status: str = "waiting"
@@ -414,7 +415,7 @@ class GameSession:
     async def _commit(self) -> None:
         """After every change: stop the analysis of a position left, save, let the CPU
         move if it is its turn, tell everyone, and analyse the position now shown."""
-        if self._analysis is not None and self._analysis.key != tuple(self.board.move_stack):
+        if self._analysis is not None and self._analysis.key != self.position_key():
             self._stop_analysis()  # at once, not after the save
         await self.save()
         self.kick()
@@ -550,6 +551,12 @@ class GameSession:
         if run is not None and run.job is not None:
             run.job.cancel()
 
+    def position_key(self) -> tuple[tuple[int, ...], bool]:
+        """What tells the position shown from any other: its moves, and whether the game
+        is over — a Go game ends without a move (a resignation, counting asked for) and
+        goes on again without one (undo of either)."""
+        return tuple(self.board.move_stack), self.board.is_game_over()
+
     def _cpu_needs_engine(self) -> bool:
         """Whether the CPU's search (running, waiting in line, or about to start after
         its delay) leaves no engine worker for an analysis."""
@@ -576,13 +583,13 @@ class GameSession:
         if self._closed or not wanted or not self.game.rules.analysis:
             self._stop_analysis()
             return
-        key = tuple(self.board.move_stack)
+        key = self.position_key()
         run = self._analysis
         if run is not None and run.key != key:
             self._stop_analysis()
             run = None
         if run is None:
-            run = _AnalysisRun(key, len(key))
+            run = _AnalysisRun(key, len(key[0]))
             self._analysis = run
             if self.board.is_game_over():
                 run.status = "over"

@@ -20,6 +20,14 @@ The socket speaks JSON objects with a ``type``. Client → server:
 ``{"type": "status"}``
     answered with ``{"type": "status", "running": bool, "sfen"?, "seconds"?, "queued"?,
     "position"?}`` (``position``: the place in line while queued).
+``{"type": "analysis", "on": true, "sfen": str}`` / ``{"type": "analysis", "on": false}``
+    analyse the problem ``sfen`` (checked as a solve's is) — every check of the attacker
+    proved mate in N, no mate, or still open (:mod:`banmen.games.shogi.analysis`) — or
+    stop. One analysis per connection: another ``sfen`` stops the old one at once and
+    starts its own, the same one again is answered with where it stands, and a ``solve``
+    of another position moves it to that position. Solves keep priority: an analysis
+    waits in the pool's line behind every search, gives its worker up to a search that
+    finds none free, and starts again (keeping what it proved) once an engine is free.
 
 Server → client: ``hello`` (the limits, on connecting), ``queued`` (every engine worker is
 busy; the solve starts when one frees up: ``position`` in line and the ``message`` to show,
@@ -28,7 +36,13 @@ sent again whenever the place changes), ``started``, ``progress`` (about ten a s
 :class:`~banmen.games.shogi.tsume.TsumeResult` fields, plus ``steps`` — one
 ``{"usi", "kif", "sfen"}`` per move of the line, ``sfen`` being the position after it —
 ``summary``, one line saying what was and was not proved, and ``error`` if the solver
-failed), ``notice`` and ``error`` (one line each; an error changes nothing).
+failed), ``analysis`` (``{"type": "analysis", "on", "sfen": the position analysed (null
+when off), "status", "data", "message"?}``: ``status`` ``waiting`` (for an engine; the
+``message`` says why), ``running`` (``data``: the latest rows), ``done`` (``data``: the
+final rows; ``data.stopped_by`` ``exact`` when every check is decided, ``time`` at the
+service's ``analysis_seconds``), ``failed`` (the ``message`` says why) or ``off``; ``data``
+is :meth:`~banmen.analysis.Analysis.to_dict` with each row's ``kif``, its KIF name),
+``notice`` and ``error`` (one line each; an error changes nothing).
 
 Processes: a solve is a job of the app's :class:`~banmen.worker.EnginePool` — shogi's
 ``mate`` engine (:class:`~banmen.games.shogi.engine.MateEngine`) thinking on the problem —
@@ -44,8 +58,9 @@ one-line ``error`` and nothing starts), and the longest time limit.
 
 Nothing here runs cshogi on text from a client before
 :func:`~banmen.games.shogi.formats.parse_sfen` has checked it (cshogi aborts the process on
-some malformed SFEN); the event loop only ever parses SFEN, and the line of a solution is
-read (KIF, positions) in the worker.
+some malformed SFEN); the event loop only parses SFEN and names an analysis's checks (one
+move each, once per analysis), and the line of a solution is read (KIF, positions) in the
+worker.
 """
 
 from __future__ import annotations
@@ -54,6 +69,7 @@ import json
 import math
 import time
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.requests import Request
@@ -63,13 +79,21 @@ from starlette.websockets import WebSocket
 
 from banmen.engine import Info, Result
 from banmen.games.shogi.errors import ShogiError
-from banmen.games.shogi.problem import check_sfen, summary
+from banmen.games.shogi.problem import check_sfen, move_names, summary
 from banmen.search.limits import Limit
-from banmen.web.limits import busy_line
+from banmen.web.limits import busy_line, ordinal
 from banmen.web.protocol import ProtocolError, decode_object
 from banmen.web.replies import NO_STORE_JSON, one_line
 from banmen.web.session import Client, serve_socket
-from banmen.worker import EngineError, EnginePool, Job, JobCancelled, JobKilled, PoolBusy
+from banmen.worker import (
+    ANALYSIS_SECONDS,
+    EngineError,
+    EnginePool,
+    Job,
+    JobCancelled,
+    JobKilled,
+    PoolBusy,
+)
 
 __all__ = [
     "DEFAULT_SECONDS",
@@ -90,7 +114,8 @@ MAX_SECONDS = 300.0
 MAX_QUEUED = 32
 
 _EXAMPLE = '{"type": "solve", "sfen": "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1", "time": 30}'
-_TYPES = ("solve", "cancel", "check", "status")
+_TYPES = ("solve", "cancel", "check", "status", "analysis")
+_ANALYSIS_EXAMPLE = '{"type": "analysis", "on": true, "sfen": "4k4/9/4P4/9/9/9/9/9/9 b G 1"}'
 #: the fields of every ``result`` (what an answer lacks, and a solve that had none)
 _RESULT: dict[str, Any] = {"status": "unknown", "pv": [], "length": None, "shortest": False,
                            "reason": None, "nodes": 0, "seconds": 0.0, "steps": []}  # fmt: skip
@@ -152,10 +177,85 @@ def _answer(extra: dict[str, Any], sfen: str) -> dict[str, Any]:
     return {**_RESULT, "sfen": sfen, **extra}
 
 
+# --------------------------------------------------------------------------- analyses
+
+
+def _in_line(position: int) -> str:
+    """An analysis waiting for an engine, in words."""
+    return f"waiting for an engine ({ordinal(position)} in line; solves and CPU moves go first)"
+
+
+def _decided(row: dict[str, Any]) -> bool:
+    return row["kind"] == "no_mate" or (
+        row["kind"] == "mate" and bool(row.get("extra", {}).get("shortest"))
+    )
+
+
+def _better(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """What two analyses of the same check prove together (both are proofs of the same
+    position: a no-mate and a mate never meet)."""
+    if a["kind"] == "open" or b["kind"] == "no_mate":
+        return b
+    if b["kind"] == "open" or a["kind"] == "no_mate":
+        return a
+    if a["value"] != b["value"]:
+        return a if a["value"] < b["value"] else b
+    return a if _decided(a) else b
+
+
+def _row_order(row: dict[str, Any]) -> tuple[int, int]:
+    """Mates first, shortest first; then open checks; proved escapes last (the
+    analysis's own order)."""
+    rank = {"mate": 0, "open": 1, "no_mate": 2}[row["kind"]]
+    return rank, row["value"] if row["value"] is not None else 0
+
+
+def merge_analyses(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
+    """``new`` (an ``Analysis.to_dict()`` of a problem) with what ``old``, an earlier
+    analysis of the same problem, proved and ``new`` has not (yet): a mate, a shorter one,
+    its proof of being shortest, a no-mate."""
+    if old is None:
+        return new
+    before = {r["move"]: r for r in old["moves"]}
+    rows = [_better(before[r["move"]], r) if r["move"] in before else r for r in new["moves"]]
+    rows.sort(key=_row_order)
+    return {
+        **new,
+        "moves": rows,
+        "best": rows[0]["move"] if rows else None,
+        "complete": bool(rows) and all(_decided(r) for r in rows),
+    }
+
+
+@dataclass(eq=False)
+class _AnalysisRun:
+    """The analysis of one problem position for one connection: one pool job at a time
+    (another after giving way to a search); stale jobs and updates are recognised by
+    identity."""
+
+    sfen: str
+    job: Job[dict[str, Any]] | None = None
+    status: str = "waiting"
+    data: dict[str, Any] | None = None
+    message: str | None = None
+    kif: dict[str, str] = field(default_factory=dict)
+
+    def update(self, data: dict[str, Any]) -> None:
+        """Take an update of the analysis: kept with what earlier jobs proved, each row
+        given its KIF name."""
+        merged = {**merge_analyses(self.data, data)}  # (not the pool's own record)
+        unnamed = [r["move"] for r in merged["moves"] if r["move"] not in self.kif]
+        if unnamed:
+            self.kif.update(move_names(self.sfen, unnamed))
+        merged["moves"] = [{**r, "kif": self.kif[r["move"]]} for r in merged["moves"]]
+        self.data = merged
+
+
 class SolverService:
     """The tsume page's socket (:class:`~banmen.web.session.SocketHandler`) and its share
     of the engine pool: one solve per client address (running or waiting), at most
-    ``max_queued`` solves waiting, the longest time limit a solve may ask for.
+    ``max_queued`` solves waiting, the longest time limit a solve may ask for; and each
+    connection's analysis (a background job of the pool, within ``analysis_seconds``).
 
     ``factory`` (``module:function``) builds the engine instead of shogi's ``mate`` (the
     tests' stand-ins for a solver that will not stop, or crashes)."""
@@ -169,12 +269,15 @@ class SolverService:
         max_queued: int = MAX_QUEUED,
         max_seconds: float = MAX_SECONDS,
         factory: str | None = None,
+        analysis_seconds: float = ANALYSIS_SECONDS,
     ) -> None:
-        if max_queued < 1 or not max_seconds > 0:
-            raise ValueError("max_queued and max_seconds must be positive")
+        if max_queued < 1 or not max_seconds > 0 or not analysis_seconds > 0:
+            raise ValueError("max_queued, max_seconds and analysis_seconds must be positive")
         self.max_queued = max_queued
         self.max_seconds = float(max_seconds)
         self.factory = factory
+        #: the longest an analysis runs (each of its jobs) unless it decides every check
+        self.analysis_seconds = float(analysis_seconds)
         self.pool: EnginePool | None = None
         #: client addresses with a solve running or waiting
         self._clients: Counter[str] = Counter()
@@ -267,11 +370,18 @@ class SolverService:
             if self._clients[job.client] <= 0:
                 del self._clients[job.client]
 
+    @property
+    def shutting_down(self) -> bool:
+        """No new solves or analyses."""
+        return self._closed
+
     def close(self) -> None:
-        """No new solves; the running and waiting ones are stopped."""
+        """No new solves or analyses; the running and waiting ones are stopped."""
         self._closed = True
         for job in list(self._live):
             job.cancel()
+        for session in list(self._sessions.values()):
+            session.stop_analysis()
 
 
 def _seconds(value: Any, most: float = MAX_SECONDS) -> float:
@@ -294,6 +404,8 @@ class TsumeSession:
         self.service = service
         self.client = client
         self.job: SolveJob | None = None
+        #: the analysis asked for (None: off)
+        self.analysis: _AnalysisRun | None = None
 
     def hello(self) -> None:
         self.client.send(
@@ -302,6 +414,7 @@ class TsumeSession:
                 "default_time": min(DEFAULT_SECONDS, self.service.max_seconds),
                 "max_time": self.service.max_seconds,
                 "max_solves": self.service.max_solves,
+                "analysis_time": self.service.analysis_seconds,
             }
         )
 
@@ -323,6 +436,8 @@ class TsumeSession:
                     self.job.cancel()
             elif kind == "check":
                 self.client.send({"type": "position", **_checked(data.get("sfen"))})
+            elif kind == "analysis":
+                self._analysis_switch(data)
             else:
                 self.client.send(self._status())
         except (ProtocolError, ShogiError) as e:
@@ -357,10 +472,16 @@ class TsumeSession:
             raise
         assert job.job is not None
         job.job.future.add_done_callback(lambda _: self._done(job))
+        run = self.analysis
+        if run is not None and not _same_position(run.sfen, sfen):
+            self._analyse(sfen)  # the analysis follows the problem (behind its solve)
 
     # ---- the pool's callbacks (on the event loop)
 
     def on_queue(self, job: SolveJob, position: int) -> None:
+        pool = self.service.pool
+        if 0 < position <= (pool.yielding if pool is not None else 0):
+            return  # an analysis is giving its worker up: the solve starts in a moment
         if position > 0:
             message = busy_line(position, "a solver")
             self.client.send({"type": "queued", "position": position, "message": message})
@@ -395,9 +516,129 @@ class TsumeSession:
         self.client.send({"type": "result", "time": job.seconds, **answer})
 
     def close(self) -> None:
-        """The connection is gone: stop its solve."""
+        """The connection is gone: stop its solve and its analysis."""
         if self.job is not None:
             self.job.cancel()
+        self.stop_analysis()
+
+    # ---- the analysis
+
+    def _analysis_switch(self, data: dict[str, Any]) -> None:
+        on = data.get("on")
+        if not isinstance(on, bool):
+            got = "it is missing" if "on" not in data else f"got {json.dumps(on)[:40]}"
+            raise ProtocolError(
+                f"'analysis' needs 'on': true or false, like {_ANALYSIS_EXAMPLE}; {got}"
+            )
+        if not on:
+            self.stop_analysis()
+            self.client.send(self._analysis_message(None))
+            return
+        sfen = _checked(data.get("sfen"))["sfen"]  # (a bad one: an error, nothing changes)
+        run = self.analysis
+        if run is not None and _same_position(run.sfen, sfen):
+            self.client.send(self._analysis_message(run))  # analysed already
+            return
+        self._analyse(sfen)
+
+    def _analysis_message(self, run: _AnalysisRun | None) -> dict[str, Any]:
+        """The ``analysis`` message for ``run`` (``None``: analysis off)."""
+        if run is None:
+            return {"type": "analysis", "on": False, "sfen": None, "status": "off",
+                    "data": None}  # fmt: skip
+        msg = {"type": "analysis", "on": True, "sfen": run.sfen, "status": run.status,
+               "data": run.data}  # fmt: skip
+        if run.message is not None:
+            msg["message"] = run.message
+        return msg
+
+    def _tell(self, run: _AnalysisRun) -> None:
+        if self.analysis is run:
+            self.client.send(self._analysis_message(run))
+
+    def stop_analysis(self) -> None:
+        """Drop the analysis: its job leaves the line or is stopped; what it still sends
+        is ignored."""
+        run, self.analysis = self.analysis, None
+        if run is not None and run.job is not None:
+            run.job.cancel()
+
+    def _analyse(self, sfen: str) -> None:
+        """Stop the analysis of any other position and start ``sfen``'s (checked)."""
+        self.stop_analysis()
+        run = self.analysis = _AnalysisRun(sfen)
+        self._submit_analysis(run)
+
+    def _submit_analysis(self, run: _AnalysisRun) -> None:
+        """Put ``run``'s next job in the pool's line (it may start at once)."""
+        pool = self.service.pool
+        if pool is None or self.service.shutting_down:
+            run.status, run.message = "failed", "the server is shutting down: no new analyses"
+            self._tell(run)
+            return
+        holder: list[Job[dict[str, Any]]] = []
+
+        def current() -> bool:
+            return self.analysis is run and bool(holder) and run.job is holder[0]
+
+        def on_analysis(data: dict[str, Any]) -> None:
+            if current():
+                run.update(data)
+                run.status, run.message = "running", None
+                self._tell(run)
+
+        def on_queue(position: int) -> None:
+            if current() and position > 0:
+                run.status, run.message = "waiting", _in_line(position)
+                self._tell(run)
+
+        try:
+            job = pool.submit_analysis(
+                self.service.game,
+                {"sfen": run.sfen},
+                on_analysis,
+                limit=Limit(time=self.service.analysis_seconds),
+                owner=self,
+                on_queue=on_queue,
+            )
+        except PoolBusy as e:
+            run.status, run.message = "failed", one_line(e)
+            self._tell(run)
+            return
+        holder.append(job)
+        run.job = job
+        if job.position:
+            run.status, run.message = "waiting", _in_line(job.position)
+        elif run.status != "running":
+            run.status, run.message = "running", None
+        self._tell(run)
+        job.future.add_done_callback(lambda _: self._analysis_done(run, job))
+
+    def _analysis_done(self, run: _AnalysisRun, job: Job[dict[str, Any]]) -> None:
+        """``job`` of ``run`` is over: its final rows, or why it ended."""
+        if self.analysis is not run or run.job is not job:
+            return  # stopped: another position, switched off, or the page left
+        run.job = None
+        try:
+            final = job.future.result()
+        except EngineError as e:  # (never JobCancelled: a cancel drops the run first)
+            run.status, run.message = "failed", f"the analysis failed: {one_line(e)}"
+            self._tell(run)
+            return
+        run.update(final)
+        complete = run.data is not None and run.data["complete"]
+        if job.preempted and final.get("stopped_by") == "stop" and not complete:
+            # It gave its worker to a search: again behind it, keeping what it proved.
+            run.status = "waiting"
+            self._submit_analysis(run)
+            return
+        run.status, run.message = "done", None
+        self._tell(run)
+
+
+def _same_position(a: str, b: str) -> bool:
+    """Whether two canonical SFENs are the same position (the move number aside)."""
+    return a.split()[:3] == b.split()[:3]
 
 
 def _checked(text: Any) -> dict[str, Any]:

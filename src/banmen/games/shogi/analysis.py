@@ -7,7 +7,10 @@ after that check exists), ``no_mate`` (proved: the defender escapes), or ``open`
 proved either way yet). The same compiled df-pn and table serve every check, in two
 rounds: first each check is proved or disproved at any length, then each proved one is
 shortened (a mate within two plies less, until that is disproved). Rows are filled in as
-the proofs land; a limit leaves the rest ``open``.
+the proofs land; a limit leaves the rest ``open``. A depth limit bounds the mates looked
+for: with ``Limit(depth=d)`` only mates of at most ``d`` plies are proved, a check with
+none stays ``open`` (no mate is proved only at any length) and the analysis ends
+``stopped_by`` ``"depth"`` — ``depth=1`` is the quick one a worker loads the solver with.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from banmen.analysis import Analysis, MoveValue, OnUpdate
 from banmen.games.shogi.compiled import CompiledBackend
 from banmen.games.shogi.formats import parse_sfen
 from banmen.search.limits import Limit, StopFlag
+from banmen.search.proof import INF
 
 if TYPE_CHECKING:
     from banmen.games.shogi.board import Board
@@ -39,7 +43,8 @@ def analyse(
     board: Board, limit: Limit, on_update: OnUpdate | None = None, stop: StopFlag | None = None
 ) -> Analysis:
     """What is proved about each check of the side to move of ``board`` (a mate problem:
-    the attacker to move), within ``limit`` (time, nodes) and ``stop``."""
+    the attacker to move), within ``limit`` (time, nodes; depth: the longest mate looked
+    for, in plies) and ``stop``."""
     t0 = time.perf_counter()
     b = CompiledBackend(parse_sfen(board.sfen()), limit, stop, None, HASH_MB)
     out = Analysis("shogi", [])
@@ -59,21 +64,26 @@ def analyse(
 
         publish("")
         lengths: dict[int, int] = {}
-        for m in checks:  # round 1: mate or not, at any length
+        # after the check, mates of at most depth - 1 more plies (a bound: none is no proof)
+        bound = INF if limit.depth is None else limit.depth - 1
+        for m in checks:  # round 1: mate or not, at any length (or within the depth)
             b.play(m)
-            res = b.prove(or_node=False)
+            res = b.prove(bound, or_node=False)
             b.undo()
             if res.status == "unknown":
                 why = res.reason or "stopped"
                 break
             if res.status == "disproved":
+                if bound < INF:
+                    why = "depth"  # no mate that short; longer ones are not looked for
+                    continue
                 rows[m] = MoveValue(b.usi(m), None, "no_mate")
             else:
                 assert res.length is not None
                 lengths[m] = 1 + res.length
                 rows[m] = MoveValue(b.usi(m), lengths[m], "mate", extra={"shortest": False})
             publish("")
-        if why == "exact":
+        if why in ("exact", "depth"):
             for m in sorted(lengths, key=lengths.__getitem__):  # round 2: shorten each
                 while True:
                     if lengths[m] < 3:
@@ -93,7 +103,7 @@ def analyse(
                     lengths[m] = 1 + res.length
                     rows[m] = MoveValue(b.usi(m), lengths[m], "mate", extra={"shortest": False})
                 publish("")
-                if why != "exact":
+                if why not in ("exact", "depth"):
                     break
         reason = {"timeout": "time", "node_limit": "nodes", "stopped": "stop"}.get(why, why)
         publish(reason if why != "exact" else "exact")

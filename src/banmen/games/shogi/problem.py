@@ -16,7 +16,7 @@ import cshogi
 from banmen.games.shogi.errors import InvalidBoardError, ShogiError
 from banmen.games.shogi.formats import kif_move, normalize_sfen, parse_sfen, parse_usi_move
 
-__all__ = ["MAX_SFEN_CHARS", "check_sfen", "line_steps", "summary"]
+__all__ = ["MAX_SFEN_CHARS", "check_sfen", "line_steps", "move_names", "summary"]
 
 #: the longest text :func:`check_sfen` reads (a position needs at most about 150)
 MAX_SFEN_CHARS = 400
@@ -63,6 +63,25 @@ def line_steps(sfen: str, pv: list[str]) -> list[dict[str, str]]:
         prev = move
         steps.append({"usi": usi, "kif": kif, "sfen": str(board.sfen())})
     return steps
+
+
+def move_names(sfen: str, moves: list[str]) -> dict[str, str]:
+    """The KIF name of each of ``moves`` (USI), each a move from ``sfen`` (already
+    checked), marked with the mover's ▲ or △: ``{"G*5b": "▲５二金打"}``. A move that is
+    not legal there keeps its USI text (a solver bug must not crash anything).
+
+    >>> move_names("4k4/9/4P4/9/9/9/9/9/9 b G 1", ["G*5b", "5c5b+"])
+    {'G*5b': '▲５二金打', '5c5b+': '▲５二歩成(53)'}
+    """
+    board = parse_sfen(sfen)
+    mark = "▲" if board.turn == cshogi.BLACK else "△"
+    out: dict[str, str] = {}
+    for usi in moves:
+        try:
+            out[usi] = mark + kif_move(parse_usi_move(board, usi))
+        except ShogiError:
+            out[usi] = usi
+    return out
 
 
 def _count(n: int) -> str:

@@ -32,7 +32,10 @@ class GoGame(WebGame[go.Game]):
     (or ``score``) start it with :func:`banmen.games.go.estimate_dead`'s guess marked,
     ``toggle`` marks groups dead or alive, ``done`` records the result; undo steps back
     through the recorded result, the counting and a resignation
-    (:meth:`banmen.games.go.Game.reopen`) before it takes back moves."""
+    (:meth:`banmen.games.go.Game.reopen`) before it takes back moves. The analysis
+    (:mod:`banmen.games.go.analysis`: the tree search's win rate and visits of the moves it
+    looked at, the playouts' ownership and score estimate) is of a game still being played:
+    a resignation or the counting ends it like the end of any game."""
 
     name = "go"
     title = "Go"
@@ -53,6 +56,7 @@ class GoGame(WebGame[go.Game]):
             load_hint="an SGF record like (;GM[1]SZ[9];B[ee];W[gc])",
             max_message=GO_MAX_MESSAGE,
             max_load=GO_MAX_LOAD,
+            analysis=True,
         )
         super().__init__(levels, rules)
 

@@ -36,12 +36,15 @@
 // fresh(state) (a game other than the one shown arrived: the new-game form follows it),
 // loadField and loaded(state) (the #load form's text box id, the notice when it loaded).
 //
-// A page with an #analysis switch (Mattix, Othello) offers the analysis: while it is on
-// (remembered in localStorage, and sent after every "join"), the server streams "analysis"
-// messages for the position shown; the page hands the latest one's values to the board
-// (`board.set({ analysis })`, drawn as analysis.js says) and words its progress in
-// #analysis-status. Values of any other position are never shown: a new position clears
-// them, and messages for another game or ply are dropped.
+// A page with an #analysis switch (Mattix, Othello, Go) offers the analysis: while it is
+// on (remembered in localStorage, and sent after every "join"), the server streams
+// "analysis" messages for the position shown; the page hands the latest one's values to
+// the board (`board.set({ analysis })`, drawn as analysis.js says) and words its progress
+// in #analysis-status; the switch's bar says `data-on`, so the game's own options of the
+// analysis (`.analysis-only`: Go's territory) show only while it is on. Values of any other
+// position are never shown: a new position (another ply, or a game that ends or goes on
+// again without a move: Go's resignation and counting) clears them, and messages for
+// another game or ply are dropped.
 
 import { analysisStatus } from "./analysis.js";
 import { showQueueLine } from "./connection.js";
@@ -77,6 +80,7 @@ export function gamePage(game, texts) {
     } catch {
       /* storage disabled: analysis starts off */
     }
+    analysisSwitch.closest(".analysis-bar").dataset.on = String(analysisSwitch.checked);
   }
 
   // ---------------------------------------------------------------- players
@@ -154,6 +158,7 @@ export function gamePage(game, texts) {
   function renderAnalysisLine() {
     if (!analysisSwitch) return;
     const line = $("analysis-status");
+    analysisSwitch.closest(".analysis-bar").dataset.on = String(analysisOn());
     const text = analysisOn() && state ? analysisStatus(analysis, STOPPED_BY) : "";
     line.textContent = text;
     line.hidden = text === "";
@@ -265,7 +270,9 @@ export function gamePage(game, texts) {
       case "state": {
         const fresh = msg.id !== state?.id;
         // A new position: its values are not the old one's (they come afresh).
-        if (fresh || msg.history.length !== state.history.length) analysis = null;
+        if (fresh || msg.history.length !== state.history.length || msg.over !== state.over) {
+          analysis = null;
+        }
         state = msg;
         pending = false;
         queueLine = msg.thinking?.queue ? msg.thinking.queue_message : null;

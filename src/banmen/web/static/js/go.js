@@ -1,7 +1,7 @@
-// The Go page: the Go board and texts on the game page (game-page.js), plus counting and
-// SGF. Legal points, the reason each illegal point is illegal, captures, the dead stones
-// and the count all come in the "state" message; a move the page sends anyway is refused
-// by the server with its reason.
+// The Go page: the Go board and texts on the game page (game-page.js), plus counting, SGF
+// and the analysis's territory switch. Legal points, the reason each illegal point is
+// illegal, captures, the dead stones and the count all come in the "state" message; a move
+// the page sends anyway is refused by the server with its reason.
 
 import { FIGURES, gamePage } from "./game-page.js";
 import { GoBoard } from "./go-board.js";
@@ -24,6 +24,8 @@ const REASONS = {
 };
 // SGF files above this are refused before sending (the server takes 50 000 characters).
 const MAX_SGF = 50_000;
+// Whether the analysis draws the territory (ownership) estimate: on unless switched off.
+const TERRITORY_KEY = "banmen.go.territory";
 
 let komiEdited = false; // the komi box was typed in: a change of rules keeps it
 
@@ -123,7 +125,8 @@ function showPoint(vertex, what) {
     return;
   }
   if (what === "legal") {
-    note.textContent = `${vertex}: ${SIDES[state.turn]} can play here`;
+    const worth = board.candidateWords(vertex);
+    note.textContent = `${vertex}: ${SIDES[state.turn]} can play here${worth ? ` · ${worth}` : ""}`;
     note.dataset.kind = "legal";
   } else if (what === "stone") {
     const dead = state.counting && state.counting.dead.includes(vertex);
@@ -135,12 +138,30 @@ function showPoint(vertex, what) {
   }
 }
 
+const board = new GoBoard($("board-svg"), {
+  onMove: (vertex) => page.move(vertex),
+  onToggle: (vertex) => page.act({ type: "toggle", square: vertex }),
+  onPoint: showPoint,
+});
+
+const territory = $("analysis-territory");
+try {
+  territory.checked = localStorage.getItem(TERRITORY_KEY) !== "0";
+} catch {
+  /* storage disabled: on */
+}
+board.set({ territory: territory.checked });
+territory.addEventListener("change", () => {
+  try {
+    localStorage.setItem(TERRITORY_KEY, territory.checked ? "1" : "0");
+  } catch {
+    /* not remembered, still switched */
+  }
+  board.set({ territory: territory.checked });
+});
+
 const page = gamePage("go", {
-  board: new GoBoard($("board-svg"), {
-    onMove: (vertex) => page.move(vertex),
-    onToggle: (vertex) => page.act({ type: "toggle", square: vertex }),
-    onPoint: showPoint,
-  }),
+  board,
   sides: SIDES,
   phase: (state) => (state.counting ? (state.counting.done ? "over" : "counting") : null),
   status(state) {

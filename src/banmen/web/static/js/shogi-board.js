@@ -1,18 +1,22 @@
 // The shogi board widget (see svg.js for the contract): `new ShogiBoard(svg, { hands,
 // onSquare })` — `hands`: the elements that show black's and white's pieces in hand, { b, w }
-// — then `set({ state, mode, last, selected })` with a position (shogi-position.js). In
-// "edit" mode a tap on a square calls onSquare(index); `last` is a USI move to highlight,
-// `selected` a square index to outline.
+// — then `set({ state, mode, last, selected, hint })` with a position (shogi-position.js).
+// In "edit" mode a tap on a square calls onSquare(index); `last` is a USI move to
+// highlight, `selected` a square index to outline, `hint` a USI move of the side to move to
+// point out (the analysis's check under the pointer): an arrow from its square to where it
+// goes, or the dropped piece drawn faint on its square. Nothing of the hint catches the
+// pointer.
 //
 // What the tests (and curious users) can read off the DOM:
 //   g.piece[data-square][data-piece]   every piece on the board ("7b", "+L")
 //   rect.square[data-square]           every square (the click targets)
 //   rect.last-to / rect.last-from      the last move's squares
+//   g.hint[data-move] rect.hint-to / rect.hint-from [data-square]   the hinted move
 //   .hand[data-side] .hand-piece[data-kind][data-count]
 
 import {
-  HAND_KINDS, LABELS, NAMES, isPromoted, labelOf, moveSquares, nameOf, ownerOf, squareIndex,
-  squareName,
+  HAND_KINDS, LABELS, NAMES, isPromoted, labelOf, makeCode, moveSquares, nameOf, ownerOf,
+  squareIndex, squareName,
 } from "./shogi-position.js";
 import { Board, el } from "./svg.js";
 
@@ -26,9 +30,10 @@ const FILE_DIGITS = "９８７６５４３２１";
 const RANK_KANJI = "一二三四五六七八九";
 
 export class ShogiBoard extends Board {
-  draw({ state, mode, last = null, selected = null }) {
+  draw({ state, mode, last = null, selected = null, hint = null }) {
     const onSquare = mode === "edit" ? this.on.onSquare : null;
     drawBoard(this.svg, state, { last, selected, onSquare });
+    if (hint) this.svg.append(drawHint(hint, state.turn));
     for (const side of ["b", "w"]) drawHand(this.on.hands[side], state, side);
   }
 }
@@ -114,6 +119,53 @@ function drawBoard(svg, pos, { last, selected, onSquare }) {
       if (target) onSquare(squareIndex(target.dataset.square));
     }
     : null;
+}
+
+// The hint for the USI move `usi` of `side` (see the top of the file), as one group.
+function drawHint(usi, side) {
+  const g = el("g", { class: "hint", "data-move": usi });
+  const move = moveSquares(usi);
+  if (!move || !/^[1-9][a-i]$/.test(move.to)) return g;
+  const [tx, ty] = origin(squareIndex(move.to));
+  if (move.from === null) {
+    // a drop: the piece, faint, where it would land
+    const code = makeCode(usi[0], side);
+    const piece = el("g", { class: `hint-drop ${side === "b" ? "black" : "white"}` });
+    if (side === "w") piece.setAttribute("transform", `rotate(180 ${tx + CW / 2} ${ty + CH / 2})`);
+    piece.append(
+      el("polygon", { points: pieceShape(tx, ty), class: "shape" }),
+      el("text", { x: tx + CW / 2, y: ty + CH * 0.7, class: "label", "text-anchor": "middle" }, labelOf(code)),
+    );
+    g.append(piece);
+  } else if (/^[1-9][a-i]$/.test(move.from)) {
+    const [fx, fy] = origin(squareIndex(move.from));
+    g.append(el("rect", { x: fx + 4, y: fy + 4, width: CW - 8, height: CH - 8, class: "hint-from", "data-square": move.from }));
+    g.append(arrow(fx + CW / 2, fy + CH / 2, tx + CW / 2, ty + CH / 2));
+  }
+  g.append(el("rect", { x: tx + 4, y: ty + 4, width: CW - 8, height: CH - 8, class: "hint-to", "data-square": move.to }));
+  return g;
+}
+
+// An arrow from (x1, y1) to (x2, y2): a shaft and a head that ends a little short.
+function arrow(x1, y1, x2, y2) {
+  const len = Math.hypot(x2 - x1, y2 - y1);
+  const ux = (x2 - x1) / len;
+  const uy = (y2 - y1) / len;
+  const tipX = x2 - ux * 18;
+  const tipY = y2 - uy * 18;
+  const baseX = tipX - ux * 34;
+  const baseY = tipY - uy * 34;
+  const head = [
+    [tipX, tipY],
+    [baseX - uy * 20, baseY + ux * 20],
+    [baseX + uy * 20, baseY - ux * 20],
+  ].map(([a, b]) => `${a.toFixed(1)},${b.toFixed(1)}`).join(" ");
+  const g = el("g", { class: "hint-arrow" });
+  g.append(
+    el("line", { x1, y1, x2: baseX, y2: baseY, class: "hint-shaft" }),
+    el("polygon", { points: head, class: "hint-head" }),
+  );
+  return g;
 }
 
 // A hand as a row of pieces with counts, into `box` (an element with data-side).

@@ -6,11 +6,20 @@
 // worker process (/ws/tsume, through page.js's socket like every page): the page sends
 // "solve" / "cancel" and shows the "progress" and "result" messages; the positions of a
 // solution come from the server too, so the page needs no shogi rules.
+//
+// The Analysis switch (#analysis, remembered in localStorage) asks the server for what is
+// proved after each check of the attacker in the position being edited: once the server
+// has checked a position (the same check as the position note's), the page sends
+// {"type": "analysis", "on": true, "sfen"} and lists the "analysis" messages' checks under
+// the board (tsume-analysis.js) as the proofs land; hovering or tapping a check marks it on
+// the board. A change of position clears the list at once and stops the old analysis
+// ({"on": false}); messages about any other position than the one asked for are dropped.
 
 import {
   $, copyText, formatCount, pageSocket, plural, showLoadError, showMessage,
 } from "./page.js";
 import { ShogiBoard } from "./shogi-board.js";
+import { analysisLine, decided, renderChecks } from "./tsume-analysis.js";
 import {
   HAND_KINDS, LABELS, NAMES, SIDES, changeHand, clearPosition, edit, fillWhiteHand, flipPiece,
   kindOf, makeCode, movePiece, parseSfen, placePiece, promotePiece, removePiece,
@@ -35,6 +44,14 @@ let resultFor = null; // the SFEN the result box, its KIF and the replay belong 
 let step = 0; // replay: moves made from the problem position
 let checkSeq = 0;
 let ticker = 0;
+
+const ANALYSIS_KEY = "banmen.tsume.analysis";
+let checked = null; // the position being edited as the server checked it (null: not yet, or bad)
+let checkError = null; // why the position being edited is not a problem (null: it is, or unknown)
+let analysisFor = null; // the SFEN whose analysis was asked for on this connection
+let analysis = null; // the latest "analysis" message about it
+let hint = null; // the check under the pointer or the keyboard focus (USI)
+let pinned = null; // the check tapped (USI): marked until tapped again or the position changes
 
 const shogi = new ShogiBoard($("board-svg"), { hands: { b: $("hand-b"), w: $("hand-w") }, onSquare });
 
@@ -92,12 +109,85 @@ function renderBoardArea() {
   board.dataset.step = String(mode === "replay" ? step : 0);
   board.dataset.sfen = toSfen(shown);
   const editable = loaded && mode === "edit" && !busy();
+  // a check of the analysis is marked on the problem itself, never on a later position
+  const problemShown = mode !== "replay" || step === 0;
   shogi.set({
     state: shown,
     mode: editable ? "edit" : "view",
     last,
     selected: editable && tool.kind === "move" ? moveFrom : null,
+    hint: analysisOn() && problemShown ? hint ?? pinned : null,
   });
+}
+
+// ------------------------------------------------------------------ analysis
+
+const analysisSwitch = $("analysis");
+try {
+  analysisSwitch.checked = localStorage.getItem(ANALYSIS_KEY) === "1";
+} catch {
+  /* storage disabled: analysis starts off */
+}
+
+function analysisOn() {
+  return analysisSwitch.checked;
+}
+
+// Why nothing can be analysed now (null: something can).
+function analysisBlocked() {
+  if (!loaded) return "waiting for the position…";
+  if (checkError !== null) return "not a mate problem (see the note under the position).";
+  if (!sock.open) return "not connected to the server.";
+  return null;
+}
+
+function renderAnalysis() {
+  const on = analysisOn();
+  const bar = $("analysis-bar");
+  bar.dataset.on = String(on);
+  const line = $("analysis-status");
+  const blocked = analysisBlocked();
+  const data = on && !blocked ? analysis?.data ?? null : null;
+  line.hidden = !on;
+  line.textContent = on ? analysisLine(analysis, blocked) : "";
+  line.dataset.status = !on ? "off" : blocked ? "blocked" : analysis?.status ?? "starting";
+  const rows = data?.moves ?? [];
+  line.dataset.total = String(rows.length);
+  line.dataset.decided = String(rows.filter(decided).length);
+  const live = analysis?.status === "running" || analysis?.status === "waiting";
+  renderChecks($("checks"), data, { live, pinned });
+}
+
+// Ask for the analysis of `sfen` (checked) if the switch is on and it was not asked for.
+function requestAnalysis(sfen) {
+  if (!analysisOn() || sfen === null || !sock.open) return;
+  if (analysisFor !== null && samePosition(analysisFor, sfen)) return;
+  if (sock.send({ type: "analysis", on: true, sfen })) {
+    analysisFor = sfen;
+    analysis = null;
+  }
+}
+
+// Drop what is shown (and the marks) and stop the analysis asked for.
+function forgetAnalysis() {
+  if (analysisFor !== null) sock.send({ type: "analysis", on: false });
+  analysisFor = null;
+  analysis = null;
+  hint = null;
+  pinned = null;
+}
+
+function onAnalysis(msg) {
+  // Switched off meanwhile, or about another position: stale.
+  if (!analysisOn() || !msg.on || analysisFor === null || !msg.sfen) return;
+  if (!samePosition(msg.sfen, analysisFor)) return;
+  analysis = msg;
+}
+
+function setHint(usi) {
+  if (hint === usi) return;
+  hint = usi;
+  renderBoardArea();
 }
 
 function renderStatus() {
@@ -212,6 +302,7 @@ function renderSolve() {
 
 function render() {
   renderBoardArea();
+  renderAnalysis();
   renderStatus();
   renderReplay();
   renderTools();
@@ -245,6 +336,12 @@ function clearResult() {
 function positionChanged() {
   const sfen = currentSfen();
   if (resultFor !== null && !samePosition(resultFor, sfen)) clearResult();
+  if (checked === null || !samePosition(checked, sfen)) {
+    // another position: the old one's analysis goes now, the new one's after the check
+    checked = null;
+    checkError = null;
+    if (analysisFor !== null && !samePosition(analysisFor, sfen)) forgetAnalysis();
+  }
   $("sfen").value = sfen;
   const url = `${location.pathname}?sfen=${sfenToUrlParam(sfen)}`;
   if (location.pathname + location.search !== url) history.replaceState(null, "", url);
@@ -264,11 +361,17 @@ function checkPosition(sfen) {
       if (seq !== checkSeq) return;
       note.dataset.ok = body.notes.length ? "warn" : "true";
       note.textContent = body.notes.length ? `Note: ${body.notes.join("; ")}.` : "Position OK.";
+      checked = body.sfen;
+      checkError = null;
+      requestAnalysis(checked);
     } catch (e) {
       if (seq !== checkSeq) return;
       note.dataset.ok = "false";
       note.textContent = `Not a valid position: ${e.message}`;
+      checked = null;
+      checkError = e.message;
     }
+    renderAnalysis();
   }, 200);
 }
 
@@ -440,6 +543,10 @@ function onMessage(msg) {
       break;
     case "notice":
       break;
+    case "analysis":
+      onAnalysis(msg);
+      renderAnalysis();
+      return;
     default:
       return;
   }
@@ -447,6 +554,11 @@ function onMessage(msg) {
 }
 
 function onStatus(status) {
+  if (status !== "connected") {
+    // a new connection starts with no analysis: asked for again once it opens
+    analysisFor = null;
+    analysis = null;
+  }
   if (status !== "connected" && (solve || solveAsked)) {
     // The server stops a connection's solve when the connection drops.
     solve = null;
@@ -459,7 +571,15 @@ function onStatus(status) {
   if (loaded) render();
 }
 
-const sock = pageSocket("/ws/tsume", { onOpen: () => render(), onMessage, onStatus });
+const sock = pageSocket("/ws/tsume", {
+  onOpen: () => {
+    analysisFor = null;
+    requestAnalysis(checked);
+    render();
+  },
+  onMessage,
+  onStatus,
+});
 
 function startSolve() {
   if (!loaded || busy()) return;
@@ -508,6 +628,39 @@ $("cancel").addEventListener("click", () => {
     solve.cancelling = true;
     render();
   }
+});
+
+analysisSwitch.addEventListener("change", () => {
+  try {
+    localStorage.setItem(ANALYSIS_KEY, analysisOn() ? "1" : "0");
+  } catch {
+    /* not remembered, still switched */
+  }
+  if (analysisOn()) requestAnalysis(checked);
+  else forgetAnalysis();
+  render();
+});
+const checksList = $("checks");
+checksList.addEventListener("click", (ev) => {
+  const li = ev.target.closest("li[data-usi]");
+  if (!li) return;
+  pinned = pinned === li.dataset.usi ? null : li.dataset.usi;
+  hint = null; // (a tap also hovers: the pin shows, or goes, at once)
+  render();
+});
+checksList.addEventListener("mouseover", (ev) => {
+  const li = ev.target.closest("li[data-usi]");
+  if (li) setHint(li.dataset.usi);
+});
+checksList.addEventListener("mouseleave", () => setHint(null));
+checksList.addEventListener("focusin", (ev) => {
+  // the keyboard's focus marks a check as the pointer does (a tap's focus does not: the
+  // tap pins it, or unpins it)
+  const li = ev.target.closest("li[data-usi]");
+  if (li && ev.target.matches(":focus-visible")) setHint(li.dataset.usi);
+});
+checksList.addEventListener("focusout", (ev) => {
+  if (!checksList.contains(ev.relatedTarget)) setHint(null);
 });
 
 $("first").addEventListener("click", () => goTo(0));
