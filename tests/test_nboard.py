@@ -215,3 +215,38 @@ def test_max_move_time_must_be_positive() -> None:
     for bad in (0.0, -1.0, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="max_move_time"):
             NBoardSession(io.StringIO(), max_move_time=bad)
+
+
+def test_hint_near_the_end_gives_every_move_its_exact_value() -> None:
+    """``hint N`` answers ``search <move> <eval> 0 <depth>`` per move, best first, in the
+    NBoard protocol's form; near the end of a game (within the session's depth) every
+    value is the exact final disc difference, checked by brute force."""
+    import random
+
+    from test_othello import Memo, _random_position
+
+    from banmen.games.othello import BLACK, PASS
+
+    rng = random.Random(23)
+    memo = Memo(bits=20)
+    for _ in range(3):
+        board = _random_position(rng, 9)
+        if board.legal_moves == [PASS]:
+            continue
+        out = Out()
+        s = NBoardSession(out, depth=12)
+        assert s.handle(f"set game {board.to_ggf()}")
+        assert s.handle("hint 64")
+        lines = out.lines()
+        assert lines[-1] == "status"
+        rows = [ln.split() for ln in lines if ln.startswith("search ")]
+        assert len(rows) == len(board.legal_moves)
+        values = []
+        for word, move, value, zero, depth in rows:
+            assert word == "search" and zero == "0" and int(depth) >= 1
+            child = board.copy()
+            child.push(board.parse_move(move))
+            p, o = (child.black, child.white) if child.turn == BLACK else (child.white, child.black)
+            assert float(value) == -memo.value(p, o), (board.to_string(), move, value)
+            values.append(float(value))
+        assert values == sorted(values, reverse=True)
