@@ -16,11 +16,13 @@ none stays ``open`` (no mate is proved only at any length) and the analysis ends
 from __future__ import annotations
 
 import time
+from functools import cache
 from typing import TYPE_CHECKING
 
 from banmen.analysis import Analysis, MoveValue, OnUpdate
 from banmen.games.shogi.compiled import CompiledBackend
 from banmen.games.shogi.formats import parse_sfen
+from banmen.games.shogi.tsume import warm_up
 from banmen.search.limits import Limit, StopFlag
 from banmen.search.proof import INF
 
@@ -31,6 +33,11 @@ __all__ = ["analyse", "HASH_MB"]
 
 #: the transposition table of an analysis, in MB
 HASH_MB = 256
+
+
+@cache
+def _load() -> None:
+    warm_up()
 
 
 def _order(rows: list[MoveValue]) -> list[MoveValue]:
@@ -45,6 +52,7 @@ def analyse(
     """What is proved about each check of the side to move of ``board`` (a mate problem:
     the attacker to move), within ``limit`` (time, nodes; depth: the longest mate looked
     for, in plies) and ``stop``."""
+    _load()  # the solver compiled or loaded before the clock starts
     t0 = time.perf_counter()
     b = CompiledBackend(parse_sfen(board.sfen()), limit, stop, None, HASH_MB)
     out = Analysis("shogi", [])
