@@ -429,6 +429,8 @@ def test_the_page_draws_its_japanese_with_its_own_fonts(tab: Tab) -> None:
     assert drawn_with('#palette button[data-piece="+N"] span', serif) == serif  # 圭
     sans = {"Banmen Shogi Sans": 1}
     assert drawn_with("#board-svg text.coord:nth-of-type(2)", sans) == sans  # 一
+    # a lone kanji among Latin letters: Chromium would draw it with the Latin font's box
+    assert drawn_with("#tools [data-tool=promote] .ja", sans) == sans  # 成
 
     tab.solve()
     tab.wait_result("mate")
