@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from banmen.bench.othello import _egaroucid
+from banmen.bench.othello import _egaroucid, egaroucid_rows
 from banmen.games.othello import PASS, Board
 from banmen.search.limits import Limit
 
@@ -151,14 +151,9 @@ def _egaroucid_hint(board: Board, n: int, time_limit: float) -> dict[str, Any]:
         ).stdout  # fmt: skip
     except subprocess.TimeoutExpired:
         return {"complete": False, "seconds": time_limit, "values": {}}
-    values: dict[str, int] = {}
-    seconds = 0.0
-    for line in out.splitlines():
-        f = [c.strip() for c in line.strip().lstrip(">").strip().strip("|").split("|")]
-        if len(f) >= 6 and f[0] == "60" and f[1].endswith("@100%"):
-            values[f[2].lower()] = int(f[3])
-            h, m, s = f[4].split(":")
-            seconds += int(h) * 3600 + int(m) * 60 + float(s)
+    exact = [r for r in egaroucid_rows(out) if r["exact"]]
+    values: dict[str, int] = {r["move"]: r["score"] for r in exact}
+    seconds = sum(r["seconds"] for r in exact)
     return {
         "complete": len(values) == n,
         "seconds": seconds,

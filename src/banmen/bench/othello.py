@@ -303,14 +303,31 @@ def _egaroucid_solve(board: str, time_limit: float | None) -> dict[str, Any]:
             ).stdout  # fmt: skip
         except subprocess.TimeoutExpired:
             return _anchor_row(None, None, float(time_limit or 0), 0)
-    # "|  60|  20@100%|  a2|  +38|  000:00:00.434|  22087127|  50891997|"
-    for line in out.splitlines():
-        f = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(f) >= 6 and f[0] == "60":
-            if not f[1].endswith("@100%"):
-                raise RuntimeError(f"Egaroucid searched selectively: depth {f[1]}")
-            return _anchor_row(int(f[3]), f[2].lower(), _clock(f[4]), int(f[5]))
+    for r in egaroucid_rows(out):
+        if not r["exact"]:
+            raise RuntimeError(f"Egaroucid searched selectively: depth {r['depth']}")
+        return _anchor_row(r["score"], r["move"], r["seconds"], r["nodes"])
     raise RuntimeError(f"no result in Egaroucid's output: {out[-300:]!r}")
+
+
+def egaroucid_rows(out: str) -> list[dict[str, Any]]:
+    """The level-60 result rows of Egaroucid's console (``-solve`` and ``hint`` print
+    ``| 60 | 20@100% | a2 | +38 | 000:00:00.434 | 22087127 | ... |``, the shell's prompt
+    ``>`` possibly before): move, score, its own seconds and nodes, and whether the search
+    was exact (``@100%``)."""
+    rows = []
+    for line in out.splitlines():
+        f = [c.strip() for c in line.strip().lstrip(">").strip().strip("|").split("|")]
+        if len(f) >= 6 and f[0] == "60":
+            rows.append({
+                "depth": f[1],
+                "exact": f[1].endswith("@100%"),
+                "move": f[2].lower(),
+                "score": int(f[3]),
+                "seconds": _clock(f[4]),
+                "nodes": int(f[5]),
+            })  # fmt: skip
+    return rows
 
 
 def midgame_positions(n: int = 20, seed: int = 2026) -> list[Board]:
