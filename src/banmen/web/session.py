@@ -38,9 +38,10 @@ from typing import Any, Protocol
 from starlette.websockets import WebSocket
 
 from banmen.engine import GameBoard, Info, Result
+from banmen.web.analysis_jobs import submit_watched, waiting_line
 from banmen.web.games import WebGame
 from banmen.web.levels import Level, capped_limit
-from banmen.web.limits import Limits, RateLimit, busy_line, client_address, ordinal
+from banmen.web.limits import Limits, RateLimit, busy_line, client_address
 from banmen.web.protocol import (
     MAX_DELAY_MS,
     Action,
@@ -179,8 +180,7 @@ _AFTER_CPU = "waiting for the CPU's move: the analysis needs its engine"
 
 
 def _in_line(position: int) -> str:
-    """An analysis waiting for an engine, in words."""
-    return f"waiting for an engine ({ordinal(position)} in line; CPU moves go first)"
+    return waiting_line(position, "CPU moves")
 
 
 @dataclass
@@ -605,33 +605,26 @@ class GameSession:
         self._start_analysis(run)
 
     def _start_analysis(self, run: _AnalysisRun) -> None:
-        holder: list[Job[dict[str, Any]]] = []
+        def on_data(data: dict[str, Any]) -> None:
+            run.data = data
+            run.status = "running"
+            run.message = None
+            self._tell_analysis(run)
 
-        def current() -> bool:
-            return self._analysis is run and bool(holder) and run.job is holder[0]
-
-        def on_analysis(data: dict[str, Any]) -> None:
-            if current():
-                run.data = data
-                run.status = "running"
-                run.message = None
-                self._tell_analysis(run)
-
-        def on_queue(position: int) -> None:
-            if current() and position > 0:
-                run.status, run.message = "waiting", _in_line(position)
-                self._tell_analysis(run)
+        def on_waiting(position: int) -> None:
+            run.status, run.message = "waiting", _in_line(position)
+            self._tell_analysis(run)
 
         try:
-            job = self.services.pool.submit_analysis(
-                self.game.name, self.board.to_dict(), on_analysis,
-                owner=self.id, on_queue=on_queue,
+            job = submit_watched(
+                self.services.pool, self.game.name, self.board.to_dict(), owner=self.id,
+                wanted=lambda job: self._analysis is run and run.job is job,
+                on_data=on_data, on_waiting=on_waiting,
             )  # fmt: skip
         except PoolBusy as e:
             run.status, run.message = "failed", str(e)
             self._tell_analysis(run)
             return
-        holder.append(job)
         run.job = job
         run.status = "waiting" if job.position else "running"
         run.message = _in_line(job.position) if job.position else None

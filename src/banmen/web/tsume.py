@@ -81,7 +81,8 @@ from banmen.engine import Info, Result
 from banmen.games.shogi.errors import ShogiError
 from banmen.games.shogi.problem import check_sfen, move_names, summary
 from banmen.search.limits import Limit
-from banmen.web.limits import busy_line, ordinal
+from banmen.web.analysis_jobs import submit_watched, waiting_line
+from banmen.web.limits import busy_line
 from banmen.web.protocol import ProtocolError, decode_object
 from banmen.web.replies import NO_STORE_JSON, one_line
 from banmen.web.session import Client, serve_socket
@@ -181,8 +182,7 @@ def _answer(extra: dict[str, Any], sfen: str) -> dict[str, Any]:
 
 
 def _in_line(position: int) -> str:
-    """An analysis waiting for an engine, in words."""
-    return f"waiting for an engine ({ordinal(position)} in line; solves and CPU moves go first)"
+    return waiting_line(position, "solves and CPU moves")
 
 
 def _decided(row: dict[str, Any]) -> bool:
@@ -576,36 +576,31 @@ class TsumeSession:
             run.status, run.message = "failed", "the server is shutting down: no new analyses"
             self._tell(run)
             return
-        holder: list[Job[dict[str, Any]]] = []
 
-        def current() -> bool:
-            return self.analysis is run and bool(holder) and run.job is holder[0]
+        def on_data(data: dict[str, Any]) -> None:
+            run.update(data)
+            run.status, run.message = "running", None
+            self._tell(run)
 
-        def on_analysis(data: dict[str, Any]) -> None:
-            if current():
-                run.update(data)
-                run.status, run.message = "running", None
-                self._tell(run)
-
-        def on_queue(position: int) -> None:
-            if current() and position > 0:
-                run.status, run.message = "waiting", _in_line(position)
-                self._tell(run)
+        def on_waiting(position: int) -> None:
+            run.status, run.message = "waiting", _in_line(position)
+            self._tell(run)
 
         try:
-            job = pool.submit_analysis(
+            job = submit_watched(
+                pool,
                 self.service.game,
                 {"sfen": run.sfen},
-                on_analysis,
-                limit=Limit(time=self.service.analysis_seconds),
                 owner=self,
-                on_queue=on_queue,
+                wanted=lambda job: self.analysis is run and run.job is job,
+                on_data=on_data,
+                on_waiting=on_waiting,
+                limit=Limit(time=self.service.analysis_seconds),
             )
         except PoolBusy as e:
             run.status, run.message = "failed", one_line(e)
             self._tell(run)
             return
-        holder.append(job)
         run.job = job
         if job.position:
             run.status, run.message = "waiting", _in_line(job.position)
