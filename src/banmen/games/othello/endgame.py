@@ -14,9 +14,11 @@ narrows on the exact score with MTD-style tests), with the standard acceleration
 * **the learned evaluation** (:mod:`.patterns`) joins the order from ``EVAL_EMPTIES``
   empties up: the value of the position each move leaves, from ``SHALLOW_EMPTIES`` up
   after a two-ply search (it roughly halves the nodes at 24-25 empties);
-* **stability cut-offs**: the opponent's stable discs (edge lines anchored by corners, and
-  discs on filled lines) bound our best final score; a window above that bound is refuted
-  without search;
+* **stability cut-offs**: the opponent's stable discs (:func:`stable_full`: edge discs by
+  the exact one-edge game, discs on filled lines, and discs held by stable neighbours)
+  bound our best final score; a window above that bound is refuted without search;
+* **hunting**: a window that asks for nearly all the discs (:data:`HUNT_MARGIN`) is
+  searched by mobility alone, the way to find a wipe-out soon;
 * **transposition table** of lower and upper bounds with the best move, from
   ``TT_EMPTIES`` empties up; above ``ETC_EMPTIES``, each child is looked up before any is
   searched (enhanced transposition cut-off).
@@ -65,6 +67,7 @@ _SMALL = 7  # from here down: parity ordering, no move lists, no table
 TT_EMPTIES = 11  # from here up: the transposition table
 ETC_EMPTIES = 14  # above this: enhanced transposition cut-offs
 _INF = 127
+_NO_CUT = -1000  # (_order: no enhanced transposition cut-off)
 #: From this many empties up, the learned evaluation of the position a move leaves takes
 #: part in ordering the moves; from ``SHALLOW_EMPTIES`` up, a ``SHALLOW_DEPTH``-ply search
 #: with it. Chosen by node counts on FFO #41-#47 (docs/BENCHMARKS.md).
@@ -72,6 +75,14 @@ EVAL_EMPTIES = 14
 SHALLOW_EMPTIES = 18
 SHALLOW_DEPTH = 2
 EVAL_SHIFT = 4  # 1/16 of a centi-disc per unit of the key: 6.25 units a disc, 16 a reply
+#: A node *hunts* a wipe-out-like win when its window asks for more than the opponent
+#: keeping all the discs they have now would allow, by this margin: ``alpha >= 64 -
+#: 2 * (their discs) + HUNT_MARGIN``. It then orders by mobility alone — the fewer replies
+#: the opponent has, the sooner they run out — without the table's move from a lower
+#: window first. FFO #59 (+64 in 34 empties): 3.5 M nodes, against an unfinished 120 s
+#: without; margins 0 and 8 were quicker there but cost 25% and 10% more nodes on
+#: FFO #40-#47, 16 costs 1% (docs/BENCHMARKS.md).
+HUNT_MARGIN = 16
 _OFF = 99  # an empties threshold never reached
 _WIDE = 1 << 20  # beyond any evaluation (centi-discs)
 
@@ -329,6 +340,105 @@ def stable_discs(P: Any, O: Any) -> Any:
     return (_stable_edges(P) | _full_lines(P | O)) & P
 
 
+def _edge_table() -> Any:
+    """``[p * 256 + o]``: which of P's discs on one edge (8 bits; ``p``, ``o`` disjoint)
+    stay P's whatever is played on that edge. An edge disc can only be flipped along its
+    edge, so the one-line game decides it; any empty square may be taken by either side
+    (in the whole board a move there may flip along another line), which can only shrink
+    the answer: it is exact for the line, and safe for the board."""
+    memo: dict[tuple[int, int], int] = {}
+
+    def place(me: int, you: int, sq: int) -> tuple[int, int]:
+        flip = 0
+        for step in (1, -1):
+            run, x = 0, sq + step
+            while 0 <= x < 8 and (you >> x) & 1:
+                run |= 1 << x
+                x += step
+            if run and 0 <= x < 8 and (me >> x) & 1:
+                flip |= run
+        return me | flip | (1 << sq), you & ~flip
+
+    def stable(p: int, o: int) -> int:
+        key = (p, o)
+        if key in memo:
+            return memo[key]
+        out = p
+        for sq in range(8):
+            if ((p | o) >> sq) & 1:
+                continue
+            np_, no = place(p, o, sq)  # P plays there
+            out &= stable(np_, no)
+            no, np_ = place(o, p, sq)  # O plays there
+            out &= stable(np_, no)
+            if not out:
+                break
+        memo[key] = out
+        return out
+
+    table = np.zeros(1 << 16, dtype=np.uint8)
+    for p in range(256):
+        rest = 255 & ~p
+        o = rest
+        while True:  # every subset of the squares P leaves
+            table[p * 256 + o] = stable(p, o)
+            if o == 0:
+                break
+            o = (o - 1) & rest
+    return table
+
+
+_EDGE_STABLE = _edge_table()
+_FILE_A = U(0x0101010101010101)
+_FILE_H = U(0x8080808080808080)
+_BORDER = U(0xFF818181818181FF)
+# a byte spread down file A (bit r of the byte to row r)
+_SPREAD_A = np.array([sum(((b >> r) & 1) << (8 * r) for r in range(8)) for b in range(256)],
+                     dtype=np.uint64)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _file_byte(x: Any) -> Any:
+    """File A of ``x`` as a byte (row r to bit r)."""
+    return ((x & _FILE_A) * U(0x0102040810204080)) >> U(56)
+
+
+@njit(cache=True)
+def _edge_stable(P: Any, O: Any) -> Any:
+    """P's discs on the four edges that no sequence of moves can flip (:func:`_edge_table`)."""
+    t = _EDGE_STABLE
+    s = U(t[(P & U(0xFF)) * U(256) + (O & U(0xFF))])
+    s |= U(t[(P >> U(56)) * U(256) + (O >> U(56))]) << U(56)
+    s |= U(_SPREAD_A[t[_file_byte(P) * U(256) + _file_byte(O)]])
+    s |= U(_SPREAD_A[t[_file_byte(P >> U(7)) * U(256) + _file_byte(O >> U(7))]]) << U(7)
+    return s
+
+
+@njit(cache=True)
+def stable_full(P: Any, O: Any) -> Any:
+    """A larger subset of P's discs that can never be flipped than :func:`stable_discs`:
+    edge discs by the exact one-edge game (:func:`_edge_table`), discs on four full lines,
+    and, grown until nothing changes, any disc that along each of its four lines is on a
+    full line, at the border, or next to a stable disc of P's (a run of P's through it
+    cannot be flanked without flipping that disc too). What the endgame's stability
+    cut-off uses; the hand-set evaluation keeps :func:`stable_discs`."""
+    occ = P | O
+    h = _full_of(occ, _ROWS) | _FILE_A | _FILE_H
+    v = _full_of(occ, _COLS) | U(0xFF000000000000FF)
+    d = _full_of(occ, _DIAG) | _BORDER
+    a = _full_of(occ, _ANTI) | _BORDER
+    st = (_edge_stable(P, O) | (h & v & d & a)) & P
+    while True:
+        nh = h | ((st << U(1)) & ~_FILE_A) | ((st >> U(1)) & ~_FILE_H)
+        nv = v | (st << U(8)) | (st >> U(8))
+        nd = d | ((st << U(9)) & ~_FILE_A) | ((st >> U(9)) & ~_FILE_H)
+        na = a | ((st << U(7)) & ~_FILE_H) | ((st >> U(7)) & ~_FILE_A)
+        grown = st | (P & nh & nv & nd & na)
+        if grown == st:
+            return st
+        st = grown
+
+
 # --------------------------------------------------------------------------- table
 
 
@@ -433,6 +543,80 @@ def _solve_small(P: Any, O: Any, alpha: int, beta: int, n: int, passed: int, ctl
 
 
 @njit(cache=True, inline="always")
+def _order(
+    P: Any,
+    O: Any,
+    mv: Any,
+    n: int,
+    beta: int,
+    tt_move: int,
+    etc: bool,
+    hunt: bool,
+    sqs: Any,
+    keys: Any,
+    fl: Any,
+    ctl: Any,
+    tt: Any,
+    W: Any,
+) -> tuple[int, int]:
+    """Put the moves ``mv`` in ``sqs`` (their flips in ``fl``), best first: the table's
+    move, then fewest opponent replies (a corner counting twice), then fewest of our discs
+    next to an empty square, corners first on ties, and from ``_EVAL_EMPTIES`` up the
+    learned evaluation (a shallow search with it from ``_SHALLOW_EMPTIES``). When the node
+    ``hunt``s (:data:`HUNT_MARGIN`), mobility alone, and the table's move no longer leads.
+    Gives (the number of moves, ``_NO_CUT``) — or, with ``etc``, (0, a value >= ``beta``)
+    as soon as the table shows a child that refutes the window (enhanced transposition
+    cut-off)."""
+    m = 0
+    x = mv
+    while x:
+        sq = np.int64(ctz64(x))
+        x &= x - U(1)
+        f = flips(P, O, U(sq))
+        nP = O ^ f
+        nO = P ^ f ^ (U(1) << U(sq))
+        if etc:
+            # A child the table already shows to be at most -beta for the opponent
+            # refutes the window before any search.
+            ce = _tt_get(tt, ctl, _key(nP, nO))
+            if ce != 0:
+                cu = ((ce >> 8) & 255) - 128
+                if -cu >= beta:
+                    return 0, -cu
+        om = moves(nP, nO)
+        # The opponent's replies (a corner counts twice), then our discs next to an empty
+        # square (the opponent's potential mobility: where their later moves can come).
+        score = (np.int64(popcnt64(om)) + np.int64(popcnt64(om & _CORNERS))) * 16
+        empt = ~(nP | nO)
+        score += np.int64(popcnt64(_neighbours(empt) & nO))
+        if (U(1) << U(sq)) & _CORNERS:
+            score -= 8
+        # The learned evaluation of the position for the opponent (lower first): the
+        # position itself, or a shallow search from it. Not when hunting: it rates how
+        # good a position is, not how soon the opponent runs out of discs and moves.
+        if hunt:
+            pass
+        elif n >= ctl[_SHALLOW_EMPTIES]:
+            d = ctl[_SHALLOW_DEPTH]
+            score += _shallow(nP, nO, d, np.int64(-_WIDE), np.int64(_WIDE), W) >> ctl[_EVAL_SHIFT]
+        elif n >= ctl[_EVAL_EMPTIES]:
+            score += pattern_value(W, nP, nO) >> ctl[_EVAL_SHIFT]
+        if sq == tt_move and not hunt:  # (found by a test of a lower window: often not
+            score = -1000  # the move that wins everything)
+        j = m
+        while j > 0 and keys[j - 1] > score:
+            keys[j] = keys[j - 1]
+            sqs[j] = sqs[j - 1]
+            fl[j] = fl[j - 1]
+            j -= 1
+        keys[j] = score
+        sqs[j] = sq
+        fl[j] = np.int64(f)
+        m += 1
+    return m, _NO_CUT
+
+
+@njit(cache=True, inline="always")
 def _children(
     P: Any,
     O: Any,
@@ -496,8 +680,9 @@ def _solve(
         return 0
     # Stability cut-off: the opponent's stable discs stay theirs to the end. Only worth
     # computing when even all of the opponent's discs being stable would cut.
+    hunt = alpha >= 64 - 2 * np.int64(popcnt64(O)) + HUNT_MARGIN
     if alpha >= 64 - 2 * np.int64(popcnt64(O)):
-        bound = 64 - 2 * np.int64(popcnt64(stable_discs(O, P)))
+        bound = 64 - 2 * np.int64(popcnt64(stable_full(O, P)))
         if bound <= alpha:
             return bound
     mv = moves(P, O)
@@ -526,53 +711,14 @@ def _solve(
             if upper < beta:
                 beta = upper
 
-    # Fastest first: fewest opponent replies; corners break ties; the table's move leads.
-    sqs = buf[n, :32]  # one row per number of empties: each level of the path has its own
+    # Fastest first (:func:`_order`); one row of ``buf`` per number of empties, so each
+    # level of the path has its own move list.
+    sqs = buf[n, :32]
     keys = buf[n, 32:64]
     fl = buf[n, 64:]  # each move's flips, kept for playing it
-    m = 0
-    x = mv
-    while x:
-        sq = np.int64(ctz64(x))
-        x &= x - U(1)
-        f = flips(P, O, U(sq))
-        nP = O ^ f
-        nO = P ^ f ^ (U(1) << U(sq))
-        if n > ETC_EMPTIES:
-            # Enhanced transposition cut-off: a child the table already shows to be at
-            # most -beta for the opponent refutes the window before any search.
-            ce = _tt_get(tt, ctl, _key(nP, nO))
-            if ce != 0:
-                cu = ((ce >> 8) & 255) - 128
-                if -cu >= beta:
-                    return -cu
-        om = moves(nP, nO)
-        # The opponent's replies (a corner counts twice), then our discs next to an empty
-        # square (the opponent's potential mobility: where their later moves can come).
-        score = (np.int64(popcnt64(om)) + np.int64(popcnt64(om & _CORNERS))) * 16
-        empt = ~(nP | nO)
-        score += np.int64(popcnt64(_neighbours(empt) & nO))
-        if (U(1) << U(sq)) & _CORNERS:
-            score -= 8
-        # The learned evaluation of the position for the opponent (lower first): the
-        # position itself, or a shallow search from it.
-        if n >= ctl[_SHALLOW_EMPTIES]:
-            d = ctl[_SHALLOW_DEPTH]
-            score += _shallow(nP, nO, d, np.int64(-_WIDE), np.int64(_WIDE), W) >> ctl[_EVAL_SHIFT]
-        elif n >= ctl[_EVAL_EMPTIES]:
-            score += pattern_value(W, nP, nO) >> ctl[_EVAL_SHIFT]
-        if sq == tt_move:
-            score = -1000
-        j = m
-        while j > 0 and keys[j - 1] > score:
-            keys[j] = keys[j - 1]
-            sqs[j] = sqs[j - 1]
-            fl[j] = fl[j - 1]
-            j -= 1
-        keys[j] = score
-        sqs[j] = sq
-        fl[j] = np.int64(f)
-        m += 1
+    m, cut = _order(P, O, mv, n, beta, tt_move, n > ETC_EMPTIES, hunt, sqs, keys, fl, ctl, tt, W)
+    if cut != _NO_CUT:
+        return cut
 
     best, best_move = _children(P, O, alpha, beta, n, sqs, fl, m, ctl, tt, stop, buf, W)
     if ctl[_ABORT]:
@@ -598,27 +744,18 @@ def _root_test(
     P: Any, O: Any, alpha: int, beta: int, n: int, ctl: Any, tt: Any, stop: Any, buf: Any, W: Any
 ) -> Any:
     """Value of the root within (alpha, beta) and the move that reached it."""
-    mv = moves(P, O)
-    x = mv
-    # The table's move first.
+    # Ordered as at every other node (:func:`_order`): a win found by a move tried late
+    # costs a whole refutation of each move before it (on FFO #59, a wipe-out, the square
+    # order made the root try eight moves that keep the opponent alive first).
     first = -1
     e = _tt_get(tt, ctl, _key(P, O))
     if e != 0:
         first = ((e >> 16) & 255) - 1
     sqs = buf[n, :32]  # (the children use the rows below)
+    keys = buf[n, 32:64]
     fl = buf[n, 64:]
-    m = 0
-    if first >= 0 and (mv >> U(first)) & U(1):
-        sqs[0] = first
-        fl[0] = np.int64(flips(P, O, U(first)))
-        m = 1
-    while x:
-        sq = np.int64(ctz64(x))
-        x &= x - U(1)
-        if sq != first:
-            sqs[m] = sq
-            fl[m] = np.int64(flips(P, O, U(sq)))
-            m += 1
+    hunt = alpha >= 64 - 2 * np.int64(popcnt64(O)) + HUNT_MARGIN
+    m, _ = _order(P, O, moves(P, O), n, beta, first, False, hunt, sqs, keys, fl, ctl, tt, W)
     best, best_move = _children(P, O, alpha, beta, n, sqs, fl, m, ctl, tt, stop, buf, W)
     if ctl[_ABORT]:
         return 0, -1
