@@ -59,5 +59,13 @@ class BrowserTab:
             " === 'Human')"
         )
 
+    def load(self, text: str, ply: int) -> None:
+        """Paste ``text`` into the load box and wait for the new game, ``ply`` moves in."""
+        old = self.game_id()
+        self.page.fill("#load-text", text)
+        self.page.click("#load-button")
+        self.wait_new_game(old)
+        self.wait_phase("human", ply=ply)
+
     def close(self) -> None:
         self.context.close()

@@ -14,7 +14,7 @@ import asyncio
 import json
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -192,25 +192,7 @@ def client(db: Path) -> Iterator[TestClient]:
 
 
 class Conn(WsConn):
-    """A game socket that reads analysis messages too."""
-
-    def analysis(self, pred: Callable[[Msg], bool] = lambda m: True) -> Msg:
-        """The next ``analysis`` message matching ``pred`` (others are skipped)."""
-        return self.until(lambda m: m["type"] == "analysis" and pred(m))
-
-    def valued(self, position: int, pred: Callable[[Msg], bool] = lambda m: True) -> Msg:
-        """The next analysis message with values, for ``position`` (checked: every one on
-        the way is of the game shown, and none of an older position follows the state of a
-        newer one)."""
-
-        def wanted(m: Msg) -> bool:
-            if m["type"] != "analysis":
-                return False
-            assert m["id"] == self.state["id"], m
-            assert m["position"] == len(self.state["history"]), (m["position"], m["status"])
-            return m["position"] == position and m["data"] is not None and pred(m)
-
-        return self.until(wanted)
+    """A game socket that makes moves."""
 
     def move(self, square: str) -> Msg:
         ply = len(self.state["history"])

@@ -39,13 +39,6 @@ class Tab(BrowserTab):
         self.goto(path)
         self.wait_phase("human", "cpu", "paused", "over")
 
-    def load(self, text: str, ply: int) -> None:
-        old = self.game_id()
-        self.page.fill("#load-text", text)
-        self.page.click("#load-button")
-        self.wait_new_game(old)
-        self.wait_phase("human", ply=ply)
-
     def shown(self) -> dict[str, list[Any]]:
         value: dict[str, list[Any]] = self.page.evaluate(SHOWN)
         return value

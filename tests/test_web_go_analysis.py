@@ -16,7 +16,7 @@ import asyncio
 import json
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -91,25 +91,7 @@ def client(db: Path) -> Iterator[TestClient]:
 
 
 class Conn(WsConn):
-    """A socket on /ws/go that reads analysis messages too."""
-
-    def analysis(self, pred: Callable[[Msg], bool] = lambda m: True) -> Msg:
-        """The next ``analysis`` message matching ``pred`` (others are skipped)."""
-        return self.until(lambda m: m["type"] == "analysis" and pred(m))
-
-    def valued(self, position: int, pred: Callable[[Msg], bool] = lambda m: True) -> Msg:
-        """The next analysis message with values, for ``position`` (checked: every one on
-        the way is of the game shown, and none of an older position follows the state of a
-        newer one)."""
-
-        def wanted(m: Msg) -> bool:
-            if m["type"] != "analysis":
-                return False
-            assert m["id"] == self.state["id"], m
-            assert m["position"] == len(self.state["history"]), (m["position"], m["status"])
-            return m["position"] == position and m["data"] is not None and pred(m)
-
-        return self.until(wanted)
+    """A socket on /ws/go."""
 
     def do(self, msg: Msg) -> Msg:
         """Send ``msg`` and return the state it leads to."""

@@ -40,14 +40,6 @@ class Tab(BrowserTab):
         self.wait_new_game(old)
         self.wait_phase("human", ply=0)
 
-    def load(self, text: str, ply: int) -> None:
-        """Paste ``text`` into the load box and wait for the new game, ``ply`` moves in."""
-        old = self.game_id()
-        self.page.fill("#load-text", text)
-        self.page.click("#load-button")
-        self.wait_new_game(old)
-        self.wait_phase("human", ply=ply)
-
     def set_hints(self, on: bool) -> None:
         """Tick or untick the flip-count box and wait until the board is redrawn."""
         if on:

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import cshogi
 import pytest
+from test_web_tsume_analysis import checks
 from test_web_tsume_browser import MICROCOSMOS, PHONE, THREE, Tab
 
 from banmen.games.shogi import normalize_sfen
@@ -111,18 +111,6 @@ def tab(browser: Any, server: str) -> Iterator[ATab]:
     yield t
     t.close()
     assert t.errors == [], f"console errors: {t.errors}"
-
-
-def checks(sfen: str) -> set[str]:
-    """The attacker's checks in ``sfen``, by cshogi."""
-    board = cshogi.Board(sfen)
-    out = set()
-    for m in board.legal_moves:
-        board.push(m)
-        if board.is_check():
-            out.add(cshogi.move_to_usi(m))
-        board.pop()
-    return out
 
 
 def first3(sfen: str) -> str:

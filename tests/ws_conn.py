@@ -50,6 +50,24 @@ class WsConn:
         assert 0 < len(text) < 300
         return text
 
+    def analysis(self, pred: Callable[[Msg], bool] = lambda m: True) -> Msg:
+        """The next ``analysis`` message matching ``pred`` (others are skipped)."""
+        return self.until(lambda m: m["type"] == "analysis" and pred(m))
+
+    def valued(self, position: int, pred: Callable[[Msg], bool] = lambda m: True) -> Msg:
+        """The next analysis message with values, for ``position`` (checked: every one on
+        the way is of the game shown, and none of an older position follows the state of a
+        newer one)."""
+
+        def wanted(m: Msg) -> bool:
+            if m["type"] != "analysis":
+                return False
+            assert m["id"] == self.state["id"], m
+            assert m["position"] == len(self.state["history"]), (m["position"], m["status"])
+            return m["position"] == position and m["data"] is not None and pred(m)
+
+        return self.until(wanted)
+
     def join(self, game_id: str | None = None) -> Msg:
         self.send({"type": "join", "id": game_id} if game_id else {"type": "join"})
         return self.next_state()
