@@ -80,8 +80,8 @@ EVAL_SHIFT = 4  # 1/16 of a centi-disc per unit of the key: 6.25 units a disc, 1
 #: 2 * (their discs) + HUNT_MARGIN``. It then orders by mobility alone — the fewer replies
 #: the opponent has, the sooner they run out — without the table's move from a lower
 #: window first. FFO #59 (+64 in 34 empties): 3.5 M nodes, against an unfinished 120 s
-#: without; margins 0 and 8 were quicker there but cost 25% and 10% more nodes on
-#: FFO #40-#47, 16 costs 1% (docs/BENCHMARKS.md).
+#: without; margins 0 and 8 were quicker there but cost 23% and 9% more nodes on
+#: FFO #40-#47 than no hunting, 16 costs 1% (docs/BENCHMARKS.md).
 HUNT_MARGIN = 16
 _OFF = 99  # an empties threshold never reached
 _WIDE = 1 << 20  # beyond any evaluation (centi-discs)
