@@ -531,7 +531,6 @@ class Job(Generic[T]):
         self.overran = False
         self.worker: EngineWorker | None = None
         self._pool: EnginePool | None = None
-        self._task = request.task
         self._request: _Request | None = request
         self._wake = asyncio.Event()
 
@@ -759,8 +758,7 @@ class EnginePool:
             self._tell(job, 0)
         # Searches first: each search left waiting stops an analysis holding a worker
         # (one already stopping frees its worker within moments anyway).
-        need = sum(1 for j in line if not j.background)
-        need -= sum(1 for j in self._active if j.background and j.stop_at is not None)
+        need = sum(1 for j in line if not j.background) - self.yielding
         for job in self._active:
             if need <= 0:
                 break
@@ -880,7 +878,7 @@ class EnginePool:
             job.on_progress(Progress(msg[2], msg[3]))
         elif kind == "analysis" and job.on_analysis is not None:
             job.on_analysis(msg[2])
-        elif kind == "result" and job._task == "analyse":
+        elif kind == "result" and job.background:
             if job.on_analysis is not None:
                 job.on_analysis(msg[2])
             job.future.set_result(msg[2])
