@@ -389,9 +389,8 @@ def _edge_table() -> Any:
 
 
 _EDGE_STABLE = _edge_table()
-_FILE_A = U(0x0101010101010101)
-_FILE_H = U(0x8080808080808080)
-_BORDER = U(0xFF818181818181FF)
+_RANKS_1_8 = _EDGE_TOP | _EDGE_BOTTOM
+_BORDER = _RANKS_1_8 | _EDGE_LEFT | _EDGE_RIGHT
 # a byte spread down file A (bit r of the byte to row r)
 _SPREAD_A = np.array([sum(((b >> r) & 1) << (8 * r) for r in range(8)) for b in range(256)],
                      dtype=np.uint64)  # fmt: skip
@@ -400,7 +399,7 @@ _SPREAD_A = np.array([sum(((b >> r) & 1) << (8 * r) for r in range(8)) for b in 
 @njit(cache=True, inline="always")
 def _file_byte(x: Any) -> Any:
     """File A of ``x`` as a byte (row r to bit r)."""
-    return ((x & _FILE_A) * U(0x0102040810204080)) >> U(56)
+    return ((x & _EDGE_LEFT) * U(0x0102040810204080)) >> U(56)
 
 
 @njit(cache=True)
@@ -423,16 +422,16 @@ def stable_full(P: Any, O: Any) -> Any:
     cannot be flanked without flipping that disc too). What the endgame's stability
     cut-off uses; the hand-set evaluation keeps :func:`stable_discs`."""
     occ = P | O
-    h = _full_of(occ, _ROWS) | _FILE_A | _FILE_H
-    v = _full_of(occ, _COLS) | U(0xFF000000000000FF)
+    h = _full_of(occ, _ROWS) | _EDGE_LEFT | _EDGE_RIGHT
+    v = _full_of(occ, _COLS) | _RANKS_1_8
     d = _full_of(occ, _DIAG) | _BORDER
     a = _full_of(occ, _ANTI) | _BORDER
     st = (_edge_stable(P, O) | (h & v & d & a)) & P
     while True:
-        nh = h | ((st << U(1)) & ~_FILE_A) | ((st >> U(1)) & ~_FILE_H)
+        nh = h | ((st << U(1)) & ~_EDGE_LEFT) | ((st >> U(1)) & ~_EDGE_RIGHT)
         nv = v | (st << U(8)) | (st >> U(8))
-        nd = d | ((st << U(9)) & ~_FILE_A) | ((st >> U(9)) & ~_FILE_H)
-        na = a | ((st << U(7)) & ~_FILE_H) | ((st >> U(7)) & ~_FILE_A)
+        nd = d | ((st << U(9)) & ~_EDGE_LEFT) | ((st >> U(9)) & ~_EDGE_RIGHT)
+        na = a | ((st << U(7)) & ~_EDGE_RIGHT) | ((st >> U(7)) & ~_EDGE_LEFT)
         grown = st | (P & nh & nv & nd & na)
         if grown == st:
             return st
@@ -543,6 +542,12 @@ def _solve_small(P: Any, O: Any, alpha: int, beta: int, n: int, passed: int, ctl
 
 
 @njit(cache=True, inline="always")
+def _kept_all(O: Any) -> Any:
+    """The side to move's best final score if the opponent keeps every disc of ``O``."""
+    return 64 - 2 * np.int64(popcnt64(O))
+
+
+@njit(cache=True, inline="always")
 def _order(
     P: Any,
     O: Any,
@@ -594,13 +599,14 @@ def _order(
         # The learned evaluation of the position for the opponent (lower first): the
         # position itself, or a shallow search from it. Not when hunting: it rates how
         # good a position is, not how soon the opponent runs out of discs and moves.
-        if hunt:
-            pass
-        elif n >= ctl[_SHALLOW_EMPTIES]:
-            d = ctl[_SHALLOW_DEPTH]
-            score += _shallow(nP, nO, d, np.int64(-_WIDE), np.int64(_WIDE), W) >> ctl[_EVAL_SHIFT]
-        elif n >= ctl[_EVAL_EMPTIES]:
-            score += pattern_value(W, nP, nO) >> ctl[_EVAL_SHIFT]
+        if not hunt:
+            if n >= ctl[_SHALLOW_EMPTIES]:
+                d = ctl[_SHALLOW_DEPTH]
+                score += (
+                    _shallow(nP, nO, d, np.int64(-_WIDE), np.int64(_WIDE), W) >> ctl[_EVAL_SHIFT]
+                )
+            elif n >= ctl[_EVAL_EMPTIES]:
+                score += pattern_value(W, nP, nO) >> ctl[_EVAL_SHIFT]
         if sq == tt_move and not hunt:  # (found by a test of a lower window: often not
             score = -1000  # the move that wins everything)
         j = m
@@ -680,8 +686,9 @@ def _solve(
         return 0
     # Stability cut-off: the opponent's stable discs stay theirs to the end. Only worth
     # computing when even all of the opponent's discs being stable would cut.
-    hunt = alpha >= 64 - 2 * np.int64(popcnt64(O)) + HUNT_MARGIN
-    if alpha >= 64 - 2 * np.int64(popcnt64(O)):
+    keep = _kept_all(O)
+    hunt = alpha >= keep + HUNT_MARGIN
+    if alpha >= keep:
         bound = 64 - 2 * np.int64(popcnt64(stable_full(O, P)))
         if bound <= alpha:
             return bound
@@ -754,7 +761,7 @@ def _root_test(
     sqs = buf[n, :32]  # (the children use the rows below)
     keys = buf[n, 32:64]
     fl = buf[n, 64:]
-    hunt = alpha >= 64 - 2 * np.int64(popcnt64(O)) + HUNT_MARGIN
+    hunt = alpha >= _kept_all(O) + HUNT_MARGIN
     m, _ = _order(P, O, moves(P, O), n, beta, first, False, hunt, sqs, keys, fl, ctl, tt, W)
     best, best_move = _children(P, O, alpha, beta, n, sqs, fl, m, ctl, tt, stop, buf, W)
     if ctl[_ABORT]:
