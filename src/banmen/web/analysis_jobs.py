@@ -1,17 +1,38 @@
 """What the game pages and the tsume page share in running an analysis in the engine pool:
-a job whose updates reach its page only while the page still wants that very job, and the
-words for an analysis waiting in line."""
+a job whose updates reach its page only while the page still wants that very job, the
+words for an analysis waiting in line, and the ``analysis`` message itself."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Any
+from typing import Any, Protocol
 
 from banmen.search.limits import Limit
 from banmen.web.limits import ordinal
 from banmen.worker import EnginePool, Job
 
-__all__ = ["submit_watched", "waiting_line"]
+__all__ = ["RunState", "analysis_message", "submit_watched", "waiting_line"]
+
+
+class RunState(Protocol):
+    """What a page knows of its analysis: ``status`` (``waiting``, ``running``, ``done``,
+    ``over``, ``failed``), the latest ``data`` (``Analysis.to_dict()``) and a ``message``
+    saying why it waits or failed."""
+
+    status: str
+    data: dict[str, Any] | None
+    message: str | None
+
+
+def analysis_message(run: RunState | None, **where: Any) -> dict[str, Any]:
+    """The ``analysis`` message of ``run`` (``None``: analysis off); ``where`` names the
+    position (a game's ``id`` and ``position``, a problem's ``sfen``)."""
+    if run is None:
+        return {"type": "analysis", "on": False, **where, "status": "off", "data": None}
+    msg = {"type": "analysis", "on": True, **where, "status": run.status, "data": run.data}
+    if run.message is not None:
+        msg["message"] = run.message
+    return msg
 
 
 def waiting_line(position: int, first: str) -> str:

@@ -38,7 +38,7 @@ from typing import Any, Protocol
 from starlette.websockets import WebSocket
 
 from banmen.engine import GameBoard, Info, Result
-from banmen.web.analysis_jobs import submit_watched, waiting_line
+from banmen.web.analysis_jobs import analysis_message, submit_watched, waiting_line
 from banmen.web.games import WebGame
 from banmen.web.levels import Level, capped_limit
 from banmen.web.limits import Limits, RateLimit, busy_line, client_address
@@ -525,15 +525,8 @@ class GameSession:
 
     def _analysis_message(self, run: _AnalysisRun | None) -> dict[str, Any]:
         """The ``analysis`` message for ``run`` (``None``: analysis off)."""
-        if run is None:
-            position = len(self.board.move_stack)
-            return {"type": "analysis", "id": self.id, "position": position, "on": False,
-                    "status": "off", "data": None}  # fmt: skip
-        msg = {"type": "analysis", "id": self.id, "position": run.position, "on": True,
-               "status": run.status, "data": run.data}  # fmt: skip
-        if run.message is not None:
-            msg["message"] = run.message
-        return msg
+        position = len(self.board.move_stack) if run is None else run.position
+        return analysis_message(run, id=self.id, position=position)
 
     def _tell_analysis(self, run: _AnalysisRun) -> None:
         """Send ``run``'s state to every client that wants the analysis."""

@@ -81,7 +81,7 @@ from banmen.engine import Info, Result
 from banmen.games.shogi.errors import ShogiError
 from banmen.games.shogi.problem import check_sfen, move_names, summary
 from banmen.search.limits import Limit
-from banmen.web.analysis_jobs import submit_watched, waiting_line
+from banmen.web.analysis_jobs import analysis_message, submit_watched, waiting_line
 from banmen.web.limits import busy_line
 from banmen.web.protocol import ProtocolError, decode_object
 from banmen.web.replies import NO_STORE_JSON, one_line
@@ -543,14 +543,7 @@ class TsumeSession:
 
     def _analysis_message(self, run: _AnalysisRun | None) -> dict[str, Any]:
         """The ``analysis`` message for ``run`` (``None``: analysis off)."""
-        if run is None:
-            return {"type": "analysis", "on": False, "sfen": None, "status": "off",
-                    "data": None}  # fmt: skip
-        msg = {"type": "analysis", "on": True, "sfen": run.sfen, "status": run.status,
-               "data": run.data}  # fmt: skip
-        if run.message is not None:
-            msg["message"] = run.message
-        return msg
+        return analysis_message(run, sfen=None if run is None else run.sfen)
 
     def _tell(self, run: _AnalysisRun) -> None:
         if self.analysis is run:
