@@ -24,17 +24,33 @@ value is exact.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from banmen.engine import Engine, GameBoard
 from banmen.search.limits import STOP_REQUESTED, Deadline, Limit, StopFlag
 
-__all__ = ["MoveValue", "Analysis", "analyse_children", "KINDS", "OnUpdate"]
+__all__ = ["MoveValue", "Analysis", "analyse_children", "KINDS", "OnUpdate", "mate_rank", "proved"]
 
 #: what a row's value is (see the module docstring)
 KINDS = ("exact", "depth", "winrate", "mate", "no_mate", "open")
+
+
+def proved(kind: str, extra: Mapping[str, Any]) -> bool:
+    """Whether a row of this ``kind`` (and ``extra``) holds a proved value: exact, no mate,
+    or a mate proved shortest (``extra["shortest"]``; a mate row without it counts as
+    shortest)."""
+    return kind in ("exact", "no_mate") or (kind == "mate" and bool(extra.get("shortest", True)))
+
+
+_MATE_RANK = {"mate": 0, "open": 1, "no_mate": 2}
+
+
+def mate_rank(kind: str, value: float | None) -> tuple[int, float]:
+    """Where a row of a mate analysis stands, best first: mates (shortest first), then open
+    checks, then proved escapes."""
+    return _MATE_RANK[kind], value if value is not None else 0
 
 
 @dataclass
@@ -76,10 +92,7 @@ class Analysis:
     @property
     def complete(self) -> bool:
         """Every value proved (a mate's length proved shortest too)."""
-        return bool(self.moves) and all(
-            m.kind in ("exact", "no_mate") or (m.kind == "mate" and m.extra.get("shortest", True))
-            for m in self.moves
-        )
+        return bool(self.moves) and all(proved(m.kind, m.extra) for m in self.moves)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {

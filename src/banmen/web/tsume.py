@@ -77,6 +77,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
+from banmen.analysis import mate_rank, proved
 from banmen.engine import Info, Result
 from banmen.games.shogi.errors import ShogiError
 from banmen.games.shogi.problem import check_sfen, move_names, summary
@@ -186,9 +187,7 @@ def _in_line(position: int) -> str:
 
 
 def _decided(row: dict[str, Any]) -> bool:
-    return row["kind"] == "no_mate" or (
-        row["kind"] == "mate" and bool(row.get("extra", {}).get("shortest"))
-    )
+    return proved(row["kind"], row.get("extra", {}))
 
 
 def _better(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
@@ -203,13 +202,6 @@ def _better(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     return a if _decided(a) else b
 
 
-def _row_order(row: dict[str, Any]) -> tuple[int, int]:
-    """Mates first, shortest first; then open checks; proved escapes last (the
-    analysis's own order)."""
-    rank = {"mate": 0, "open": 1, "no_mate": 2}[row["kind"]]
-    return rank, row["value"] if row["value"] is not None else 0
-
-
 def merge_analyses(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
     """``new`` (an ``Analysis.to_dict()`` of a problem) with what ``old``, an earlier
     analysis of the same problem, proved and ``new`` has not (yet): a mate, a shorter one,
@@ -218,7 +210,7 @@ def merge_analyses(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str,
         return new
     before = {r["move"]: r for r in old["moves"]}
     rows = [_better(before[r["move"]], r) if r["move"] in before else r for r in new["moves"]]
-    rows.sort(key=_row_order)
+    rows.sort(key=lambda r: mate_rank(r["kind"], r["value"]))  # (the analysis's own order)
     return {
         **new,
         "moves": rows,

@@ -19,7 +19,7 @@ import time
 from functools import cache
 from typing import TYPE_CHECKING
 
-from banmen.analysis import Analysis, MoveValue, OnUpdate
+from banmen.analysis import Analysis, MoveValue, OnUpdate, mate_rank
 from banmen.games.shogi.compiled import CompiledBackend
 from banmen.games.shogi.formats import parse_sfen
 from banmen.games.shogi.tsume import warm_up
@@ -41,9 +41,7 @@ def _load() -> None:
 
 
 def _order(rows: list[MoveValue]) -> list[MoveValue]:
-    """Mates first, shortest first; then open checks; proved escapes last."""
-    rank = {"mate": 0, "open": 1, "no_mate": 2}
-    return sorted(rows, key=lambda r: (rank[r.kind], r.value if r.value is not None else 0))
+    return sorted(rows, key=lambda r: mate_rank(r.kind, r.value))
 
 
 def analyse(
