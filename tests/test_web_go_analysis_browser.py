@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_tab import BrowserTab
+from test_web_go_browser import Tab as GoTab
 
 from banmen.games import go
 
@@ -43,27 +43,12 @@ PV = """() => [...document.querySelectorAll("#board-svg circle.pv-stone")]
     .map(c => [c.dataset.vertex, c.dataset.color, Number(c.dataset.n)])"""
 
 
-class Tab(BrowserTab):
-    """A browser tab on the Go page."""
-
-    path = "/go"
-
-    def open(self) -> None:
-        self.goto()
-        self.wait_phase("human", "cpu", "paused", "counting", "over")
-
-    def new_game(self, size: int = 9) -> None:
-        old = self.game_id()
-        self.page.check(f'input[name="size"][value="{size}"]')
-        self.page.click("#new-button")
-        self.wait_new_game(old)
-        self.wait_phase("human", ply=0)
-
-    def point(self, vertex: str) -> str:
-        return f'#board-svg rect.pt[data-vertex="{vertex}"]'
+class Tab(GoTab):
+    """A browser tab on the Go page, reading the analysis drawn."""
 
     def click(self, vertex: str) -> None:
-        """Click a point and wait for the move to be played."""
+        """Click a point and wait for the move to be played (a CPU may then be to move,
+        or paused)."""
         ply = self.ply()
         self.page.click(self.point(vertex))
         self.wait_phase("human", "paused", "cpu", "counting", "over", ply=ply + 1)
