@@ -307,6 +307,8 @@ class EngineWorker:
     def __init__(self, warm: Sequence[str] = ("mattix",)) -> None:
         self._warm = tuple(warm)
         self._lock = threading.Lock()
+        #: held while the process is closed or restarted (one at a time, from any thread)
+        self._life = threading.RLock()
         self.ready = threading.Event()
         self.pid: int | None = None
         self._start()
@@ -376,8 +378,9 @@ class EngineWorker:
         return True
 
     def restart(self) -> None:
-        self.close()
-        self._start()
+        with self._life:
+            self.close()
+            self._start()
 
     def start_job(
         self,
@@ -473,16 +476,19 @@ class EngineWorker:
             self.finish_job(job_id)
 
     def close(self) -> None:
-        try:
-            self._conn.send(("quit",))
-        except (OSError, ValueError):
-            pass
-        self.proc.join(timeout=2)
-        if self.proc.is_alive():
-            self.proc.kill()
+        # (after a restart running in another thread: the pool may close a worker it is
+        # restarting, and must not meet a process made but not yet started)
+        with self._life:
+            try:
+                self._conn.send(("quit",))
+            except (OSError, ValueError):
+                pass
             self.proc.join(timeout=2)
-        self._conn.close()
-        self._reader.join(timeout=2)
+            if self.proc.is_alive():
+                self.proc.kill()
+                self.proc.join(timeout=2)
+            self._conn.close()
+            self._reader.join(timeout=2)
 
     def __enter__(self) -> EngineWorker:
         return self
