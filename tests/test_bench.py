@@ -46,8 +46,7 @@ def test_othello_perft_and_ffo_rows() -> None:
     for name, row in rec["anchors"].items():  # Edax and Egaroucid, where they are built
         assert row["leaves"] == 8200, name
     assert set(rec["anchors"]) | set(rec["anchors_missing"]) == {"edax", "egaroucid"}
-    if not FFO_CSV.is_file():
-        pytest.skip(f"no shared reference data at {FFO_CSV}")
+    assert FFO_CSV.is_file()  # shipped with banmen: no skip
     ffo = bench_ffo([40])
     (row,) = ffo["positions"]
     assert row["status"] == "solved" and row["score"] == 38 and row["best_move"] == "a2"

@@ -208,9 +208,7 @@ def test_suite_rows_and_registration(tmp_path: Path, monkeypatch: pytest.MonkeyP
         tb.tsume_rows()
 
 
-def test_shared_suite_parses() -> None:
-    if not tb.TSUME_TSV.is_file():
-        pytest.skip(f"no shared reference data at {tb.TSUME_TSV}")
+def test_shipped_suite_parses() -> None:
     rows = tb.tsume_rows(tb.TSUME_TSV)
     groups = [tb.group_of(r["mate_length"]) for r in rows]  # no unknown cell
     assert len(rows) >= 100 and all(r["sfen"] for r in rows)

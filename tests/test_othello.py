@@ -3,9 +3,11 @@ against plain minimax, FFO #40, the engine, NBoard, the CLI, bad input."""
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,10 +35,22 @@ from banmen.protocols.nboard import NBoardSession
 
 runner = CliRunner()
 
-# Bik's "Perft for Reversi" (OEIS A124004) and the pass-free variant (Egaroucid's perft
-# mode 2), from ../shared/data/othello/perft.csv.
-PERFT = {1: 4, 2: 12, 3: 56, 4: 244, 5: 1396, 6: 8200, 7: 55092, 8: 390216, 9: 3005288}
-PERFT_PASS_FREE = {**PERFT, 9: 3005320}
+
+def _perft_table() -> tuple[dict[int, int], dict[int, int]]:
+    """Bik's "Perft for Reversi" (OEIS A124004) and the pass-free variant (Egaroucid's
+    perft mode 2), from the reference data shipped with banmen."""
+    import banmen.bench
+
+    path = Path(banmen.bench.__file__).parent / "data" / "othello" / "perft.csv"
+    with path.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    return (
+        {int(r["depth"]): int(r["leaves_pass_counts_as_ply"]) for r in rows},
+        {int(r["depth"]): int(r["leaves_pass_free"]) for r in rows if r["leaves_pass_free"]},
+    )
+
+
+PERFT, PERFT_PASS_FREE = _perft_table()
 # FFO #40 (fforum-40-59): black to move, 20 empties, best a2 for +38.
 FFO40 = "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X"
 

@@ -28,15 +28,15 @@ ANCHORS = Path(
     or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "banmen-anchors"
 )
 
-#: The FFO endgame suite in the shared reference data (positions #40-#59).
-FFO_CSV = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "othello" / "ffo.csv"
+#: The FFO endgame suite (positions #40-#79), shipped with banmen (bench/data/README.md).
+FFO_CSV = Path(__file__).resolve().parent / "data" / "othello" / "ffo.csv"
 
 
 def ffo_positions(path: Path | None = None) -> dict[int, dict[str, Any]]:
     """``{id: {"board": "<64 squares> X", "score": int, "moves": [names]}}`` from ffo.csv."""
     src = path or FFO_CSV
     if not src.is_file():
-        raise ValueError(f"FFO suite not found at {src}: expected the shared reference data")
+        raise ValueError(f"FFO suite not found at {src}: expected the copy shipped in banmen/bench/data")
     out: dict[int, dict[str, Any]] = {}
     with open(src, newline="") as fh:
         for row in csv.DictReader(fh):

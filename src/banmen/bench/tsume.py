@@ -1,6 +1,6 @@
 """Tsume-shogi benchmark: banmen's df-pn solver beside cshogi's DfPn and KomoringHeights.
 
-Every problem of the shared suite (``shogi/tsume.tsv``: ``name``, ``sfen``, ``mate_length``,
+Every problem of the suite (``shogi/tsume.tsv``: ``name``, ``sfen``, ``mate_length``,
 ``source``) is given to each solver in the same run, one after the other on one thread (all
 of them on problem 1, then all on problem 2, ...), with the same wall-clock limit per problem:
 
@@ -89,8 +89,8 @@ __all__ = [
     "quick_rows",
 ]
 
-#: The tsume suite in the shared reference data (``BANMEN_TSUME_TSV`` overrides).
-TSUME_TSV = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "shogi" / "tsume.tsv"
+#: The tsume suite, shipped with banmen (bench/data/README.md; ``BANMEN_TSUME_TSV`` overrides).
+TSUME_TSV = Path(__file__).resolve().parent / "data" / "shogi" / "tsume.tsv"
 
 #: banmen's transposition table for each problem (the solver's default everywhere).
 HASH_MB = 256
@@ -122,7 +122,7 @@ def tsume_rows(path: Path | None = None) -> list[dict[str, str]]:
     """The suite's rows as ``{"name", "sfen", "mate_length", "source"}`` (strings)."""
     src = path or tsume_path()
     if not src.is_file():
-        raise ValueError(f"tsume suite not found at {src}: expected the shared reference data")
+        raise ValueError(f"tsume suite not found at {src}: expected the copy shipped in banmen/bench/data")
     with open(src, newline="", encoding="utf-8") as fh:
         return [
             {k: (row.get(k) or "").strip() for k in ("name", "sfen", "mate_length", "source")}
