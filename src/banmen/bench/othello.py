@@ -36,7 +36,7 @@ def ffo_positions(path: Path | None = None) -> dict[int, dict[str, Any]]:
     """``{id: {"board": "<64 squares> X", "score": int, "moves": [names]}}`` from ffo.csv."""
     src = path or FFO_CSV
     if not src.is_file():
-        raise ValueError(f"FFO suite not found at {src}: expected the copy shipped in banmen/bench/data")
+        raise ValueError(f"FFO suite not found at {src}: expected banmen/bench/data")
     out: dict[int, dict[str, Any]] = {}
     with open(src, newline="") as fh:
         for row in csv.DictReader(fh):

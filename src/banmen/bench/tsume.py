@@ -122,7 +122,7 @@ def tsume_rows(path: Path | None = None) -> list[dict[str, str]]:
     """The suite's rows as ``{"name", "sfen", "mate_length", "source"}`` (strings)."""
     src = path or tsume_path()
     if not src.is_file():
-        raise ValueError(f"tsume suite not found at {src}: expected the copy shipped in banmen/bench/data")
+        raise ValueError(f"tsume suite not found at {src}: expected banmen/bench/data")
     with open(src, newline="", encoding="utf-8") as fh:
         return [
             {k: (row.get(k) or "").strip() for k in ("name", "sfen", "mate_length", "source")}
