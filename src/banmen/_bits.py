@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.core.extending import intrinsic
+
+from banmen._jit import njit
 
 
 @njit(cache=True, inline="always")

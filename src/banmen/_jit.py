@@ -1,27 +1,89 @@
-"""``@kernel``: numba's ``njit(cache=True)`` for functions handed to a generic search.
+"""numba as banmen uses it: the one module that imports numba's decorators.
 
-Numba caches a function compiled for *another* jitted function as an argument only if that
-argument pickles the same way in every process. A dispatcher pickles with a random uuid,
-so by default the generic search recompiles in every new process (numba issue #9237).
-Giving each kernel a deterministic uuid — its qualified name plus a digest of the source
-files it is built from — makes the cache hit, and a changed kernel source gets a new uuid,
-so a search compiled for the old kernel is not reused.
+Every compiled module takes ``njit`` (and ``kernel``) from here, so that before anything
+compiles:
+
+* **numba's warnings are silenced** (``NumbaWarning`` and its kinds: experimental
+  features, performance hints, "cannot cache"): they are for whoever writes a kernel, not
+  for a user, and would otherwise land on a terminal or in a server log. ``BANMEN_DEBUG=1``
+  shows them; ``banmen bench compile`` and the tests check what they would say (every
+  kernel set loads from the cache in a second process without compiling).
+* **the on-disk cache is written under a lock.** numba saves a compiled function by
+  reading the function's index file, picking a data file name not yet in it and writing
+  both, with no lock (numba issues #4807 and #10128, both open). Two processes compiling
+  *different* specialisations of one function at once (two arena workers, two test
+  workers, the warm-up's parallel processes: ``search.alphabeta`` serves every game) can
+  then pick the same data file: one index entry is lost — a recompilation later — or, if
+  the writes interleave, an entry names the other's code. :func:`_locked_save` holds an
+  ``flock`` on the index for the read-modify-write and writes the data before the index,
+  so a reader that finds an entry finds its code.
+
+``@kernel`` is ``njit(cache=True)`` for functions handed to a generic search: numba caches
+a function compiled for *another* jitted function as an argument only if that argument
+pickles the same way in every process. A dispatcher pickles with a random uuid, so by
+default the generic search recompiles in every new process (numba issue #9237). Giving
+each kernel a deterministic uuid — its qualified name plus a digest of the source files it
+is built from — makes the cache hit, and a changed kernel source gets a new uuid, so a
+search compiled for the old kernel is not reused.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import inspect
-from collections.abc import Callable
+import itertools
+import os
+import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 from numba import njit, typeof
+from numba.core import caching
+from numba.core.errors import NumbaWarning
+
+__all__ = ["njit", "kernel", "bound"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 _HERE = Path(__file__).resolve().parent
 _digests: dict[str, str] = {}
+
+if not os.environ.get("BANMEN_DEBUG"):
+    warnings.filterwarnings("ignore", category=NumbaWarning)
+
+
+@contextlib.contextmanager
+def _flock(path: str) -> Iterator[None]:
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:  # a read-only cache folder: numba's own save fails the same way
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # (closing releases the lock)
+
+
+def _locked_save(self: Any, key: Any, data: Any) -> None:
+    """``IndexDataCacheFile.save`` with the index read, the data file chosen and both
+    written under one lock on the index (see the module's note)."""
+    with _flock(self._index_path + ".lock"):
+        overloads = self._load_index()
+        name = overloads.get(key)
+        if name is None:
+            taken = set(overloads.values())
+            name = next(n for i in itertools.count(1) if (n := self._data_name(i)) not in taken)
+        self._save_data(name, data)
+        overloads[key] = name
+        self._save_index(overloads)
+
+
+caching.IndexDataCacheFile.save = _locked_save  # type: ignore[method-assign]
 
 
 def _digest(path: str) -> str:

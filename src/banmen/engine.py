@@ -184,7 +184,13 @@ class Engine(ABC, Generic[BoardT]):
         stop: StopFlag | None = None,
     ) -> Result:
         """The move for the side to move of ``board``, searched within ``limit`` (none:
-        the engine's own); ``on_info`` receives progress; ``stop`` ends the search early."""
+        the engine's own); ``on_info`` receives progress; ``stop`` ends the search early.
+
+        The first call runs :meth:`warm_up` before the clock starts: no limit pays for
+        loading (or compiling) the engine's code."""
+        if not self.__dict__.get("_warmed"):
+            self.__dict__["_warmed"] = True
+            self.warm_up()
         request = Request(self.limit_for(limit), on_info, stop)
         if self.ends_at_game_over and board.is_game_over():
             return self.game_over(board, request)
@@ -203,7 +209,11 @@ class Engine(ABC, Generic[BoardT]):
         return Result(None, stopped_by="game_over")
 
     def warm_up(self) -> None:
-        """Load whatever the first search would otherwise pay for (default: nothing)."""
+        """Load whatever the first search would otherwise pay for (default: nothing): the
+        compiled code of the engine's kernel sets (:func:`banmen.warm.ensure`), a program
+        to start. Front ends call it before a clock starts (a GTP or USI session at its
+        start, the web app's workers before they take a job); :meth:`think` calls it once
+        itself. Calling it again costs nothing."""
 
     def new_game(self) -> None:
         """Forget what earlier games taught the engine (default: nothing to forget)."""

@@ -14,8 +14,8 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from banmen._jit import njit
 from banmen.games import get_game
 from banmen.games.engines import AlphaBetaEngine
 from banmen.games.mattix import Board, kernel_position

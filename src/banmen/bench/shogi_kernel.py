@@ -20,8 +20,8 @@ from typing import Any
 import cshogi
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
+from banmen._jit import njit
 from banmen.bench.tsume import tsume_rows
 from banmen.games.shogi import kernels as K
 

@@ -20,7 +20,7 @@ import sys
 
 import typer
 
-from banmen.cli import analyse, arena, bench, gtp, othello, play, serve, shogi, solve, viz
+from banmen.cli import analyse, arena, bench, gtp, othello, play, serve, shogi, solve, viz, warmup
 from banmen.cli._app import app, fail, usage_message
 
 __all__ = ["app", "fail", "main", "usage_message"]
@@ -38,6 +38,7 @@ app.command(name="perft", context_settings={"ignore_unknown_options": True})(oth
 app.command(name="nboard")(othello.nboard)
 app.command(name="gtp")(gtp.gtp)
 app.command(name="usi")(shogi.usi)
+app.command(name="warm-up")(warmup.warm_up)
 
 
 def main() -> None:

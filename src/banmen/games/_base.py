@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
 from banmen.engine import Engine, GameBoard, PlayerSpec
+from banmen.warm import KernelSet
 
 if TYPE_CHECKING:  # annotations only: importing a game's definition loads no numpy or numba
     import numpy as np
@@ -114,6 +115,15 @@ class GameDef(Generic[B]):
     #: ``analyse(board, limit, on_update, stop)``: the value of every legal move, live
     #: (:mod:`banmen.analysis`); ``None``: the game offers no analysis
     analyse: Callable[[B, Limit, OnUpdate | None, StopFlag | None], Analysis] | None = None
+    #: the game's compiled code, in the sets its engines, analysis and boards load before a
+    #: clock starts (:mod:`banmen.warm`; ``banmen warm-up`` compiles them ahead). The set
+    #: named ``"search"`` is the alpha-beta search of :attr:`kernels`; ``"rules"`` is the
+    #: code the board itself runs (a front end loads it before it serves a board)
+    kernel_sets: tuple[KernelSet, ...] = ()
+
+    def kernel_set(self, name: str) -> KernelSet | None:
+        """The set called ``name`` (``None``: the game has none)."""
+        return next((k for k in self.kernel_sets if k.name == name), None)
 
 
 def parse_json(text: str, error: type[ValueError]) -> Any:

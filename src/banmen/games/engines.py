@@ -52,8 +52,14 @@ class AlphaBetaEngine(Engine[GameBoard]):
 
     def warm_up(self) -> None:
         """Load (or, the first time ever, compile) the search for this game now, so that
-        the first real search's time is its own."""
-        if self.game.sample is not None:
+        the first real search's time is its own: the game's ``search`` kernel set, or a
+        shallow search of its sample position if it names none."""
+        ks = self.game.kernel_set("search")
+        if ks is not None:
+            from banmen.warm import ensure
+
+            ensure(ks)
+        elif self.game.sample is not None:
             self.think(self.game.sample(), Limit(depth=2))
 
     def choose(self, board: GameBoard, request: Request) -> Result:

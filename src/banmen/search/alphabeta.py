@@ -46,11 +46,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 from banmen._bits import mix64, prefetch
 from banmen._fields import PerSecond
-from banmen._jit import bound, kernel
+from banmen._jit import bound, kernel, njit
 from banmen.search.limits import STOP_REQUESTED, STOP_TIME, Deadline, Limit, StopFlag
 
 __all__ = ["Kernels", "AlphaBeta", "SearchInfo", "SearchResult", "INF"]

@@ -74,10 +74,9 @@ from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 from banmen._fields import IntAt
-from banmen._jit import bound
+from banmen._jit import bound, njit
 from banmen.search.limits import STOP_TIME, Deadline, Limit, StopFlag
 from banmen.search.proof import INF, ProofResult
 

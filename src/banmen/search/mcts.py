@@ -82,10 +82,10 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
 
 from banmen._atomic import atomic_add, atomic_add2, atomic_cas2, atomic_store2
 from banmen._fields import PerSecond
+from banmen._jit import njit
 from banmen.search.limits import STOP_REQUESTED, STOP_TIME, Deadline, Limit, StopFlag
 
 __all__ = ["MctsKernels", "MCTS", "MctsInfo", "MctsResult", "ChildStats"]

@@ -85,6 +85,7 @@ from banmen.games.go.rules import (
     parse_rules,
 )
 from banmen.games.go.scoring import Score, benson, estimate_dead, pass_alive, score
+from banmen.games.go.sets import KERNEL_SETS
 
 #: the arena's default board size
 DEFAULT_SIZE = 9
@@ -189,6 +190,7 @@ GAME: GameDef[Game] = GameDef(
     diagram=str,
     text_formats={"SGF": TextFormat(_write_sgf, _read_sgf, game=True)},
     analyse=analyse,
+    kernel_sets=KERNEL_SETS,
 )
 
 __all__ = [

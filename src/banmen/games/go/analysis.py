@@ -62,8 +62,10 @@ from banmen.games.go import policy
 from banmen.games.go.board import BLACK, Board, color_name, vertex_name
 from banmen.games.go.engine import GoEngine
 from banmen.games.go.game import Game, board_of
+from banmen.games.go.sets import SCORING
 from banmen.search.limits import Limit, StopFlag
 from banmen.search.mcts import MctsInfo
+from banmen.warm import ensure
 
 __all__ = [
     "analyse",
@@ -170,8 +172,11 @@ def analyse(
     analyses) keeps its tree for its next search of the same game.
     ``ownership_playouts`` (0: none) are the estimates' playouts; ``max_moves`` keeps
     that many rows at most."""
-    t0 = time.perf_counter()
     eng = engine if engine is not None else _default_engine()
+    eng.warm_up()  # the search's code loaded, and the estimate's, before the clock starts
+    if ownership_playouts > 0:
+        ensure(SCORING)
+    t0 = time.perf_counter()
     b = board_of(board)
     size = b.size
     mover = b.turn

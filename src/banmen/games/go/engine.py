@@ -62,8 +62,10 @@ from banmen.games.go import policy
 from banmen.games.go.board import BLACK, PASS, Board, vertex_name
 from banmen.games.go.game import RESIGN_NAME, Game, board_of
 from banmen.games.go.scoring import estimate_dead
+from banmen.games.go.sets import SEARCH, THREADS
 from banmen.search.limits import Limit, StopFlag
 from banmen.search.mcts import MCTS, MctsInfo, MctsResult
+from banmen.warm import ensure
 
 __all__ = ["GoEngine", "DEFAULT_LIMIT", "dynamic_komi"]
 
@@ -219,11 +221,7 @@ class GoEngine(Engine[Board | Game]):
 
     def warm_up(self) -> None:
         """Load (or compile, the first time ever) the search and the tree reuse now."""
-        board = Board(9)
-        for _ in range(3):
-            r = self.think(board, Limit(nodes=64))
-            board.push(board.parse_move(r.move or "pass"))
-        self.new_game()
+        ensure(SEARCH if self.threads == 1 else THREADS)
 
     # ---- helpers
 
@@ -451,3 +449,17 @@ class GoEngine(Engine[Board | Game]):
         rate), most visited first."""
         return [(vertex_name(c.move, board.size), c.visits, c.winrate)
                 for c in self.search.children()]  # fmt: skip
+
+
+def _load_search(threads: int = 1) -> None:
+    """Three moves of a few playouts each on 9x9: the search, its tree reuse, the
+    learned priors' features (ladders included) and the playouts."""
+    engine = GoEngine(threads=threads, capacity=1 << 14)
+    board = Board(9)
+    for _ in range(3):
+        r = engine.think(board, Limit(nodes=64))
+        board.push(board.parse_move(r.move or "pass"))
+
+
+def _load_threads() -> None:
+    _load_search(2)

@@ -59,8 +59,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
+from banmen._jit import njit
 from banmen.games.go.kernels import (
     BORDER,
     EMPTY,

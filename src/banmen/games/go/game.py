@@ -502,3 +502,22 @@ def _removed(before: npt.NDArray[np.int8], after: npt.NDArray[np.int8], move: in
     if move != PASS and after[move] == EMPTY:
         gone[move] = True
     return [int(p) for p in np.flatnonzero(gone)]
+
+
+def _load_rules() -> None:
+    """Moves, a capture, superko's check, the legal moves and a count, on 9x9 under each
+    ko rule (the kernels take the rules as numbers: one compiled version serves all)."""
+    for rules in ("chinese", "japanese", "tromp-taylor"):
+        game = Game(Board(9, rules))
+        for name in ("D5", "E5", "E4", "F4", "E6", "F6", "C4", "E3", "F5"):  # a capture
+            game.push(game.board.parse_move(name))
+        assert kernel_moves(game) and game.legal_moves
+        game.board.score()
+        game.pop()
+
+
+def _load_scoring() -> None:
+    board = Board(9)
+    for name in ("C3", "G7", "C7", "G3", "E5"):
+        board.push(board.parse_move(name))
+    estimate_dead(board, playouts=8)

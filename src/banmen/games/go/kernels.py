@@ -51,10 +51,10 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 from banmen._bits import mix64
 from banmen._fields import IntAt
+from banmen._jit import njit
 
 __all__ = [
     "EMPTY",

@@ -63,10 +63,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 from banmen._bits import mix64
-from banmen._jit import kernel
+from banmen._jit import kernel, njit
 from banmen.games.go.features import (
     _code,
     _data_name,

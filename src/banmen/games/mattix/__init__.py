@@ -25,6 +25,7 @@ from banmen.games.mattix.errors import (
 )
 from banmen.games.mattix.formats import CHIP, parse_layout, parse_square, square_name, write_layout
 from banmen.games.mattix.kernels import KERNELS, kernel_moves, kernel_position
+from banmen.games.mattix.sets import KERNEL_SETS
 
 if TYPE_CHECKING:
     from banmen.analysis import Analysis, OnUpdate
@@ -74,6 +75,15 @@ def analyse(
     )
 
 
+def _load_search() -> None:
+    from banmen.games.engines import AlphaBetaEngine
+    from banmen.search.limits import Limit
+
+    engine = AlphaBetaEngine(GAME, tt_bits=10)
+    engine.think(Board.from_seed(0, 4), Limit(depth=2))  # deepening
+    engine.think(Board.from_seed(1, 4), Limit())  # the jump to an exact solve
+
+
 GAME: GameDef[Board] = GameDef(
     name="mattix",
     title="Mattix",
@@ -97,4 +107,5 @@ GAME: GameDef[Board] = GameDef(
     board_from_text=Board.from_layout,
     text_formats={"layout": TextFormat(Board.layout, Board.from_layout)},
     analyse=analyse,
+    kernel_sets=KERNEL_SETS,
 )

@@ -29,6 +29,7 @@ from banmen.games.othello.errors import (
 )
 from banmen.games.othello.evaluation import kernel_moves
 from banmen.games.othello.formats import BLACK, PASS, WHITE, parse_square, square_name
+from banmen.games.othello.sets import KERNEL_SETS
 from banmen.protocols.nboard_client import NBoardEngine
 
 if TYPE_CHECKING:
@@ -107,6 +108,15 @@ def analyse(
                             exact_after=2 if near_end else None, exact_engine=exact)  # fmt: skip
 
 
+def _load_wld() -> None:
+    from banmen.games.othello.wld import prove_wld
+
+    b = Board()
+    while b.empties() > 12 and not b.is_game_over():
+        b.push(b.legal_moves[0])
+    prove_wld(b, hash_mb=1)
+
+
 GAME: GameDef[Board] = GameDef(
     name="othello",
     title="Othello",
@@ -132,4 +142,5 @@ GAME: GameDef[Board] = GameDef(
         "GGF": TextFormat(Board.to_ggf, Board.from_ggf, game=True),
     },
     analyse=analyse,
+    kernel_sets=KERNEL_SETS,
 )

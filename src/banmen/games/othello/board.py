@@ -356,3 +356,14 @@ class Board(StackBoard[_Undo]):
         )
         lines.append(f"black {b}, white {w}; {status}")
         return "\n".join(lines)
+
+
+def _load_rules() -> None:
+    from banmen.games.othello.kernels import perft, perft_bulk
+
+    b = Board.from_transcript("f5d6c3d3c4")
+    b.flip_counts()
+    b.pop()
+    start = Board()
+    perft(_u(start.black), _u(start.white), 2, False, False)  # `banmen perft` and its bulk
+    perft_bulk(_u(start.black), _u(start.white), 2, False, False)  # count

@@ -34,14 +34,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from banmen._bits import ctz64, mix64, popcnt64
+from banmen._jit import njit
 from banmen.games.othello.board import Board
 from banmen.games.othello.formats import PASS
 from banmen.games.othello.kernels import U, flips, moves
 from banmen.games.othello.patterns import Weights, load_weights, pattern_value
+from banmen.games.othello.sets import ENDGAME
 from banmen.search.limits import STOP_REQUESTED, STOP_TIME, Deadline, StopFlag
+from banmen.warm import ensure
 
 __all__ = ["EndgameSolver", "Solution"]
 
@@ -816,18 +818,7 @@ class EndgameSolver:
         self.ctl[_EVAL_SHIFT] = EVAL_SHIFT
         self.ctl[_TT_SHIFT] = 64 - (tt_bits - 1)  # buckets of two entries
         self.buf = np.zeros((65, 96), dtype=np.int64)  # move lists, a row per empties count
-        self._warm_up()
-
-    def _warm_up(self) -> None:
-        """Load (or compile) every solver function before anything is timed."""
-        # A 14-empties position from a real game: reaches the table, the small-empties
-        # code and the last-four routines.
-        b = Board()
-        while b.empties() > 14 and not b.is_game_over():
-            b.push(b.legal_moves[-1])
-        p, o = (b.black, b.white) if b.turn == 1 else (b.white, b.black)
-        self.solve(p, o)
-        self.clear()
+        ensure(ENDGAME)  # every solver function loaded (or compiled) before anything is timed
 
     def clear(self) -> None:
         self.tt[:] = 0
@@ -912,3 +903,13 @@ class EndgameSolver:
 
 def popcnt64_py(x: int) -> int:
     return int(x).bit_count()
+
+
+def _load_endgame() -> None:
+    """Solve a 14-empties position from a real game: it reaches the table, the
+    small-empties code and the last-four routines."""
+    b = Board()
+    while b.empties() > 14 and not b.is_game_over():
+        b.push(b.legal_moves[-1])
+    p, o = (b.black, b.white) if b.turn == 1 else (b.white, b.black)
+    EndgameSolver(tt_bits=10).solve(p, o)

@@ -15,8 +15,10 @@ from banmen.games.othello.endgame import EndgameSolver
 from banmen.games.othello.evaluation import ALPHABETA_KERNELS, SCALE, alphabeta_state, context
 from banmen.games.othello.formats import PASS, square_name
 from banmen.games.othello.pattern_search import PATTERN_KERNELS, default_context
+from banmen.games.othello.sets import ENDGAME, HANDSET, SEARCH
 from banmen.search.alphabeta import AlphaBeta, SearchInfo
 from banmen.search.limits import Limit
+from banmen.warm import ensure
 
 __all__ = ["OthelloEngine", "exact_empties_for"]
 
@@ -72,7 +74,8 @@ class OthelloEngine(Engine[Board]):
         self.solver.clear()
 
     def warm_up(self) -> None:
-        self.search.search(self.ctx, alphabeta_state(Board()), Limit(depth=2))
+        ensure(SEARCH if self.learned else HANDSET)
+        ensure(ENDGAME)
 
     def game_over(self, board: Board, request: Request) -> Result:
         return Result(None, board.final_margin(), exact=True, stopped_by="game_over")
@@ -136,3 +139,16 @@ class OthelloEngine(Engine[Board]):
 
 def _discs(value: int, exact: bool) -> Any:
     return value // SCALE if exact else round(value / SCALE, 2)
+
+
+def _load(learned: bool) -> None:
+    engine = OthelloEngine(learned=learned)  # (ProbCut is a switch of the same code)
+    engine.search.search(engine.ctx, alphabeta_state(Board()), Limit(depth=2))
+
+
+def _load_search() -> None:
+    _load(True)
+
+
+def _load_handset() -> None:
+    _load(False)

@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from banmen._bits import clz64, ctz64, popcnt64
+from banmen._jit import njit
 
 __all__ = ["moves", "flips", "perft", "perft_bulk", "popcount", "U", "RAYS"]
 

@@ -32,9 +32,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 from banmen._bits import popcnt64
+from banmen._jit import njit
 from banmen.games.othello.kernels import U, moves
 
 __all__ = [

@@ -36,6 +36,7 @@ from banmen.games.shogi.errors import (
     ShogiError,
 )
 from banmen.games.shogi.formats import STARTPOS, normalize_sfen, parse_sfen
+from banmen.games.shogi.sets import KERNEL_SETS
 
 if TYPE_CHECKING:
     from banmen.analysis import Analysis, OnUpdate
@@ -90,6 +91,7 @@ GAME: GameDef[Board] = GameDef(
         "USI position": TextFormat(Board.usi, Board.from_usi, game=True),
     },
     analyse=analyse,
+    kernel_sets=KERNEL_SETS,
 )
 
 __all__ = [

@@ -56,10 +56,9 @@ from typing import Any
 import cshogi
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 from banmen._bits import clz64, ctz64
-from banmen._jit import kernel
+from banmen._jit import kernel, njit
 
 __all__ = [
     "CTX",

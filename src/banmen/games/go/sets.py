@@ -1,0 +1,18 @@
+"""Go's compiled code, as the kernel sets front ends load (:mod:`banmen.warm`)."""
+
+from banmen.warm import KernelSet
+
+_P = "banmen.games.go"
+
+#: the board's own compiled rules (what a front end's Go board runs)
+RULES = KernelSet("go", "rules", "the Go rules", f"{_P}.game:_load_rules", estimate=6)
+#: the Monte-Carlo tree search (every ``mcts`` player and the analysis)
+SEARCH = KernelSet("go", "search", "the Go search", f"{_P}.engine:_load_search", estimate=45)
+#: the dead-stone estimate of a count, and the analysis's ownership (playout policy)
+SCORING = KernelSet("go", "scoring", "the Go dead-stone estimate", f"{_P}.game:_load_scoring",
+                    estimate=10)  # fmt: skip
+#: the same search in several threads on one tree (``mcts:threads=N``)
+THREADS = KernelSet("go", "threads", "the Go search in threads", f"{_P}.engine:_load_threads",
+                    estimate=20, default=False)  # fmt: skip
+
+KERNEL_SETS = (RULES, SEARCH, SCORING, THREADS)

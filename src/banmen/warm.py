@@ -1,0 +1,236 @@
+"""Compiled code, loaded before any clock starts: kernel sets, warm stamps, the notice.
+
+banmen's searches are numba code, compiled the first time they run and cached on disk
+(numba's ``cache=True``: ``__pycache__`` beside the sources, or ``$NUMBA_CACHE_DIR``).
+Compiling takes seconds to tens of seconds; loading the cache a fraction of one. Neither
+may be paid for by a time limit, nor happen in silence in front of a user.
+
+A **kernel set** (:class:`KernelSet`) is the compiled code one kind of work needs — the Go
+board's rules, the Go search, the Othello endgame solver — with a ``load`` function that
+compiles it, or loads it from the cache, by running it once on a small position. Each game
+lists its sets (``GameDef.kernel_sets``); engines, analyses and front ends call
+:func:`ensure` for the sets they need before their clock starts
+(:meth:`banmen.engine.Engine.warm_up`, which :meth:`~banmen.engine.Engine.think` calls
+once itself), and ``banmen warm-up`` compiles them all ahead, in parallel processes
+(:mod:`banmen.warmup`).
+
+Whether a set is cold is known before it loads: when a set has been loaded (compiled, or
+found in the cache) a **stamp** is written beside numba's cache (:func:`stamp_dir`),
+naming the banmen source files that were loaded then, with their sizes and modification
+times, and the numba and Python versions. numba recompiles a function when its source
+file changes; the stamp goes stale with it. :func:`ensure` on a set without a valid stamp
+tells the user once (``banmen: compiling the Go search, first run only…`` on stderr, or
+whatever :func:`set_notice` installed: the web app's engine workers pass it to the
+pages), and compiles under a lock shared by every process, so two processes that meet the
+same cold set compile it once between them: the second waits, then loads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import importlib
+import json
+import os
+import platform
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "KernelSet",
+    "ensure",
+    "is_warm",
+    "loaded",
+    "notice_text",
+    "set_notice",
+    "stamp_dir",
+]
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class KernelSet:
+    """The compiled code one kind of work needs, and how to load it.
+
+    ``load()`` runs its ``loader``, which compiles the set's code (or loads it from numba's
+    cache) by running it once on a small position; ``label`` names it for people ("the Go
+    search"); ``estimate`` is the seconds it takes to compile on a quiet core (the
+    warm-up's order and progress);
+    ``default`` sets are what ``banmen warm-up`` compiles without ``--all`` (the others
+    serve options few use, such as Othello's hand-set evaluation)."""
+
+    game: str
+    name: str
+    label: str
+    #: ``"module:function"``: the loader, imported only when the set is loaded (a game
+    #: declares its sets in a leaf module that imports none of its compiled code)
+    loader: str
+    estimate: float = 10.0
+    default: bool = True
+
+    @property
+    def id(self) -> str:
+        """``game.name``: how the warm-up and the stamps name the set."""
+        return f"{self.game}.{self.name}"
+
+    def load(self) -> None:
+        """Run the loader: the set's code compiled, or loaded from the cache."""
+        module, _, function = self.loader.partition(":")
+        getattr(importlib.import_module(module), function)()
+
+
+def _stderr(line: str) -> None:
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):  # no stderr to write to (a closed pipe): nothing to say
+        pass
+
+
+_notice: Callable[[str], None] = _stderr
+_lock = threading.RLock()
+_loaded: set[str] = set()
+_loading = threading.local()
+
+
+def set_notice(fn: Callable[[str], None]) -> Callable[[str], None]:
+    """Send the "compiling…" notices to ``fn`` (default: a line on stderr); returns the
+    previous receiver."""
+    global _notice
+    previous, _notice = _notice, fn
+    return previous
+
+
+def notice_text(ks: KernelSet) -> str:
+    """What a user is told when ``ks`` must be compiled."""
+    return f"banmen: compiling {ks.label}, first run only…"
+
+
+def loaded() -> frozenset[str]:
+    """The ids of the sets this process has loaded."""
+    return frozenset(_loaded)
+
+
+def stamp_dir() -> Path:
+    """Where the warm stamps live: beside numba's cache (``$NUMBA_CACHE_DIR`` if set,
+    else the package's ``__pycache__`` if it can be written, else the user's cache)."""
+    env = os.environ.get("NUMBA_CACHE_DIR")
+    if env:
+        return Path(env) / "banmen-warm"
+    here = _PACKAGE / "__pycache__"
+    if os.access(here if here.is_dir() else _PACKAGE, os.W_OK):
+        return here / "banmen-warm"
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("banmen")) / "warm"
+
+
+def _versions() -> dict[str, str]:
+    import numba
+
+    return {"numba": numba.__version__, "python": platform.python_version()}
+
+
+def _sources() -> list[list[Any]]:
+    """Every banmen source file loaded in this process, with its size and mtime."""
+    out = []
+    for mod in list(sys.modules.values()):
+        f = getattr(mod, "__file__", None)
+        if f and getattr(mod, "__name__", "").startswith("banmen"):
+            try:
+                st = os.stat(f)
+            except OSError:
+                continue
+            out.append([f, st.st_size, st.st_mtime_ns])
+    return sorted(out)
+
+
+def _stamp_path(ks: KernelSet) -> Path:
+    return stamp_dir() / f"{ks.id}.json"
+
+
+def read_stamp(ks: KernelSet) -> dict[str, Any] | None:
+    """The set's stamp if it is valid (its files unchanged, the same numba and Python)."""
+    try:
+        stamp = json.loads(_stamp_path(ks).read_text())
+        if stamp.get("versions") != _versions():
+            return None
+        for f, size, mtime in stamp["files"]:
+            st = os.stat(f)
+            if st.st_size != size or st.st_mtime_ns != mtime:
+                return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return stamp if isinstance(stamp, dict) else None
+
+
+def is_warm(ks: KernelSet) -> bool:
+    """Whether ``ks`` loads from the cache (a valid stamp), without loading it."""
+    return read_stamp(ks) is not None
+
+
+def _write_stamp(ks: KernelSet, seconds: float) -> None:
+    path = _stamp_path(ks)
+    body = {"set": ks.id, "seconds": round(seconds, 3), "written": time.time(),
+            "versions": _versions(), "files": _sources()}  # fmt: skip
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp.{os.getpid()}")
+        tmp.write_text(json.dumps(body))
+        os.replace(tmp, path)
+    except OSError:  # a read-only cache: the notice will come again, nothing worse
+        pass
+
+
+@contextlib.contextmanager
+def _compile_lock(ks: KernelSet) -> Iterator[None]:
+    """One process at a time compiles a set (the others wait, then load)."""
+    try:
+        stamp_dir().mkdir(parents=True, exist_ok=True)
+        fd = os.open(stamp_dir() / f"{ks.id}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def ensure(ks: KernelSet) -> bool:
+    """Load ``ks`` in this process (once), compiling it first if it is cold — after telling
+    the user so. Returns whether it was cold. Thread-safe; a ``load`` that calls back
+    into :func:`ensure` for its own set (an engine's warm-up inside it) returns at once."""
+    busy: set[str] = _loading.__dict__.setdefault("ids", set())
+    if ks.id in _loaded or ks.id in busy:
+        return False
+    with _lock:
+        if ks.id in _loaded:
+            return False
+        busy.add(ks.id)
+        try:
+            return _ensure(ks)
+        finally:
+            busy.discard(ks.id)
+
+
+def _ensure(ks: KernelSet) -> bool:
+    if is_warm(ks):
+        ks.load()
+        _loaded.add(ks.id)
+        return False
+    _notice(notice_text(ks))
+    with _compile_lock(ks):
+        cold = not is_warm(ks)  # (another process may have compiled it meanwhile)
+        t0 = time.perf_counter()
+        ks.load()
+        if cold:
+            _write_stamp(ks, time.perf_counter() - t0)
+    _loaded.add(ks.id)
+    return cold
