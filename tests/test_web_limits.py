@@ -33,7 +33,7 @@ import pytest
 from conftest import served
 from starlette.websockets import WebSocketDisconnect
 from typer.testing import CliRunner
-from web_clients import AddressFromHeader, address
+from web_clients import AddressFromHeader, address, wait_engines_ready
 from ws_conn import Msg, WsConn
 
 with warnings.catch_warnings():
@@ -499,6 +499,7 @@ def test_cpu_moves_wait_in_a_bounded_line_and_are_told_their_place(
     # the slow level searches until it is stopped, however long the test takes
     monkeypatch.setattr(session_module, "capped_limit", lambda spec: capped_limit(spec, 3600))
     with small_app(tmp_path, max_queued_moves=2) as client:
+        wait_engines_ready(client)  # (while they warm up, every move waits in line)
         socks = [client.websocket_connect("/ws/othello") for _ in range(4)]
         try:
             a, b, c, d = (Othello(s.__enter__()) for s in socks)

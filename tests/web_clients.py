@@ -33,3 +33,14 @@ class AddressFromHeader:
 def address(addr: str) -> dict[str, str]:
     """Headers that make a request or WebSocket come from ``addr``."""
     return {HEADER: addr}
+
+
+def wait_engines_ready(client: Any, timeout: float = 900.0) -> None:
+    """Wait until the app's engine workers have warmed up (``/api/health``): until then a
+    CPU move waits in the pool's line, told of the warm-up, instead of starting."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not client.get("/api/health").json()["engines_ready"]:
+        assert time.monotonic() < deadline, "the engines did not warm up"
+        time.sleep(0.05)

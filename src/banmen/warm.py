@@ -73,6 +73,9 @@ class KernelSet:
     loader: str
     estimate: float = 10.0
     default: bool = True
+    #: the game's boards run this code (their rules, Go's count): a front end that keeps
+    #: boards in its own process (the web server) loads it before it serves
+    board: bool = False
 
     @property
     def id(self) -> str:

@@ -44,6 +44,7 @@ import multiprocessing
 import os
 import queue
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Hashable, Sequence
@@ -228,6 +229,38 @@ def _describe(e: Exception) -> str:
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
+def kernel_set_ids(warm: Sequence[str]) -> list[str]:
+    """The kernel sets (ids, ``game.name``) ``warm`` names: a set id as it is, a game's
+    name as the game's default sets, in its order."""
+    out: list[str] = []
+    for name in warm:
+        ids = [name] if "." in name else [k.id for k in get_game(name).kernel_sets if k.default]
+        out += [i for i in ids if i not in out]
+    return out
+
+
+def _warm_up(warm: Sequence[str], send: Callable[[tuple[Any, ...]], None]) -> None:
+    """Load ``warm``'s kernel sets (compiling the cold ones), saying what each is doing:
+    ``("warming", set, label, cold)`` before, ``("warmed", set, seconds, cold)`` after,
+    ``("notice", line)`` for what a user would be told; then each game's default engine."""
+    from banmen.warm import ensure, is_warm, set_notice
+
+    set_notice(lambda line: send(("notice", line)))
+    for set_id in kernel_set_ids(warm):
+        game_name, _, name = set_id.partition(".")
+        try:
+            ks = get_game(game_name).kernel_set(name)
+            if ks is None:
+                raise ValueError(f"{game_name} has no kernel set {name!r}")
+            send(("warming", set_id, ks.label, not is_warm(ks)))
+            t0 = time.monotonic()
+            cold = ensure(ks)
+            send(("warmed", set_id, time.monotonic() - t0, cold))
+        except Exception as e:  # reported, not fatal: the jobs that need it will fail
+            send(("log", f"warm-up of {set_id} failed: {_describe(e)}"))
+            send(("warmed", set_id, 0.0, False))
+
+
 def _worker_main(conn: Connection, stop: StopFlag, warm: Sequence[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
     lock = threading.Lock()
@@ -238,12 +271,13 @@ def _worker_main(conn: Connection, stop: StopFlag, warm: Sequence[str]) -> None:
 
     engines: dict[tuple[str, str, str], Engine[GameBoard]] = {}
     analysed: set[str] = set()  # the games whose analysis engines are loaded
-    for g in warm:
+    _warm_up(warm, send)
+    for g in dict.fromkeys(s.partition(".")[0] for s in kernel_set_ids(warm)):
         try:
             game = get_game(g)
             _engine_for(engines, game, game.default_engine)
         except Exception as e:  # pragma: no cover - reported, not fatal
-            send(("log", f"warm-up of {g} failed: {e}"))
+            send(("log", f"warm-up of {g} failed: {_describe(e)}"))
     send(("ready", os.getpid()))
 
     while True:
@@ -301,11 +335,31 @@ class Progress:
 Handler = Callable[[tuple[Any, ...]], None]
 
 
-class EngineWorker:
-    """One engine process. ``think()`` blocks; ``start_job()`` does not."""
+#: what a worker says about its warm-up, to the ``on_event`` of :class:`EngineWorker`
+_WARM_EVENTS = ("warming", "warmed", "notice", "log", "ready")
 
-    def __init__(self, warm: Sequence[str] = ("mattix",)) -> None:
+
+def _print_notice(msg: tuple[Any, ...]) -> None:
+    if msg[0] in ("notice", "log"):
+        print(msg[1], file=sys.stderr, flush=True)
+
+
+class EngineWorker:
+    """One engine process. ``think()`` blocks; ``start_job()`` does not.
+
+    ``warm`` names what the process loads before its first job (game names: their default
+    kernel sets; or kernel set ids), compiling what is cold; ``on_event`` hears each step
+    (``("warming", set_id, label, cold)``, ``("warmed", set_id, seconds, cold)``,
+    ``("notice", line)``, ``("log", line)``, ``("ready", pid)``) on the reader thread;
+    by default the notices go to stderr."""
+
+    def __init__(
+        self,
+        warm: Sequence[str] = ("mattix",),
+        on_event: Callable[[tuple[Any, ...]], None] | None = None,
+    ) -> None:
         self._warm = tuple(warm)
+        self._on_event = on_event if on_event is not None else _print_notice
         self._lock = threading.Lock()
         #: held while the process is closed or restarted (one at a time, from any thread)
         self._life = threading.RLock()
@@ -342,11 +396,14 @@ class EngineWorker:
                 msg = conn.recv()
             except (EOFError, OSError):
                 break
-            if msg[0] == "ready":
-                self.pid = msg[1]
-                self.ready.set()
-            elif msg[0] == "log":
-                pass
+            if msg[0] in _WARM_EVENTS:
+                if msg[0] == "ready":
+                    self.pid = msg[1]
+                    self.ready.set()
+                try:
+                    self._on_event(msg)
+                except Exception:  # pragma: no cover - a listener's bug must not stop reading
+                    pass
             else:
                 with self._lock:
                     handler = jobs.get(msg[1])
@@ -619,6 +676,15 @@ class EnginePool:
         self.max_queued = max_queued
         self.max_waiting_per_owner = max_waiting_per_owner
         self._warm = tuple(warm)
+        #: called (on the loop) whenever :meth:`warm_status` may have changed
+        self.on_status: Callable[[], None] | None = None
+        self._warming: dict[int, tuple[str, bool]] = {}  # worker -> (set label, cold)
+        self._warm_done: dict[int, int] = {}  # worker -> sets loaded
+        self._warm_total = 0
+        self._warm_cold = False  # some set was compiled
+        self._warm_t0 = 0.0
+        self._ready_once: set[int] = set()
+        self._noticed: set[str] = set()
         self._workers: list[EngineWorker] = []
         self._idle: list[EngineWorker] = []
         self._line: list[Job[Any]] = []  # waiting jobs, in the order they came
@@ -628,17 +694,84 @@ class EnginePool:
         self.running = 0
 
     async def start(self) -> None:
+        """Spawn the workers. Each loads (compiling what is cold) the kernel sets of the
+        games it was given, in its own order — game by game, the first game a different
+        one for each worker — so that a cold start compiles the games side by side (a
+        set one worker is compiling, the next waits for and loads: :func:`banmen.warm.
+        ensure`). A worker takes jobs from its first ``ready`` on."""
         loop = asyncio.get_running_loop()
+        ids = await loop.run_in_executor(None, kernel_set_ids, self._warm)
+        groups: dict[str, list[str]] = {}
+        for set_id in ids:
+            groups.setdefault(set_id.partition(".")[0], []).append(set_id)
+        order = list(groups.values())
+        self._warm_total = len(ids)
+        self._warm_t0 = time.monotonic()
+
+        def event(i: int, msg: tuple[Any, ...]) -> None:
+            try:
+                loop.call_soon_threadsafe(self._worker_event, i, msg)
+            except RuntimeError:  # the loop has closed
+                pass
+
+        def spawn(i: int) -> EngineWorker:
+            k = i % max(1, len(order))
+            mine = [s for g in order[k:] + order[:k] for s in g]
+            return EngineWorker(mine, on_event=lambda msg: event(i, msg))
+
         self._workers = await loop.run_in_executor(
-            None, lambda: [EngineWorker(self._warm) for _ in range(self.size)]
+            None, lambda: [spawn(i) for i in range(self.size)]
         )
-        self._idle = list(self._workers)
         self._started = True
-        self._dispatch()
+        for i, w in enumerate(self._workers):  # (those that were ready before we listened)
+            if w.ready.is_set():
+                self._worker_event(i, ("ready", w.pid))
+
+    def _worker_event(self, i: int, msg: tuple[Any, ...]) -> None:
+        kind = msg[0]
+        if kind == "warming":
+            self._warming[i] = (msg[2], bool(msg[3]))
+            self._warm_cold = self._warm_cold or bool(msg[3])
+        elif kind == "warmed":
+            self._warming.pop(i, None)
+            self._warm_done[i] = self._warm_done.get(i, 0) + 1
+        elif kind in ("notice", "log"):
+            if msg[1] not in self._noticed:  # (every worker meets the same cold set)
+                self._noticed.add(msg[1])
+                print(msg[1], file=sys.stderr, flush=True)
+            return
+        elif kind == "ready":
+            self._warming.pop(i, None)
+            if i in self._ready_once or i >= len(self._workers):
+                return  # a restarted worker: its jobs were sent to it already
+            self._ready_once.add(i)
+            self._idle.append(self._workers[i])
+            self._dispatch()
+        if self.on_status is not None:
+            self.on_status()
 
     @property
     def ready(self) -> bool:
         return bool(self._workers) and all(w.ready.is_set() for w in self._workers)
+
+    def warm_status(self) -> dict[str, Any] | None:
+        """``None`` once every worker has warmed up; before, what they are doing:
+        ``compiling`` (the labels of cold sets being compiled), ``percent`` (of every
+        worker's sets), ``seconds`` since the start, ``cold`` (some set was compiled: a
+        first run), and ``workers_ready``."""
+        if self._started and len(self._ready_once) >= len(self._workers):
+            return None
+        total = max(1, self._warm_total * self.size)
+        done = sum(min(n, self._warm_total) for n in self._warm_done.values())
+        compiling = sorted({label for label, cold in self._warming.values() if cold})
+        return {
+            "compiling": compiling,
+            "percent": round(100 * done / total),
+            "seconds": round(time.monotonic() - self._warm_t0, 1) if self._warm_t0 else 0.0,
+            "cold": self._warm_cold,
+            "workers_ready": len(self._ready_once),
+            "workers": self.size,
+        }
 
     @property
     def waiting(self) -> int:

@@ -82,6 +82,7 @@ class NBoardSession:
         self.depth = depth
         self.max_move_time = check_cap(max_move_time)
         self.engine = OthelloEngine(Limit(depth=depth))
+        self.engine.warm_up()  # the compiled code loaded before the first command
         self._out_lock = threading.Lock()
         self._lock = threading.Lock()  # the counters and the running search's flag
         #: pings read (by :meth:`notice`) and answered (by :meth:`handle`): while more were

@@ -135,7 +135,13 @@ class USISession:
         #: guards the output and :attr:`_search`: a search ends as it writes its answer
         self._lock = threading.Lock()
         self._search: _Search | None = None
-        self._warm = False
+        #: the solver's compiled code loads from the start, in the background: ``usi``
+        #: answers at once, ``isready`` (and a ``go`` before it) waits for it
+        self._loading: threading.Thread | None = None
+        self._load_error: str | None = None
+        if solver is None:
+            self._loading = threading.Thread(target=self._load, name="usi-load", daemon=True)
+            self._loading.start()
         self.commands: dict[str, Callable[[list[str]], bool | None]] = {
             "usi": self._usi,
             "isready": self._isready,
@@ -253,14 +259,23 @@ class USISession:
         self.send(f"option name MaxNodes type spin default 0 min 0 max {NODES_MAX}")
         self.send("usiok")
 
+    def _load(self) -> None:
+        try:
+            tsume.warm_up()
+        except Exception as e:
+            self._load_error = _describe(e)
+
+    def _loaded(self) -> None:
+        """Wait until the solver's code is loaded (compiled the first time ever): no
+        ``readyok`` and no ``go``'s clock before it."""
+        if self._loading is not None:
+            self._loading.join()
+            self._loading = None
+            if self._load_error is not None:
+                self.error(f"the solver failed to load: {self._load_error}")
+
     def _isready(self, args: list[str]) -> None:
-        if not self._warm and self.solver is None:
-            # the compiled code is compiled (or loaded) now, not in the first go
-            try:
-                tsume.warm_up()
-            except Exception as e:
-                self.error(f"the solver failed to load: {_describe(e)}")
-        self._warm = True
+        self._loaded()
         self.send("readyok")
 
     def _setoption(self, args: list[str]) -> None:
@@ -332,6 +347,7 @@ class USISession:
             self.error("go mate: no problem to solve: the last position was rejected")
             self.send("checkmate timeout")
             return
+        self._loaded()  # (a GUI that skipped isready: the solve's clock starts after)
         search = _Search(self.sfen, Limit(time=time, nodes=self.max_nodes or None), self.hash_mb)
         with self._lock:
             self._search = search

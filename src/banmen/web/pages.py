@@ -177,6 +177,7 @@ def shell(page: Page, body: Sequence[str]) -> str:
             '  <header class="topbar">',
             *(f"    {item}" for item in bar),
             "  </header>",
+            *(['  <p id="engines" class="engines" role="status" hidden></p>'] if page.live else []),
             *body,
             "</body>",
             "</html>",

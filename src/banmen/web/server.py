@@ -86,6 +86,7 @@ from starlette.websockets import WebSocket
 from banmen.arena.store import default_db_path  # one file for saved games and arena runs
 from banmen.web.arena import ArenaViews, arena_api_routes
 from banmen.web.catalog import CATALOG, GameEntry
+from banmen.web.engines import EngineNews
 from banmen.web.games import make_games
 from banmen.web.lag import LagMonitor
 from banmen.web.levels import MOVE_TIME_CAP
@@ -101,6 +102,7 @@ from banmen.worker import EnginePool
 
 __all__ = [
     "create_app",
+    "load_boards",
     "serve",
     "run_uvicorn",
     "default_db_path",
@@ -290,6 +292,19 @@ async def _announce_ready(pool: EnginePool, started: float) -> None:
     )
 
 
+def load_boards(games: Sequence[str]) -> None:
+    """Load the compiled code the games' boards run (``KernelSet.board``: the Othello and
+    Go rules, Go's count) in this process, compiling it first if it is cold: the event loop
+    then never compiles, nor imports, a kernel when a page plays a move."""
+    from banmen.games import get_game
+    from banmen.warm import ensure
+
+    for name in games:
+        for ks in get_game(name).kernel_sets:
+            if ks.board:
+                ensure(ks)
+
+
 def create_app(
     db_path: str | Path | None = None,
     workers: int | None = None,
@@ -317,6 +332,7 @@ def create_app(
     pages = page_routes()
     arena = ArenaViews(path)
     tsume = SolverService(max_queued=lim.max_queued_solves, max_seconds=lim.max_solve_seconds)
+    load_boards([*games_by_name, tsume.game])
     connections = Connections(lim)
 
     @asynccontextmanager
@@ -332,6 +348,7 @@ def create_app(
         lag = LagMonitor()
         hub = Hub(Services(store, pool, games_by_name, lim, clock))
         app.state.hub, app.state.pool, app.state.lag, app.state.store = hub, pool, lag, store
+        app.state.news = news = EngineNews(pool)
         app.state.expired = await _expire_games(store, hub, lim)  # now, then periodically
         tasks = [
             asyncio.create_task(lag.run()),
@@ -341,6 +358,7 @@ def create_app(
         try:
             yield
         finally:
+            news.close()
             hub.close()  # stops running searches, so the workers can quit promptly
             tsume.close()  # (the same for solves)
             for t in tasks:
@@ -351,7 +369,8 @@ def create_app(
 
     def game_socket(entry: GameEntry) -> WebSocketRoute:
         async def socket(websocket: WebSocket) -> None:
-            await serve_socket(websocket, entry.name, websocket.app.state.hub)
+            st = websocket.app.state
+            await serve_socket(websocket, entry.name, st.hub, st.news)
 
         return WebSocketRoute(f"/ws/{entry.name}", socket, name=f"ws-{entry.name}")
 

@@ -39,9 +39,10 @@ from starlette.websockets import WebSocket
 
 from banmen.engine import GameBoard, Info, Result
 from banmen.web.analysis_jobs import analysis_message, submit_watched, waiting_line
+from banmen.web.engines import EngineNews, waiting_for
 from banmen.web.games import WebGame
 from banmen.web.levels import Level, capped_limit
-from banmen.web.limits import Limits, RateLimit, busy_line, client_address
+from banmen.web.limits import Limits, RateLimit, client_address
 from banmen.web.protocol import (
     MAX_DELAY_MS,
     Action,
@@ -350,7 +351,9 @@ class GameSession:
                 "stopping": self._turn.stopping,
                 # waiting for an engine: the place in line, and the line to show
                 "queue": queue or None,
-                "queue_message": busy_line(queue, "an engine") if queue else None,
+                "queue_message": waiting_for(self.services.pool, queue, "an engine")
+                if queue
+                else None,
             }
         return {
             "type": "state",
@@ -707,7 +710,7 @@ class GameSession:
                 return
             holder[0].queue = position
             if position > 0:
-                line = busy_line(position, "an engine")
+                line = waiting_for(self.services.pool, position, "an engine")
                 self.broadcast({"type": "queue", "position": position, "message": line})
             else:  # its search has started: the thinking clock starts now
                 holder[0].started = time.monotonic()
@@ -986,13 +989,18 @@ class SocketHandler(Protocol):
     async def closed(self, client: Client) -> None: ...
 
 
-async def serve_socket(websocket: WebSocket, name: str, handler: SocketHandler) -> None:
+async def serve_socket(
+    websocket: WebSocket, name: str, handler: SocketHandler, news: EngineNews | None = None
+) -> None:
     """Serve one WebSocket of the app until it closes: every frame (text, or bytes to be
-    refused) goes to ``handler`` in order, every reply through the client's own queue.
-    (The app's SocketGuard has already checked the origin and the connection limits.)"""
+    refused) goes to ``handler`` in order, every reply through the client's own queue;
+    ``news`` tells the client how the engines' warm-up goes while it lasts. (The app's
+    SocketGuard has already checked the origin and the connection limits.)"""
     await websocket.accept()
     client = Client(websocket.send_text, name, client_address(websocket))
     handler.opened(client)
+    if news is not None:
+        news.opened(client)
     try:
         while True:
             message = await websocket.receive()
@@ -1001,5 +1009,7 @@ async def serve_socket(websocket: WebSocket, name: str, handler: SocketHandler) 
             raw = message.get("text")
             await handler.handle(client, raw if raw is not None else message.get("bytes"))
     finally:
+        if news is not None:
+            news.closed(client)
         await handler.closed(client)
         await client.close()

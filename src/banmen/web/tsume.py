@@ -83,6 +83,7 @@ from banmen.games.shogi.errors import ShogiError
 from banmen.games.shogi.problem import check_sfen, move_names, summary
 from banmen.search.limits import Limit
 from banmen.web.analysis_jobs import analysis_message, submit_watched, waiting_line
+from banmen.web.engines import waiting_for
 from banmen.web.limits import busy_line
 from banmen.web.protocol import ProtocolError, decode_object
 from banmen.web.replies import NO_STORE_JSON, one_line
@@ -475,7 +476,9 @@ class TsumeSession:
         if 0 < position <= (pool.yielding if pool is not None else 0):
             return  # an analysis is giving its worker up: the solve starts in a moment
         if position > 0:
-            message = busy_line(position, "a solver")
+            message = (
+                waiting_for(pool, position, "a solver") if pool else busy_line(position, "a solver")
+            )
             self.client.send({"type": "queued", "position": position, "message": message})
         elif job.started is None:
             job.started = time.monotonic()
@@ -647,7 +650,7 @@ def tsume_routes(service: SolverService) -> list[BaseRoute]:
             return JSONResponse({"ok": False, "error": one_line(e)}, headers=NO_STORE_JSON)
 
     async def socket(websocket: WebSocket) -> None:
-        await serve_socket(websocket, "tsume", service)
+        await serve_socket(websocket, "tsume", service, websocket.app.state.news)
 
     return [
         Route("/api/tsume/sfen", sfen_api),

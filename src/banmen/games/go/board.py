@@ -43,6 +43,8 @@ from banmen.games.go.errors import (
 )
 from banmen.games.go.rules import Rules, parse_rules
 from banmen.games.go.scoring import Score, chain_at, score
+from banmen.games.go.sets import RULES
+from banmen.warm import ensure
 
 __all__ = [
     "Board",
@@ -219,6 +221,7 @@ class Board:
     def __init__(
         self, size: int = 19, rules: Rules | str = "chinese", komi: float | None = None
     ) -> None:
+        ensure(RULES)  # (the first board of a process loads the compiled rules: banmen.warm)
         self.size = _check_size(size)
         r = parse_rules(rules)
         self.rules: Rules = r if komi is None else r.with_komi(komi)

@@ -62,7 +62,7 @@ from banmen.games.go import policy
 from banmen.games.go.board import BLACK, PASS, Board, vertex_name
 from banmen.games.go.game import RESIGN_NAME, Game, board_of
 from banmen.games.go.scoring import estimate_dead
-from banmen.games.go.sets import SEARCH, THREADS
+from banmen.games.go.sets import SCORING, SEARCH, THREADS
 from banmen.search.limits import Limit, StopFlag
 from banmen.search.mcts import MCTS, MctsInfo, MctsResult
 from banmen.warm import ensure
@@ -222,6 +222,7 @@ class GoEngine(Engine[Board | Game]):
     def warm_up(self) -> None:
         """Load (or compile, the first time ever) the search and the tree reuse now."""
         ensure(SEARCH if self.threads == 1 else THREADS)
+        ensure(SCORING)  # (final_dead, and the passes of a game won on the count)
 
     # ---- helpers
 

@@ -5,12 +5,13 @@ from banmen.warm import KernelSet
 _P = "banmen.games.go"
 
 #: the board's own compiled rules (what a front end's Go board runs)
-RULES = KernelSet("go", "rules", "the Go rules", f"{_P}.game:_load_rules", estimate=6)
+RULES = KernelSet("go", "rules", "the Go rules", f"{_P}.game:_load_rules", estimate=6,
+                  board=True)  # fmt: skip
 #: the Monte-Carlo tree search (every ``mcts`` player and the analysis)
 SEARCH = KernelSet("go", "search", "the Go search", f"{_P}.engine:_load_search", estimate=45)
 #: the dead-stone estimate of a count, and the analysis's ownership (playout policy)
 SCORING = KernelSet("go", "scoring", "the Go dead-stone estimate", f"{_P}.game:_load_scoring",
-                    estimate=10)  # fmt: skip
+                    estimate=10, board=True)  # fmt: skip
 #: the same search in several threads on one tree (``mcts:threads=N``)
 THREADS = KernelSet("go", "threads", "the Go search in threads", f"{_P}.engine:_load_threads",
                     estimate=20, default=False)  # fmt: skip

@@ -44,6 +44,8 @@ from banmen.games.othello.formats import (
     write_transcript,
 )
 from banmen.games.othello.kernels import U, flips, moves
+from banmen.games.othello.sets import RULES
+from banmen.warm import ensure
 
 __all__ = ["Board"]
 
@@ -73,6 +75,7 @@ class Board(StackBoard[_Undo]):
     def __init__(
         self, black: int = START.black, white: int = START.white, turn: int = BLACK
     ) -> None:
+        ensure(RULES)  # (the first board of a process loads the compiled rules: banmen.warm)
         if black & white:
             raise InvalidBoardError("a square holds both a black and a white disc")
         if turn not in (BLACK, WHITE):

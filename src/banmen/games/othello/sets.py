@@ -6,7 +6,7 @@ _P = "banmen.games.othello"
 
 #: the board's own compiled rules (legal moves, flips: what a front end's board runs)
 RULES = KernelSet("othello", "rules", "the Othello rules", f"{_P}.board:_load_rules",
-                  estimate=2)  # fmt: skip
+                  estimate=2, board=True)  # fmt: skip
 #: the midgame search with the learned evaluation and ProbCut (every player's default)
 SEARCH = KernelSet("othello", "search", "the Othello search", f"{_P}.engine:_load_search",
                    estimate=6)  # fmt: skip

@@ -297,6 +297,9 @@ export function gamePage(game, texts) {
       case "queue":
         queueLine = msg.position > 0 ? msg.message : null;
         break;
+      case "engines": // the CPU's move waits for the warm-up: say how far it is
+        if (queueLine && !msg.ready) queueLine = `waiting: ${msg.message}`;
+        break;
       case "analysis":
         onAnalysis(msg);
         break;

@@ -119,15 +119,27 @@ export async function copyText(text, button) {
   setTimeout(() => { button.textContent = label; }, 1500);
 }
 
+// The engines' warm-up (the server's "engines" messages) in the line under the top bar,
+// until they are ready: a first run compiles them, and CPU moves wait meanwhile.
+export function showEngines(msg) {
+  const line = $("engines");
+  if (!line) return;
+  const text = msg.message ?? "";
+  line.textContent = msg.ready ? "" : `${text.charAt(0).toUpperCase()}${text.slice(1)}; CPU moves wait.`;
+  line.hidden = Boolean(msg.ready);
+}
+
 // The page's socket on `path` (see connection.js): the badge follows its status, and the
 // server's "error" and "notice" lines go to the message box after the page's own
-// `onMessage` has seen them. `onStatus` (optional) hears every status change too.
+// `onMessage` has seen them, its "engines" lines to the line under the top bar.
+// `onStatus` (optional) hears every status change too.
 export function pageSocket(path, { onOpen, onMessage, onStatus = () => {} }) {
   return new GameSocket(path, {
     onOpen,
     onMessage: (msg) => {
       onMessage(msg);
       if (msg.type === "error" || msg.type === "notice") showMessage(msg.message, msg.type);
+      if (msg.type === "engines") showEngines(msg);
     },
     onStatus: (status) => {
       showConnection(status);
