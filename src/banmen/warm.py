@@ -177,10 +177,10 @@ def is_warm(ks: KernelSet) -> bool:
     return read_stamp(ks) is not None
 
 
-def _write_stamp(ks: KernelSet, seconds: float) -> None:
+def _write_stamp(ks: KernelSet, seconds: float, compiled: int) -> None:
     path = _stamp_path(ks)
-    body = {"set": ks.id, "seconds": round(seconds, 3), "written": time.time(),
-            "versions": _versions(), "files": _sources()}  # fmt: skip
+    body = {"set": ks.id, "seconds": round(seconds, 3), "compiled": compiled,
+            "written": time.time(), "versions": _versions(), "files": _sources()}  # fmt: skip
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".tmp.{os.getpid()}")
@@ -231,9 +231,12 @@ def _ensure(ks: KernelSet) -> bool:
     _notice(notice_text(ks))
     with _compile_lock(ks):
         cold = not is_warm(ks)  # (another process may have compiled it meanwhile)
+        from numba.core import event
+
         t0 = time.perf_counter()
-        ks.load()
-        if cold:
-            _write_stamp(ks, time.perf_counter() - t0)
+        with event.install_recorder("numba:compile") as rec:
+            ks.load()
+        if cold:  # (``compiled``: functions numba compiled, not loaded from its cache)
+            _write_stamp(ks, time.perf_counter() - t0, len(rec.buffer) // 2)
     _loaded.add(ks.id)
     return cold

@@ -15,6 +15,7 @@ command draws a progress bar from them, the web app tells its pages.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import queue
@@ -68,14 +69,14 @@ def kernel_sets(games: Iterable[str] | None = None, everything: bool = False) ->
 
 
 def _cost(ks: KernelSet) -> float:
-    """Seconds to expect: the last compile's, where a stamp (valid or not) recorded it."""
+    """Seconds to expect: the last compile's, where a stamp (valid or stale) recorded one
+    that compiled something, else the set's estimate."""
     from banmen.warm import _stamp_path
 
     try:
-        import json
-
-        seconds = json.loads(_stamp_path(ks).read_text()).get("seconds")
-        if isinstance(seconds, int | float) and seconds > 0:
+        stamp = json.loads(_stamp_path(ks).read_text())
+        seconds = stamp.get("seconds")
+        if stamp.get("compiled") and isinstance(seconds, int | float) and seconds > 0:
             return float(seconds)
     except (OSError, ValueError, AttributeError):
         pass

@@ -14,7 +14,7 @@ import time
 from collections import deque
 from typing import Any
 
-__all__ = ["LagMonitor", "percentile"]
+__all__ = ["LagMonitor", "LoopDiscipline", "percentile"]
 
 
 def percentile(sorted_values: list[float], q: float) -> float:
@@ -55,3 +55,55 @@ class LagMonitor:
             "median_ms": round(percentile(lags, 50) * 1000, 3),
             "worst_ever_ms": round(self.worst * 1000, 3),
         }
+
+
+class LoopDiscipline:
+    """What the server's process loaded after it began to serve: the modules it imported,
+    the functions numba compiled and those it loaded from its cache. All should stay
+    empty — the event loop only routes messages; everything compiled is loaded before it
+    serves (``load_boards``) and every search runs in an engine worker — and
+    ``/api/health`` reports them, so a test (and an operator) can see it."""
+
+    def __init__(self) -> None:
+        self._modules: set[str] = set()
+        self.compiled: list[str] = []
+        self.loaded: list[str] = []
+        self._started = False
+
+    def start(self) -> None:
+        """From now on, count (call it when the server starts to serve)."""
+        import sys
+
+        self._modules = set(sys.modules)
+        self._started = True
+        try:
+            from numba.core import caching, event
+        except ImportError:  # pragma: no cover - numba is a dependency
+            return
+
+        watch = self
+        load = caching.Cache.load_overload
+
+        def counted(cache: Any, sig: Any, target_context: Any) -> Any:
+            data = load(cache, sig, target_context)  # type: ignore[no-untyped-call]
+            if data is not None:
+                watch.loaded.append(str(getattr(cache, "_name", "?")))
+            return data
+
+        caching.Cache.load_overload = counted  # type: ignore[method-assign]
+
+        class _Compiles(event.Listener):
+            def on_start(self, ev: Any) -> None:
+                fn = getattr(ev.data.get("dispatcher"), "py_func", None)
+                watch.compiled.append(getattr(fn, "__qualname__", "?"))
+
+            def on_end(self, ev: Any) -> None:
+                pass
+
+        event.register("numba:compile", _Compiles())  # type: ignore[no-untyped-call]
+
+    def stats(self) -> dict[str, Any]:
+        import sys
+
+        late = sorted(set(sys.modules) - self._modules) if self._started else []
+        return {"imported": late, "compiled": list(self.compiled), "loaded": list(self.loaded)}

@@ -88,7 +88,7 @@ from banmen.web.arena import ArenaViews, arena_api_routes
 from banmen.web.catalog import CATALOG, GameEntry
 from banmen.web.engines import EngineNews
 from banmen.web.games import make_games
-from banmen.web.lag import LagMonitor
+from banmen.web.lag import LagMonitor, LoopDiscipline
 from banmen.web.levels import MOVE_TIME_CAP
 from banmen.web.limits import Limits, client_address
 from banmen.web.pages import STATIC_DIR, page_routes
@@ -334,6 +334,7 @@ def create_app(
     tsume = SolverService(max_queued=lim.max_queued_solves, max_seconds=lim.max_solve_seconds)
     load_boards([*games_by_name, tsume.game])
     connections = Connections(lim)
+    discipline = LoopDiscipline()
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -355,6 +356,7 @@ def create_app(
             asyncio.create_task(_announce_ready(pool, started)),
             asyncio.create_task(_expire_periodically(store, hub, lim)),
         ]
+        discipline.start()
         try:
             yield
         finally:
@@ -391,6 +393,8 @@ def create_app(
                 "move_time_cap_s": MOVE_TIME_CAP,
                 "max_message_bytes": MAX_MESSAGE_BYTES,
                 "loop_lag_ms": st.lag.stats(),
+                # since it began to serve: modules imported, functions compiled or loaded
+                "while_serving": discipline.stats(),
             },
             headers={"Cache-Control": "no-store"},
         )
