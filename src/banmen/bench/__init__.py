@@ -181,6 +181,12 @@ def _time_limits(quick: bool) -> dict[str, Any]:
     return bench_time_limits(limits=(0.5, 2.0), runs=6)
 
 
+def _compile(quick: bool) -> dict[str, Any]:
+    from banmen.bench.compile import bench_compile
+
+    return bench_compile(quick=quick)
+
+
 def _cli_startup(quick: bool) -> dict[str, Any]:
     from banmen.bench.startup import startup
 
@@ -245,6 +251,12 @@ SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
     "tsume-quick": (
         "tsume-shogi problems of 1-11 plies, the same three solvers, 5 s per problem",
         _tsume_quick,
+    ),
+    "compile": (
+        "compile time: each kernel set from a cold cache in a fresh process (per function "
+        "and specialisation), then its load from the warm cache; a user's first commands "
+        "cold and warm; the whole banmen warm-up from a cold cache",
+        _compile,
     ),
     "cli-startup": (
         "banmen commands in fresh processes (median wall and CPU time), and the floors",
