@@ -18,6 +18,17 @@ compiles:
   ``flock`` on the index for the read-modify-write and writes the data before the index,
   so a reader that finds an entry finds its code.
 
+* **no function is compiled again for a constant, or for a narrower integer.** numba
+  types a call from compiled code with its constant arguments as literals
+  (``Literal[int](3)``, ``Literal[bool](False)``) and compiles the callee for them: each
+  distinct constant is a compile of its own, and each one compiles everything it calls
+  anew; an ``int32`` read from an array likewise compiles the callee again beside its
+  ``int64`` version. Go's search compiled ``_collect_libs`` seven times and the ladder
+  reader three (``banmen bench compile`` lists such functions). banmen's ``njit`` types
+  every call of a function it compiled with plain types — no literals, integers as
+  ``int64`` (``uint64`` stays: bitboards) — so one compile serves every caller, and LLVM
+  still folds constants where it inlines.
+
 ``@kernel`` is ``njit(cache=True)`` for functions handed to a generic search: numba caches
 a function compiled for *another* jitted function as an argument only if that argument
 pickles the same way in every process. A dispatcher pickles with a random uuid, so by
@@ -40,8 +51,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from numba import njit, typeof
-from numba.core import caching
+from numba import njit as _numba_njit
+from numba import typeof, types
+from numba.core import caching, typeinfer
 from numba.core.errors import NumbaWarning
 
 __all__ = ["njit", "kernel", "bound"]
@@ -86,6 +98,68 @@ def _locked_save(self: Any, key: Any, data: Any) -> None:
 caching.IndexDataCacheFile.save = _locked_save  # type: ignore[method-assign]
 
 
+def _plain(t: Any) -> Any:
+    """A call argument's type as banmen compiles for it: no literal, and integers narrower
+    than 64 bits (an ``int32`` read from an array) as ``int64``."""
+    t = types.unliteral(t)  # type: ignore[no-untyped-call]
+    if isinstance(t, types.Integer) and t.bitwidth < 64:  # type: ignore[attr-defined]
+        return types.int64
+    return t
+
+
+def _plain_calls(dispatcher: Any) -> Any:
+    """Make compiled callers of ``dispatcher`` type their calls with :func:`_plain` types."""
+    resolve = dispatcher.get_call_template
+    stack = dispatcher.targetdescr.typing_context.callstack
+
+    def get_call_template(args: Any, kws: Any) -> Any:
+        plain = tuple(_plain(a) for a in args)
+        if kws or stack.match(dispatcher.py_func, plain):
+            # A recursive call with a constant, into the very signature being compiled:
+            # numba's recursion typing needs it as it is (pass a variable to save the
+            # extra compile), and so do keyword arguments (none in banmen's kernels).
+            return resolve(args, kws)
+        return resolve(plain, kws)
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher
+
+
+#: recursive functions' declared return types (``njit(returns=...)``), by Python function
+_DECLARED: dict[Any, Any] = {}
+_partial = typeinfer.TypeInferer.return_types_from_partial
+
+
+def _declared_return(self: Any) -> Any:
+    """numba types a recursive call by typing the whole function again, partially, to
+    learn its return type — at every resolution of every recursive call (df-pn's node
+    function: twenty times, nine seconds). A function that declares its return type
+    (``njit(returns=...)``) is taken at its word."""
+    declared = _DECLARED.get(self.func_id.func)
+    return declared if declared is not None else _partial(self)  # type: ignore[no-untyped-call]
+
+
+typeinfer.TypeInferer.return_types_from_partial = _declared_return  # type: ignore[method-assign]
+
+
+def njit(*args: Any, **options: Any) -> Any:
+    """numba's ``njit`` (same arguments), its calls from compiled code typed without
+    literals (see the module's note); ``returns`` (a numba type) declares a recursive
+    function's return type, which numba would otherwise infer again at every recursive
+    call."""
+    returns = options.pop("returns", None)
+
+    def wrap(f: Any) -> Any:
+        if returns is not None:
+            _DECLARED[f] = returns
+        return _plain_calls(_numba_njit(*args, **options)(f))
+
+    if len(args) == 1 and callable(args[0]):
+        f, args = args[0], ()
+        return wrap(f)
+    return wrap
+
+
 def _digest(path: str) -> str:
     d = _digests.get(path)
     if d is None:
@@ -103,7 +177,7 @@ def kernel(fn: F | None = None, **options: Any) -> Any:
     """Compile ``fn`` like ``njit(cache=True, **options)``, with a stable identity."""
 
     def wrap(f: F) -> Any:
-        dispatcher = njit(cache=True, **options)(f)
+        dispatcher = _plain_calls(_numba_njit(cache=True, **options)(f))
         ident = f"{f.__module__}.{f.__qualname__}:{_digest(inspect.getfile(f))}"
         try:
             dispatcher._set_uuid(ident)

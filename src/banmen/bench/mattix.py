@@ -14,6 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
+from numba import types
 
 from banmen._jit import njit
 from banmen.games import get_game
@@ -38,7 +39,7 @@ def _line_moves(values: Any, mask: int, chip: int, side: int, size: int, buf: An
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, returns=types.int64)
 def _plain(
     values: Any, mask: int, chip: int, side: int, size: int, depth: int, alpha: int,
     beta: int, prune: bool, bufs: Any, ply: int, counters: Any, stop: Any,

@@ -46,6 +46,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+from numba import types
 
 from banmen._bits import mix64, prefetch
 from banmen._fields import PerSecond
@@ -200,7 +201,7 @@ def _tt_probe(tt: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64], k: int) -> 
     return 0
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, returns=types.int64)
 def _negamax(
     gen_moves: Any,
     play: Any,
@@ -386,8 +387,11 @@ def _no_order(ctx: Any, st: Any, buf: Any, start: int, n: int, depth: int) -> No
 
 @kernel
 def _no_probcut(ctx: Any, st: Any, depth: int) -> tuple[int, int, int, int]:
-    """The default :attr:`Kernels.probcut`: none."""
-    return -1, 1024, 0, 0
+    """The default :attr:`Kernels.probcut`: none. (Its values are computed, not constants:
+    numba would type constants as literals, and the search would be compiled again for a
+    shallow depth of literally -1.)"""
+    zero = depth - depth
+    return zero - 1, zero + 1024, zero, zero
 
 
 @njit(cache=True)

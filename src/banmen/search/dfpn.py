@@ -74,6 +74,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
+from numba import types
 
 from banmen._fields import IntAt
 from banmen._jit import bound, njit
@@ -530,7 +531,7 @@ def _seed(
     return total, 1, 0, 0, h
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, returns=types.UniTuple(types.int64, 6))
 def _mid(
     or_moves: Any,
     and_moves: Any,

@@ -152,7 +152,7 @@ class Board(StackBoard[_Undo]):
         p, o = self.pieces()
         if (p | o) >> sq & 1:
             return 0
-        return int(flips(_u(p), _u(o), sq))
+        return int(flips(_u(p), _u(o), _u(sq)))
 
     def flip_counts(self) -> dict[int, int]:
         """For each legal move (not a pass), how many discs it turns over."""
@@ -196,7 +196,7 @@ class Board(StackBoard[_Undo]):
             flipped = 0
         else:
             p, o = self.pieces()
-            flipped = int(flips(_u(p), _u(o), move))
+            flipped = int(flips(_u(p), _u(o), _u(move)))
             bit = 1 << move
             if self.turn == BLACK:
                 self.black |= bit | flipped

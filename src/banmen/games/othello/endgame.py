@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numba import types
 
 from banmen._bits import ctz64, mix64, popcnt64
 from banmen._jit import njit
@@ -489,7 +490,7 @@ def _tt_put(tt: Any, ctl: Any, k: Any, lower: int, upper: int, move: int, emptie
 # --------------------------------------------------------------------------- search
 
 
-@njit(cache=True)
+@njit(cache=True, returns=types.int64)
 def _shallow(P: Any, O: Any, depth: int, alpha: int, beta: int, W: Any) -> int:
     """Alpha-beta to ``depth`` plies with the pattern evaluation (centi-discs for P)."""
     if depth <= 0:
@@ -514,7 +515,7 @@ def _shallow(P: Any, O: Any, depth: int, alpha: int, beta: int, W: Any) -> int:
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, returns=types.int64)
 def _solve_small(P: Any, O: Any, alpha: int, beta: int, n: int, passed: int, ctl: Any) -> int:
     """5 to _SMALL empties: squares tried straight from the empties, odd quadrants first."""
     empties = ~(P | O)
@@ -664,7 +665,7 @@ def _children(
     return best, best_move
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, returns=types.int64)
 def _solve(
     P: Any,
     O: Any,

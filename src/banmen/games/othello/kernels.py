@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba import types
 
 from banmen._bits import clz64, ctz64, popcnt64
 from banmen._jit import njit
@@ -130,7 +131,7 @@ def popcount(x: Any) -> int:
     return popcnt64(x)
 
 
-@njit(cache=True)
+@njit(cache=True, returns=types.UniTuple(types.uint64, 2))
 def perft(P: Any, O: Any, depth: int, passed: bool, pass_free: bool) -> Any:
     """``(leaves, made)``: the leaves of the game tree ``depth`` plies deep and the number
     of moves made to reach them all (passes included; every move of the last ply is
@@ -156,7 +157,7 @@ def perft(P: Any, O: Any, depth: int, passed: bool, pass_free: bool) -> Any:
     return total, made
 
 
-@njit(cache=True)
+@njit(cache=True, returns=types.uint64)
 def perft_bulk(P: Any, O: Any, depth: int, passed: bool, pass_free: bool) -> Any:
     """The leaves of :func:`perft`, counted the way Edax and Egaroucid count them: the
     last ply's moves are counted from the legal-move mask (a popcount), not made."""
