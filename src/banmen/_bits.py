@@ -1,9 +1,10 @@
-"""Bit helpers shared by the compiled kernels of several games."""
+"""Bit helpers (and two array helpers) shared by the compiled kernels of several games."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
@@ -74,3 +75,48 @@ ctz64 = _unary_i64_intrinsic("llvm.cttz.i64", True)
 clz64 = _unary_i64_intrinsic("llvm.ctlz.i64", True)
 #: Set bits of a uint64 (``popcnt`` where the CPU has it).
 popcnt64 = _unary_i64_intrinsic("llvm.ctpop.i64", False)
+
+
+@njit(cache=True)
+def copy_into(dst: Any, src: Any) -> None:
+    """``dst[:] = src`` for two 1-D arrays of one length, as a plain loop: numba compiles
+    an assignment between arrays with a broadcast check whose error message alone (shapes
+    formatted as text) took a second of compiling in Go's search."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@njit(cache=True)
+def stable_order(key: Any, idx: Any) -> None:
+    """``idx[:] = argsort(key)``, stable (equal keys keep their order): a bottom-up merge
+    sort over a scratch half, for short arrays (a node's children). numba's own
+    ``argsort(kind="mergesort")`` is recursive and cost a second of compiling."""
+    n = key.shape[0]
+    for i in range(n):
+        idx[i] = i
+    tmp = np.empty(n, dtype=np.int64)
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            a, b, k = lo, mid, lo
+            while a < mid and b < hi:
+                if key[idx[b]] < key[idx[a]]:
+                    tmp[k] = idx[b]
+                    b += 1
+                else:
+                    tmp[k] = idx[a]
+                    a += 1
+                k += 1
+            while a < mid:
+                tmp[k] = idx[a]
+                a += 1
+                k += 1
+            while b < hi:
+                tmp[k] = idx[b]
+                b += 1
+                k += 1
+        for i in range(n):
+            idx[i] = tmp[i]
+        width *= 2

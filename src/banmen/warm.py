@@ -84,8 +84,7 @@ class KernelSet:
 
     def load(self) -> None:
         """Run the loader: the set's code compiled, or loaded from the cache."""
-        module, _, function = self.loader.partition(":")
-        getattr(importlib.import_module(module), function)()
+        run_loader(self.loader)
 
 
 def _stderr(line: str) -> None:
@@ -204,6 +203,12 @@ def _compile_lock(ks: KernelSet) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+def run_loader(loader: str) -> None:
+    """Import and run one ``module:function`` loader."""
+    module, _, function = loader.partition(":")
+    getattr(importlib.import_module(module), function)()
 
 
 def ensure(ks: KernelSet) -> bool:

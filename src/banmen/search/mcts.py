@@ -84,6 +84,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from banmen._atomic import atomic_add, atomic_add2, atomic_cas2, atomic_store2
+from banmen._bits import stable_order
 from banmen._fields import PerSecond
 from banmen._jit import njit
 from banmen.search.limits import STOP_REQUESTED, STOP_TIME, Deadline, Limit, StopFlag
@@ -210,7 +211,8 @@ def _order(moves: Any, pn: Any, pw: Any, n: int) -> None:
     key = np.empty(n - 1, dtype=np.float64)
     for k in range(1, n):
         key[k - 1] = -pw[k] / pn[k] if pn[k] > 0 else -0.5
-    idx = np.argsort(key, kind="mergesort")
+    idx = np.empty(n - 1, dtype=np.int64)
+    stable_order(key, idx)
     m2 = moves[1:n].copy()
     n2 = pn[1:n].copy()
     w2 = pw[1:n].copy()
@@ -532,9 +534,12 @@ def _to_move(to_move: Any, ctx: Any, st: Any) -> int:
 @njit(cache=True)
 def _compact(fs: Any, ist: Any, fs2: Any, ist2: Any, old_of: Any, root: int) -> int:
     """Copy the subtree under ``root`` to the front of ``fs2``/``ist2`` (breadth first,
-    children kept contiguous); returns the number of nodes copied."""
-    fs2[0] = fs[root]
-    ist2[0] = ist[root]
+    children kept contiguous); returns the number of nodes copied. (Rows are copied field
+    by field: an assignment of one row to another compiles a broadcast check.)"""
+    for c in range(fs.shape[1]):
+        fs2[0, c] = fs[root, c]
+    for c in range(ist.shape[1]):
+        ist2[0, c] = ist[root, c]
     old_of[0] = root
     used = 1
     i = 0
@@ -546,8 +551,10 @@ def _compact(fs: Any, ist: Any, fs2: Any, ist2: Any, old_of: Any, root: int) -> 
             ist2[i, I_FIRST] = used
             for k in range(count):
                 old_of[used + k] = first + k
-                fs2[used + k] = fs[first + k]
-                ist2[used + k] = ist[first + k]
+                for c in range(fs.shape[1]):
+                    fs2[used + k, c] = fs[first + k, c]
+                for c in range(ist.shape[1]):
+                    ist2[used + k, c] = ist[first + k, c]
             used += count
         i += 1
     return used

@@ -222,7 +222,7 @@ class GoEngine(Engine[Board | Game]):
     def warm_up(self) -> None:
         """Load (or compile, the first time ever) the search and the tree reuse now."""
         ensure(SEARCH if self.threads == 1 else THREADS)
-        ensure(SCORING)  # (final_dead, and the passes of a game won on the count)
+        ensure(SCORING)  # (its moves after a pass count the board: estimate_dead)
 
     # ---- helpers
 

@@ -60,6 +60,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from banmen._bits import copy_into
 from banmen._jit import njit
 from banmen.games.go.kernels import (
     BORDER,
@@ -376,9 +377,9 @@ def _ladder(bs: Any, gs: Any, ms: Any, prey: int, prey_moves: bool) -> bool:
         color = board[prey] if kind[d] else 3 - board[prey]
         if move_code(board, gs[d], ms[d], m, color, False) != LEGAL:
             continue
-        bs[d + 1][:] = board
-        gs[d + 1][:] = gs[d]
-        ms[d + 1][:] = ms[d]
+        copy_into(bs[d + 1], board)
+        copy_into(gs[d + 1], gs[d])
+        copy_into(ms[d + 1], ms[d])
         play(bs[d + 1], gs[d + 1], ms[d + 1], m, color)
         nodes += 1
         if bs[d + 1][prey] == EMPTY:  # captured
@@ -414,9 +415,9 @@ def ladder_after(board: Any, grp: Any, meta: Any, p: int, prey: int, stacks: Any
     (``prey`` the mover's own group with two liberties left: can the opponent capture
     it by ataris; or an opponent group ``p`` put in atari: can it not escape.)"""
     bs, gs, ms = stacks
-    bs[0][:] = board
-    gs[0][:] = grp
-    ms[0][:] = meta
+    copy_into(bs[0], board)
+    copy_into(gs[0], grp)
+    copy_into(ms[0], meta)
     color = meta[M_TURN]
     play(bs[0], gs[0], ms[0], p, color)
     if bs[0][prey] == color:

@@ -64,7 +64,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from banmen._bits import mix64
+from banmen._bits import copy_into, mix64
 from banmen._jit import kernel, njit
 from banmen.games.go.features import (
     _code,
@@ -773,9 +773,9 @@ def policy_ownership(
     seqc = np.empty(params[P_MAXPLY], dtype=np.int64)
     rng = mix64(seed * GOLDEN + 1)
     for i in range(n):
-        b2[:] = board
-        g2[:] = grp
-        m2[:] = meta
+        copy_into(b2, board)
+        copy_into(g2, grp)
+        copy_into(m2, meta)
         m2[M_PASSES] = 0
         m2[M_LAST] = PASS
         if i % 2 == 1:
@@ -849,9 +849,9 @@ def area_score(board: Any, meta: Any) -> int:
 def go_copy(ctx: Any, src: Any, dst: Any) -> None:
     """``dst := src``, keeping ``dst``'s random state (the playouts' generator)."""
     rng = dst[2][M_RNG]
-    dst[0][:] = src[0]
-    dst[1][:] = src[1]
-    dst[2][:] = src[2]
+    copy_into(dst[0], src[0])
+    copy_into(dst[1], src[1])
+    copy_into(dst[2], src[2])
     dst[2][M_RNG] = rng
 
 

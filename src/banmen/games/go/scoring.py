@@ -355,7 +355,10 @@ def ownership(board: Board, playouts: int = 1024, seed: int = 0) -> dict[int, fl
     patterns, no self-atari) from the position, every other one with the other side to
     move first: +1 always black's, -1 always white's."""
     from banmen.games.go import policy  # the search's kernels: loaded when a count needs them
+    from banmen.games.go.sets import SCORING
+    from banmen.warm import ensure
 
+    ensure(SCORING)  # (a cold cache: compiled now, and the user told so)
     if playouts < 1:
         raise ScoringError(f"playouts must be at least 1, got {playouts}")
     pos = board.position

@@ -8,7 +8,7 @@ _P = "banmen.games.go"
 RULES = KernelSet("go", "rules", "the Go rules", f"{_P}.game:_load_rules", estimate=6,
                   board=True)  # fmt: skip
 #: the Monte-Carlo tree search (every ``mcts`` player and the analysis)
-SEARCH = KernelSet("go", "search", "the Go search", f"{_P}.engine:_load_search", estimate=45)
+SEARCH = KernelSet("go", "search", "the Go search", f"{_P}.engine:_load_search", estimate=30)
 #: the dead-stone estimate of a count, and the analysis's ownership (playout policy)
 SCORING = KernelSet("go", "scoring", "the Go dead-stone estimate", f"{_P}.game:_load_scoring",
                     estimate=10, board=True)  # fmt: skip
