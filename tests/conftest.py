@@ -12,6 +12,10 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, str(Path(__file__).parent))  # for the test-only reference modules
+# tests of one area import a neighbour's cases (test_analysis the Othello memo, say)
+for _folder in sorted(Path(__file__).parent.glob("*/**/")):
+    if any(_folder.glob("test_*.py")):
+        sys.path.append(str(_folder))
 
 # The first call of a compiled search may load or compile it: no per-example deadline.
 settings.register_profile(
@@ -19,6 +23,24 @@ settings.register_profile(
 )
 settings.register_profile("ci", parent=settings.get_profile("default"), derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+# --------------------------------------------------------------------------- tiers
+#
+# Markers say what a test needs beyond Python and a warm numba cache (pyproject.toml):
+# ``browser`` (chromium), ``server`` (the web app in a subprocess), ``external`` (GNU Go,
+# node, an anchor), ``cold`` (an empty cache: compiles), ``slow``. ``make test-fast``
+# leaves them all out. Tests that use the ``browser`` or ``server`` fixtures are marked
+# here, so no browser test can be run by the fast tier by mistake.
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        if "browser" in used:
+            item.add_marker(pytest.mark.browser)
+        if "browser" in used or "server" in used:
+            item.add_marker(pytest.mark.server)
 
 
 # --------------------------------------------------------------------------- browser tests

@@ -1,0 +1,167 @@
+"""The house's shape: no import cycle inside banmen, no board typed ``Any``.
+
+The import graph is read from the source (``ast``), function-level imports included; only
+imports under ``if TYPE_CHECKING:`` are left out, since they never run. A cycle is a set of
+modules that import each other, directly or through others (a strongly connected
+component of more than one module): docs/DESIGN.md's rule "dependencies point downward".
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import paths
+
+SRC = paths.ROOT / "src"
+PACKAGE = SRC / "banmen"
+
+
+def _modules() -> dict[str, Path]:
+    mods = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(SRC).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        mods[".".join(parts)] = path
+    return mods
+
+
+def _runtime_imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement that can run: all but those under ``if TYPE_CHECKING:``."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.orelse:
+                yield from _runtime_imports(child)
+            continue
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+        yield from _runtime_imports(node)
+
+
+def import_graph() -> dict[str, set[str]]:
+    mods = _modules()
+    graph: dict[str, set[str]] = {m: set() for m in mods}
+    for mod, path in mods.items():
+        package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+        for node in _runtime_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*up, base] if base else up)
+                # ``from pkg import mod`` imports the submodule; ``from mod import name`` the module
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base
+                           for a in node.names]  # fmt: skip
+            graph[mod].update(t for t in targets if t in mods and t != mod)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        top = stack.pop()
+                        on_stack.discard(top)
+                        component.append(top)
+                        if top == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def test_cycle_finder_finds_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert cycles(graph) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_type_checking_imports_are_left_out() -> None:
+    tree = ast.parse(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    import x\n"
+        "def f():\n    import y\n"
+    )
+    assert [ast.unparse(n) for n in _runtime_imports(tree)] == [
+        "from typing import TYPE_CHECKING",
+        "import y",
+    ]
+
+
+def test_no_import_cycle_inside_banmen() -> None:
+    graph = import_graph()
+    assert graph["banmen.games"], "the graph reads the registry's imports"
+    found = cycles(graph)
+    assert not found, "import cycles (dependencies must point downward): " + "; ".join(
+        " <-> ".join(c) for c in found
+    )
+
+
+def test_the_engine_contract_is_a_leaf() -> None:
+    assert import_graph()["banmen.engine"] == {"banmen.search.limits"}
+
+
+def _compiled(decorator: ast.expr) -> bool:
+    text = ast.unparse(decorator)
+    return any(w in text for w in ("kernel", "njit", "jit"))
+
+
+def _board_any(path: Path, root: Path = SRC) -> Iterator[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            if any(_compiled(d) for d in node.decorator_list):
+                continue  # a compiled kernel: its "board" is an array
+            args = node.args
+            for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+                if "board" in a.arg and a.annotation is not None:
+                    if ast.unparse(a.annotation) in ("Any", "Any | None", "typing.Any"):
+                        yield f"{path.relative_to(root)}:{a.lineno} {node.name}({a.arg})"
+
+
+def test_board_any_finder_finds_one(tmp_path: Path) -> None:
+    tree_text = (
+        "def f(board: Any, x: int) -> None: ...\n"
+        "def g(board: Board) -> None: ...\n"
+        "@kernel\ndef h(board: Any) -> None: ...\n"
+    )
+    q = tmp_path / "m.py"
+    q.write_text(tree_text)
+    assert [s.split(" ", 1)[1] for s in _board_any(q, tmp_path)] == ["f(board)"]
+
+
+def test_no_board_is_typed_any() -> None:
+    found = [hit for path in sorted(PACKAGE.rglob("*.py")) for hit in _board_any(path)]
+    assert found == [], "boards typed Any: " + ", ".join(found)

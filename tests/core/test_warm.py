@@ -1,0 +1,329 @@
+"""Compiled code loaded before any clock starts (banmen.warm, banmen.warmup, banmen._jit).
+
+Most of these run a toy kernel set (tests/warm_toy.py) in fresh processes with their own
+``NUMBA_CACHE_DIR``, so "cold" means cold: the notice once, the stamp, the lock shared by
+processes, numba's cache written under a lock. The last ones check the games' own sets:
+after a warm-up, nothing a front end does compiles anything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import paths
+import pytest
+
+from banmen.warm import KernelSet, read_stamp
+
+TESTS = paths.TESTS
+
+
+def _env(cache: Path, **extra: str) -> dict[str, str]:
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), **extra}
+    env["PYTHONPATH"] = os.pathsep.join([str(TESTS), env.get("PYTHONPATH", "")])
+    env.pop("BANMEN_DEBUG", None)
+    return env
+
+
+def _toy(cache: Path, **extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(TESTS / "warm_toy.py")], env=_env(cache, **extra),
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+
+
+def test_a_cold_set_says_so_once_and_the_next_process_loads_it(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    first = _toy(tmp_path, TOY_LOG=str(log))
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.strip() == "cold"
+    assert first.stderr.splitlines() == ["banmen: compiling the toy kernel, first run only…"]
+    stamp = json.loads((tmp_path / "banmen-warm" / "toy.twice.json").read_text())
+    assert stamp["set"] == "toy.twice" and stamp["seconds"] > 0
+    assert any(f.endswith("banmen/warm.py") for f, _, _ in stamp["files"])
+    second = _toy(tmp_path, TOY_LOG=str(log))
+    assert second.stdout.strip() == "warm" and second.stderr == ""
+    compiled = [int(line.split()[1]) for line in log.read_text().splitlines()]
+    assert compiled[0] >= 1 and compiled[1] == 0  # the second process loaded the cache
+
+
+def test_a_stamp_goes_stale_with_a_file_it_names(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    ks = KernelSet("toy", "stale", "a toy", "warm_toy:load")
+    source = tmp_path / "kernel.py"
+    source.write_text("x = 1\n")
+    st = source.stat()
+    from banmen.warm import _versions
+
+    stamp = {"set": ks.id, "seconds": 1.0, "versions": _versions(),
+             "files": [[str(source), st.st_size, st.st_mtime_ns]]}  # fmt: skip
+    (tmp_path / "banmen-warm").mkdir()
+    (tmp_path / "banmen-warm" / "toy.stale.json").write_text(json.dumps(stamp))
+    assert read_stamp(ks) is not None
+    source.write_text("x = 22\n")  # another size: numba would recompile, the stamp is stale
+    assert read_stamp(ks) is None
+    source.write_text("x = 1\n")
+    os.utime(source, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert read_stamp(ks) is not None
+    (tmp_path / "banmen-warm" / "toy.stale.json").write_text(
+        json.dumps({**stamp, "versions": {"numba": "0.0", "python": "0"}})
+    )
+    assert read_stamp(ks) is None  # another numba: its cache is another's
+
+
+def test_processes_meeting_one_cold_set_compile_it_once(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(TESTS / "warm_toy.py")],
+            env=_env(tmp_path, TOY_LOG=str(log)),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        for _ in range(3)
+    ]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), outs
+    compiled = sorted(int(line.split()[1]) for line in log.read_text().splitlines())
+    assert len(compiled) == 3 and compiled[:2] == [0, 0] and compiled[2] >= 1
+    assert sum(out.strip() == "cold" for out, _ in outs) == 1
+
+
+@pytest.mark.cold
+def test_specialisations_compiled_at_once_in_several_processes_all_stay_cached(
+    tmp_path: Path,
+) -> None:
+    """numba's cache index is read, extended and written back by every process that
+    compiles a specialisation; without banmen._jit's lock, processes compiling different
+    ones at once lose entries (or swap their code). Four types in four processes, three
+    rounds: afterwards a fresh process loads all four without compiling."""
+    types = ["int64", "float64", "int32", "float32"]
+    for rnd in range(3):
+        cache = tmp_path / f"round{rnd}"
+        code = "import warm_toy; warm_toy.load()"
+        procs = [
+            subprocess.Popen([sys.executable, "-c", code], env=_env(cache, TOY_TYPE=t))
+            for t in types
+        ]
+        assert all(p.wait(timeout=300) == 0 for p in procs)
+        log = cache / "log"
+        check = (
+            "import os, warm_toy\n"
+            f"for t in {types!r}:\n"
+            "    os.environ['TOY_TYPE'] = t\n"
+            "    warm_toy.load()\n"
+        )
+        subprocess.run([sys.executable, "-c", check], env=_env(cache, TOY_LOG=str(log)),
+                       check=True, timeout=300)  # fmt: skip
+        compiled = [int(line.split()[1]) for line in log.read_text().splitlines()]
+        assert compiled == [0, 0, 0, 0], f"round {rnd}: recompiled {compiled}"
+
+
+@pytest.mark.cold
+def test_warm_up_command_compiles_then_skips(tmp_path: Path) -> None:
+    cmd = [sys.executable, "-m", "banmen", "warm-up", "mattix"]
+    first = subprocess.run([*cmd, "--json"], env=_env(tmp_path), capture_output=True,
+                           text=True, timeout=600)  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    rec = json.loads(first.stdout)
+    assert rec["ok"] and [s["set"] for s in rec["sets"]] == ["mattix.search"]
+    assert rec["sets"][0]["outcome"] == "compiled" and rec["sets"][0]["seconds"] > 0
+    again = subprocess.run(cmd, env=_env(tmp_path), capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0
+    assert "all 1 kernel sets are compiled already" in again.stderr
+    bad = subprocess.run([*cmd[:-1], "chess"], env=_env(tmp_path), capture_output=True,
+                         text=True, timeout=600)  # fmt: skip
+    assert bad.returncode == 2 and bad.stderr.startswith("error: unknown game 'chess'")
+
+
+def test_warm_up_plans_games_apart_longest_first() -> None:
+    from banmen.warmup import kernel_sets, plan
+
+    sets = kernel_sets()
+    groups = plan(sets)
+    assert all(len({k.game for k in g}) == 1 for g in groups)
+    assert sorted(k.id for g in groups for k in g) == sorted(k.id for k in sets)
+    toys = [KernelSet("a", "x", "", "m:f", estimate=5), KernelSet("b", "y", "", "m:f", estimate=30),
+            KernelSet("a", "z", "", "m:f", estimate=30)]  # fmt: skip
+    assert [[k.name for k in g] for g in plan(toys)] == [["x", "z"], ["y"]]
+    every = {k.id for k in kernel_sets(everything=True)}
+    assert {"othello.handset", "othello.wld", "go.threads"} <= every - {k.id for k in sets}
+
+
+#: After the sets are loaded, what each game's front ends run; nothing may compile.
+_FRONT_ENDS = """
+import json, sys
+from numba.core import event
+from banmen.games import get_game, make_engine
+from banmen.search.limits import Limit
+from banmen.warm import ensure
+
+names = sys.argv[1:]
+for name in names:
+    for ks in get_game(name).kernel_sets:
+        ensure(ks)
+with event.install_recorder("numba:compile") as rec:
+    for name in names:
+        game = get_game(name)
+        board = game.sample() if game.sample else game.new_board(1, None)
+        for spec in [game.default_engine, "random"]:
+            lim = Limit(nodes=200) if spec in ("mcts", "mate") else Limit(depth=2)
+            make_engine(game, spec).think(board, lim)
+        if game.analyse is not None:
+            game.analyse(board, Limit(nodes=200, depth=2), None, None)
+        if game.kernel_moves is not None:
+            game.kernel_moves(board)
+        for fmt in game.text_formats.values():
+            fmt.read(fmt.write(board))
+    if "go" in names:
+        from banmen.games.go import Board, GoEngine, estimate_dead
+        b = Board(19)
+        for v in ("D4", "Q16", "D16", "Q4"):
+            b.push(b.parse_move(v))
+        estimate_dead(b, playouts=16)
+        GoEngine(threads=2).think(b, Limit(nodes=100))
+        GoEngine(learned=0).think(b, Limit(nodes=100))
+    if "othello" in names:
+        from banmen.games.othello import OthelloEngine, Board as OB
+        OthelloEngine(Limit(depth=3), learned=False).think(OB(), Limit(depth=3))
+        from banmen.games.othello.wld import prove_wld
+        b = OB()
+        while b.empties() > 12:
+            b.push(b.legal_moves[-1])
+        make_engine("othello", "perfect").think(b)
+        prove_wld(b, hash_mb=1)
+    if "mattix" in names:
+        from banmen.games.mattix import Board as MB
+        make_engine("mattix", "perfect").think(MB.from_seed(5, 4))
+    if "shogi" in names:
+        from banmen.games.shogi import Board as SB
+        make_engine("shogi", "mate").think(SB("3sks3/9/4+P4/9/9/9/9/9/9 b 2G2r2b2g2s4n4l17p 1"))
+names = sorted({e.data["dispatcher"].py_func.__qualname__ for _, e in rec.buffer})
+print(json.dumps(names))
+"""
+
+
+@pytest.mark.parametrize("game", ["mattix", "othello", "go", "shogi"])
+def test_nothing_compiles_once_the_sets_are_loaded(game: str) -> None:
+    """Every set of the game loaded (``banmen warm-up --all``, in numba's usual cache),
+    the front ends' work — each engine thinking, the analysis, the compiled rules, the
+    formats, the options with sets of their own — compiles nothing: the sets cover what
+    front ends run, and everything loads from the cache."""
+    from banmen.games import get_game
+    from banmen.warm import ensure
+
+    for ks in get_game(game).kernel_sets:
+        ensure(ks)  # (in this process: the cache is written, if it was cold)
+    env = {k: v for k, v in os.environ.items() if k != "BANMEN_DEBUG"}
+    out = subprocess.run([sys.executable, "-c", _FRONT_ENDS, game], env=env,
+                         capture_output=True, text=True, timeout=900)  # fmt: skip
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout.splitlines()[-1]) == []
+    assert "compiling" not in out.stderr
+
+
+@pytest.mark.cold
+def test_pool_workers_take_jobs_once_warm_and_say_how_far(
+    tmp_path: Path, monkeypatch: Any, capfd: Any
+) -> None:
+    """From a cold cache (the workers inherit ``NUMBA_CACHE_DIR``), a job submitted at
+    once waits in line while the worker compiles, the pool says what it compiles, the
+    notice reaches stderr once, and the job then runs."""
+    import asyncio
+
+    from banmen.games.mattix import Board
+    from banmen.worker import EnginePool
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+
+    async def run() -> tuple[list[int], list[dict[str, Any] | None], Any]:
+        pool = EnginePool(1, warm=("mattix",))
+        seen: list[dict[str, Any] | None] = []
+        pool.on_status = lambda: seen.append(pool.warm_status())
+        await pool.start()
+        places: list[int] = []
+        board = Board.from_seed(3, 4)
+        job = pool.submit("mattix", board.to_dict(), "alphabeta:depth=2",
+                          on_queue=places.append)  # fmt: skip
+        status = pool.warm_status()
+        result = await job
+        await pool.close()
+        return places, [status, *seen], result
+
+    t0 = time.monotonic()
+    places, statuses, result = asyncio.run(run())
+    assert places[0] == 1 and places[-1] == 0  # waited in line, then started
+    first = statuses[0]
+    assert first is not None and first["workers_ready"] == 0
+    compiling = [s for s in statuses if s and s["compiling"]]
+    assert compiling and compiling[0]["compiling"] == ["the Mattix search"]
+    assert compiling[0]["cold"] and statuses[-1] is None
+    assert result.move in [Board.from_seed(3, 4).move_name(m) for m in
+                           Board.from_seed(3, 4).legal_moves]  # fmt: skip
+    err = capfd.readouterr().err
+    assert err.count("banmen: compiling the Mattix search, first run only…") == 1
+    assert time.monotonic() - t0 < 600
+
+
+class _FakePool:
+    def __init__(self) -> None:
+        self.status: dict[str, Any] | None = {
+            "compiling": ["the Go search"], "percent": 10, "seconds": 3.0, "cold": True,
+            "workers_ready": 0, "workers": 2,
+        }  # fmt: skip
+        self.on_status: Any = None
+
+    def warm_status(self) -> dict[str, Any] | None:
+        return self.status
+
+
+class _Client:
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.sent.append(msg)
+
+
+def test_engine_news_tells_every_page_until_ready() -> None:
+    import asyncio
+
+    from banmen.web.engines import EngineNews, waiting_for, warming_line
+
+    async def run() -> tuple[_Client, _Client]:
+        pool = _FakePool()
+        news = EngineNews(pool)  # type: ignore[arg-type]
+        a, b = _Client(), _Client()
+        news.opened(a)  # type: ignore[arg-type]
+        news.opened(b)  # type: ignore[arg-type]
+        for pct in (20, 30, 40):  # quicker than the period: one message, later
+            pool.status = {**(pool.status or {}), "percent": pct}
+            pool.on_status()
+        await asyncio.sleep(0.7)
+        pool.status = None
+        pool.on_status()
+        pool.on_status()  # (ready twice: told once)
+        news.close()
+        return a, b
+
+    a, b = asyncio.run(run())
+    assert [m["ready"] for m in a.sent] == [False, False, False, True]
+    assert a.sent[0]["message"] == (
+        "the engines are warming up (first run only: compiling the Go search), 10% done after 3 s"
+    )
+    assert a.sent[2]["percent"] == 40 and a.sent == b.sent
+    status = {"compiling": [], "percent": 50, "seconds": 1.0, "cold": False}
+    assert warming_line(status) == "the engines are starting, 50% done after 1 s"
+    pool = _FakePool()
+    assert waiting_for(pool, 2, "an engine").startswith(  # type: ignore[arg-type]
+        "waiting: the engines are warming up"
+    )
+    pool.status = None
+    assert waiting_for(pool, 2, "an engine") == (  # type: ignore[arg-type]
+        "the server is busy: you are 2nd in line for an engine"
+    )

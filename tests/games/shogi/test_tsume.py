@@ -1,0 +1,244 @@
+"""Tsume-shogi: published answers, valid lines, no false "no mate", the counting rules."""
+
+from __future__ import annotations
+
+import csv
+
+import cshogi
+import paths
+import pytest
+
+from banmen.games.shogi import ShogiError
+from banmen.games.shogi.position import ShogiPosition
+from banmen.games.shogi.tsume import solve
+from banmen.search.dfpn_reference import DfPn
+from banmen.search.limits import Limit, StopFlag
+
+DATA = paths.DATA / "tsume_short.tsv"
+ROWS = [
+    r
+    for r in csv.DictReader(
+        (line for line in DATA.open(encoding="utf-8") if not line.startswith("#")),
+        delimiter="\t",
+    )
+]
+#: an Edo-period record (marked needs_manual_review in the data): see its own test
+EDO_075 = "zukou-075"
+MATES = [r for r in ROWS if r["mate_length"].isdigit() and r["name"] != EDO_075]
+NOMATE = [r for r in ROWS if r["mate_length"].startswith("nomate")]
+NO_LENGTH = [r for r in ROWS if not r["mate_length"]]
+
+#: rows whose published length counts an interposition our rule calls futile. All three
+#: are positions from real games (yaneuraou's Christmas set), counted ply by ply: a drop
+#: between a checking dragon/rook and the king, taken, after which the same mate follows —
+#: the drop gains nothing but its own two plies. Composition rules (docs/TSUME.md) do not
+#: count it.
+COUNTING_DIFFERS = {
+    "yaneuraou-xmas2020-mate3.sfen:2": 1,
+    "yaneuraou-xmas2020-mate7.sfen:6": 5,
+    "yaneuraou-xmas2020-mate7.sfen:8": 5,
+}
+LIMIT = Limit(time=60)
+
+
+def check_line(sfen: str, pv: list[str]) -> None:
+    """Each attacker move a legal check, each defender move legal, and the line ends in
+    mate — the defender has no legal move, or only drops our rule calls futile."""
+    board = cshogi.Board(sfen)
+    attacker = board.turn
+    for i, usi in enumerate(pv):
+        move = board.move_from_usi(usi)
+        legal = list(board.legal_moves)
+        assert move in legal, f"ply {i + 1} {usi} is not legal"
+        if board.turn == attacker:
+            assert move in list(board.check_moves), f"ply {i + 1} {usi} is not a check"
+        board.push(move)
+    assert board.turn != attacker, "the line must end with the attacker's move"
+    assert board.is_check()
+    pos = ShogiPosition(board)
+    pos.attacker = attacker
+    replies = pos.defender_moves()
+    if replies:
+        solver: DfPn[int] = DfPn()
+        for m in replies:
+            pos.play(m)
+            k = pos.key()
+            pos.undo()
+            assert pos.group(m) is not None and solver.is_futile(pos, m, k, 0), (
+                f"the defender still has {cshogi.move_to_usi(m)} at the end"
+            )
+
+
+@pytest.mark.parametrize("row", MATES, ids=[r["name"] for r in MATES])
+def test_published_length(row: dict[str, str]) -> None:
+    res = solve(row["sfen"], LIMIT)
+    assert res.status == "mate", res
+    assert res.shortest
+    expected = COUNTING_DIFFERS.get(row["name"], int(row["mate_length"]))
+    assert res.length == expected == len(res.pv), (res.pv, row["mate_length"])
+    check_line(row["sfen"], res.pv)
+
+
+@pytest.mark.slow
+def test_edo_record_075_is_longer_under_our_counting() -> None:
+    # The recorded main line has 11 plies; under banmen's rules the defender has counted
+    # interpositions that the record does not follow, so there is provably no mate within
+    # 11 plies — and a mate exists. (Which shorter length is the true one is not settled
+    # within a test's time; the benchmark reports what the solver reaches in 30 s.)
+    row = next(r for r in ROWS if r["name"] == EDO_075)
+    solver: DfPn[int] = DfPn()
+    pos = ShogiPosition.from_sfen(row["sfen"])
+    assert solver.prove(pos).status == "proved"
+    assert solver.prove(pos, 11).status == "disproved"
+
+
+@pytest.mark.parametrize("row", NOMATE, ids=[r["name"] for r in NOMATE])
+def test_no_mate_rows(row: dict[str, str]) -> None:
+    res = solve(row["sfen"], LIMIT)
+    if row["mate_length"] == "nomate":
+        assert res.status == "no_mate"
+    else:
+        # "no mate within N": either no mate at all, or a proved mate that is longer
+        within = int(row["mate_length"].rsplit("_", 1)[1])
+        assert res.status in ("no_mate", "mate"), res
+        if res.status == "mate":
+            assert res.length is not None and res.length > within
+            check_line(row["sfen"], res.pv)
+
+
+@pytest.mark.parametrize("row", NO_LENGTH, ids=[r["name"] for r in NO_LENGTH])
+def test_trap_rows_have_valid_mates(row: dict[str, str]) -> None:
+    # sugyan's graph-history-interaction and futile-interposition regressions
+    res = solve(row["sfen"], LIMIT)
+    assert res.status == "mate" and res.shortest
+    check_line(row["sfen"], res.pv)
+
+
+def test_futile_interpositions_are_not_counted() -> None:
+    sfen = "9/9/3pp4/+r2k1p3/2L1+p4/2+R6/B8/B8/9 b 4g4s4n3l14p 1"
+    res = solve(sfen, LIMIT)
+    assert (res.status, res.length, res.pv[0]) == ("mate", 3, "7e7b+")
+    # counting every ply, as most solvers do, the same problem is 9 plies long
+    real = DfPn[int]()
+    pos = ShogiPosition.from_sfen(sfen)
+    first = real.prove(pos)
+    assert first.status == "proved" and first.length is not None and first.length > 3
+
+
+def test_interposition_that_only_adds_its_own_two_plies_is_futile() -> None:
+    # Ito Kanju's Shogi Zuko no. 33: after 8d8e 9e9d 8e8c the horse on 4i checks along the
+    # long diagonal; P*8e is taken (4i8e) and the mate then takes as long as after the book's
+    # 9d9e — the pawn gains only its own two plies, so it is futile and the book's 15 stands
+    # (counting it gives 17; calling futile only drops answered by an immediate mate, 19).
+    sfen = "l8/1n7/np3B3/SR1+P5/k1N6/9/1Ps6/1N7/5+B3 b r4g2s3l15p 1"
+    res = solve(sfen, LIMIT)
+    assert (res.status, res.length, res.shortest) == ("mate", 15, True)
+    assert res.pv[:4] == ["8d8e", "9e9d", "8e8c", "9d9e"]
+    check_line(sfen, res.pv)
+    # ... while a drop whose capture leaves a longer mate than the defender's other replies
+    # counts: B*5d 3b3a G*3b would be 3 plies, but the drop at 4c holds out for 4 more
+    short = "l6nl/3+R1pk2/3p3gp/p1p3p2/1p1nsN3/2P3P1P/PP1P1S3/1SG2GK2/LN6L b BGPrbs4p 1"
+    res = solve(short, LIMIT)
+    assert (res.status, res.length) == ("mate", 5)
+    assert res.pv[0] == "B*4c"
+
+
+def test_chain_of_interpositions_is_futile_as_a_whole() -> None:
+    # after 7e7b+ 6d5d 7f5f the bishop on 9h checks along 8g-7f-6e: golds dropped there
+    # one after another are each taken with check — a futile chain, not six more plies
+    board = cshogi.Board("9/9/3pp4/+r2k1p3/2L1+p4/2+R6/B8/B8/9 b 4g4s4n3l14p 1")
+    for usi in ("7e7b+", "6d5d", "7f5f"):
+        board.push_usi(usi)
+    pos = ShogiPosition(board)
+    pos.attacker = cshogi.BLACK
+    solver: DfPn[int] = DfPn()
+    drop = board.move_from_usi("G*8g")
+    pos.play(drop)
+    key = pos.key()
+    pos.undo()
+    assert solver.is_futile(pos, drop, key, 0)
+    # a king move is never futile, and an interposition that is not taken at once is not
+    king = board.move_from_usi("5d6d") if board.is_legal(board.move_from_usi("5d6d")) else None
+    if king is not None:
+        assert pos.futile_test(king) == []
+
+
+def test_one_ply_and_attacker_in_check() -> None:
+    assert solve("k8/9/PK7/9/9/9/9/9/9 b 2r2b4g4s4n4l17p 1").pv == ["9c9b+"]
+    # nothing to check with: proved no mate at once
+    res = solve("4k4/9/9/9/9/9/9/9/9 b - 1")
+    assert (res.status, res.pv, res.length) == ("no_mate", [], None)
+
+
+def test_limits_are_unknown_not_no_mate() -> None:
+    hard = "9/9/9/9/4k4/9/9/9/9 b RGS 1"
+    res = solve(hard, Limit(nodes=2000))
+    assert res.status == "unknown" and res.reason == "node_limit" and res.pv == []
+    res = solve(hard, Limit(time=0.3))
+    assert res.status == "unknown" and res.reason == "timeout"
+    flag = StopFlag()
+    flag.set()
+    res = solve(hard, stop=flag)
+    assert res.status == "unknown" and res.reason == "stopped"
+
+
+def test_progress_reports_numbers() -> None:
+    seen: list[dict[str, object]] = []
+    solve("9/9/9/9/4k4/9/9/9/9 b RGS 1", Limit(time=0.5), progress=seen.append)
+    assert seen and {"nodes", "nps", "pn", "dn", "phase", "seconds"} <= set(seen[-1])
+    assert seen[-1]["phase"] == "proof"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["", "garbage", "9/9/9 b - 1", "k8/9/9/9/9/9/9/9/8K x - 1", "4G4/9/9/9/9/9/9/9/9 b - 1"],
+)
+def test_bad_sfen_is_one_line_error(bad: str) -> None:
+    with pytest.raises(ShogiError) as info:
+        solve(bad)
+    assert "\n" not in str(info.value) and str(info.value)
+
+
+# --------------------------------------------------------------------------- compiled vs reference
+
+#: short problems both solvers answer within a few seconds here (every counting rule shows)
+AGREE = [r for r in ROWS if r["mate_length"].isdigit() and int(r["mate_length"]) <= 7]
+
+
+@pytest.mark.parametrize("row", AGREE[::3], ids=[r["name"] for r in AGREE[::3]])
+def test_compiled_and_reference_solvers_agree(row: dict[str, str]) -> None:
+    """The compiled df-pn (what users run) and the Python one it replaced (the oracle)
+    prove the same verdict and the same shortest length; both lines are valid."""
+    a = solve(row["sfen"], LIMIT)
+    b = solve(row["sfen"], LIMIT, engine="reference")
+    assert (a.status, a.length, a.shortest) == (b.status, b.length, b.shortest), row["name"]
+    check_line(row["sfen"], a.pv)
+
+
+def test_a_small_table_still_gives_valid_shortest_lines() -> None:
+    """1 MB (16 k entries) for problems that visit more positions than that: buckets evict,
+    the sweep runs, and the lines read back out of the table are still proved mates."""
+    rows = [r for r in MATES if r["mate_length"] in ("9", "11")][:4]
+    for row in rows:
+        res = solve(row["sfen"], LIMIT, hash_mb=1)
+        assert res.status == "mate" and res.shortest, row["name"]
+        if row["name"] not in COUNTING_DIFFERS:
+            assert res.length == int(row["mate_length"]), row["name"]
+        check_line(row["sfen"], res.pv)
+
+
+def test_a_stop_request_is_answered_at_once() -> None:
+    """A stop set from another thread mid-solve ends it with "stopped" — never a verdict —
+    after at most a few hundred more nodes (the search reads the flag every 256)."""
+    hard = "9/9/9/9/4k4/9/9/9/9 b RGS 1"
+    flag = StopFlag()
+    at: list[int] = []
+
+    def progress(info: dict[str, object]) -> None:
+        if not at:
+            at.append(int(info["nodes"]))  # type: ignore[call-overload]
+            flag.set()
+
+    res = solve(hard, Limit(time=120), stop=flag, progress=progress)
+    assert res.status == "unknown" and res.reason == "stopped"
+    assert at  # progress came (every 100 ms) before the stop
