@@ -139,16 +139,23 @@ def _versions() -> dict[str, str]:
 
 
 def _sources() -> list[list[Any]]:
-    """Every banmen source file loaded in this process, with its size and mtime."""
+    """The banmen source files loaded in this process that hold compiled functions (numba
+    recompiles when one of them changes; an edit to a command's module does not make
+    anything cold), with their sizes and modification times."""
+    from numba.core.dispatcher import Dispatcher
+
     out = []
     for mod in list(sys.modules.values()):
         f = getattr(mod, "__file__", None)
-        if f and getattr(mod, "__name__", "").startswith("banmen"):
-            try:
-                st = os.stat(f)
-            except OSError:
-                continue
-            out.append([f, st.st_size, st.st_mtime_ns])
+        if not f or not getattr(mod, "__name__", "").startswith("banmen"):
+            continue
+        if not any(isinstance(v, Dispatcher) for v in list(vars(mod).values())):
+            continue
+        try:
+            st = os.stat(f)
+        except OSError:
+            continue
+        out.append([f, st.st_size, st.st_mtime_ns])
     return sorted(out)
 
 

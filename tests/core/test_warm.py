@@ -44,7 +44,7 @@ def test_a_cold_set_says_so_once_and_the_next_process_loads_it(tmp_path: Path) -
     assert first.stderr.splitlines() == ["banmen: compiling the toy kernel, first run only…"]
     stamp = json.loads((tmp_path / "banmen-warm" / "toy.twice.json").read_text())
     assert stamp["set"] == "toy.twice" and stamp["seconds"] > 0
-    assert any(f.endswith("banmen/warm.py") for f, _, _ in stamp["files"])
+    assert stamp["versions"]["numba"] and isinstance(stamp["files"], list)
     second = _toy(tmp_path, TOY_LOG=str(log))
     assert second.stdout.strip() == "warm" and second.stderr == ""
     compiled = [int(line.split()[1]) for line in log.read_text().splitlines()]
@@ -327,3 +327,26 @@ def test_engine_news_tells_every_page_until_ready() -> None:
     assert waiting_for(pool, 2, "an engine") == (  # type: ignore[arg-type]
         "the server is busy: you are 2nd in line for an engine"
     )
+
+
+def test_a_stamp_names_the_files_numba_would_recompile_for() -> None:
+    """The files in a game's stamp are those holding its compiled functions (a change to
+    one makes numba compile again), not every module the process had loaded: editing a
+    command's module does not make a kernel set cold."""
+    from banmen.games import get_game
+    from banmen.warm import ensure
+
+    ks = get_game("mattix").kernel_set("search")
+    assert ks is not None
+    ensure(ks)
+    stamp = read_stamp(ks)
+    if stamp is None:  # (loaded by an earlier test of this process: write it now)
+        from banmen.warm import _write_stamp
+
+        _write_stamp(ks, 0.0, 0)
+        stamp = read_stamp(ks)
+    assert stamp is not None
+    names = [Path(f).as_posix() for f, _, _ in stamp["files"]]
+    assert any(n.endswith("banmen/search/alphabeta.py") for n in names)
+    assert any(n.endswith("banmen/games/mattix/kernels.py") for n in names)
+    assert not any("/cli/" in n or n.endswith("banmen/warm.py") for n in names)

@@ -20,7 +20,20 @@ import sys
 
 import typer
 
-from banmen.cli import analyse, arena, bench, gtp, othello, play, serve, shogi, solve, viz, warmup
+from banmen.cli import (
+    _app,
+    analyse,
+    arena,
+    bench,
+    gtp,
+    othello,
+    play,
+    serve,
+    shogi,
+    solve,
+    viz,
+    warmup,
+)
 from banmen.cli._app import app, fail, usage_message
 
 __all__ = ["app", "fail", "main", "usage_message"]
@@ -41,9 +54,26 @@ app.command(name="usi")(shogi.usi)
 app.command(name="warm-up")(warmup.warm_up)
 
 
+def _exit_now(code: object) -> None:
+    """End the process now: output flushed, logs closed, no interpreter teardown."""
+    import logging
+
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code if isinstance(code, int) else (0 if code is None else 1))
+
+
 def main() -> None:
     try:
         app()
+    except SystemExit as e:  # (app() always ends this way)
+        if _app.quick_exit:
+            _exit_now(e.code)
+        raise
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         sys.exit(130)

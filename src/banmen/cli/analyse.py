@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from banmen.cli._app import JsonOption, fail
+from banmen.cli._app import JsonOption, fail, leave_quickly
 
 if TYPE_CHECKING:
     from banmen.analysis import Analysis
@@ -69,6 +69,7 @@ def analyse(
     as_json: JsonOption = False,
 ) -> None:
     """The value of every legal move: exact where proved, otherwise labelled as what it is."""
+    leave_quickly()
     name = game.strip().lower()
     if name not in POSITIONS:
         raise fail(f"unknown game {game!r}: expected one of {', '.join(POSITIONS)}")

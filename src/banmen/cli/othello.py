@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from banmen.cli._app import JsonOption, fail
+from banmen.cli._app import JsonOption, fail, leave_quickly
 
 
 def perft(
@@ -32,6 +32,7 @@ def perft(
     then the last ply's moves are counted from the legal-move mask, the way the field's
     programs count perft, and only the leaves are reported.
     """
+    leave_quickly()
     from banmen.games.othello import Board
     from banmen.games.othello.kernels import U, perft_bulk
     from banmen.games.othello.kernels import perft as perft_kernel

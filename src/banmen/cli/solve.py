@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from banmen.cli._app import JsonOption, fail
+from banmen.cli._app import JsonOption, fail, leave_quickly
 from banmen.cli.mattix import print_mattix, solve_mattix
 from banmen.cli.othello import print_othello, solve_othello
 from banmen.cli.shogi import HASH_DEFAULT, print_shogi, solve_shogi
@@ -95,6 +95,7 @@ def solve(
     ] = None,
 ) -> None:
     """Solve a position exactly and print its value and best line (shogi: the mate)."""
+    leave_quickly()
     name = game.strip().lower()
     if name not in SOLVERS:
         from banmen.games import GAME_NAMES  # (the registry is not needed for --help)
