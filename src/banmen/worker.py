@@ -679,8 +679,9 @@ class EnginePool:
         #: called (on the loop) whenever :meth:`warm_status` may have changed
         self.on_status: Callable[[], None] | None = None
         self._warming: dict[int, tuple[str, bool]] = {}  # worker -> (set label, cold)
-        self._warm_done: dict[int, int] = {}  # worker -> sets loaded
-        self._warm_total = 0
+        self._warm_done: dict[int, float] = {}  # worker -> estimated seconds of sets loaded
+        self._warm_weight: dict[str, float] = {}  # set -> its estimated compile seconds
+        self._warm_total = 0.0
         self._warm_cold = False  # some set was compiled
         self._warm_t0 = 0.0
         self._ready_once: set[int] = set()
@@ -704,8 +705,11 @@ class EnginePool:
         groups: dict[str, list[str]] = {}
         for set_id in ids:
             groups.setdefault(set_id.partition(".")[0], []).append(set_id)
+            game, _, name = set_id.partition(".")
+            ks = get_game(game).kernel_set(name)
+            self._warm_weight[set_id] = ks.estimate if ks is not None else 1.0
         order = list(groups.values())
-        self._warm_total = len(ids)
+        self._warm_total = sum(self._warm_weight.values())
         self._warm_t0 = time.monotonic()
 
         def event(i: int, msg: tuple[Any, ...]) -> None:
@@ -734,7 +738,7 @@ class EnginePool:
             self._warm_cold = self._warm_cold or bool(msg[3])
         elif kind == "warmed":
             self._warming.pop(i, None)
-            self._warm_done[i] = self._warm_done.get(i, 0) + 1
+            self._warm_done[i] = self._warm_done.get(i, 0.0) + self._warm_weight.get(msg[1], 1.0)
         elif kind in ("notice", "log"):
             if msg[1] not in self._noticed:  # (every worker meets the same cold set)
                 self._noticed.add(msg[1])
@@ -757,11 +761,11 @@ class EnginePool:
     def warm_status(self) -> dict[str, Any] | None:
         """``None`` once every worker has warmed up; before, what they are doing:
         ``compiling`` (the labels of cold sets being compiled), ``percent`` (of every
-        worker's sets), ``seconds`` since the start, ``cold`` (some set was compiled: a
-        first run), and ``workers_ready``."""
+        worker's sets, each weighed by its compile time's estimate), ``seconds`` since the
+        start, ``cold`` (some set was compiled: a first run), and ``workers_ready``."""
         if self._started and len(self._ready_once) >= len(self._workers):
             return None
-        total = max(1, self._warm_total * self.size)
+        total = max(1.0, self._warm_total * self.size)
         done = sum(min(n, self._warm_total) for n in self._warm_done.values())
         compiling = sorted({label for label, cold in self._warming.values() if cold})
         return {
