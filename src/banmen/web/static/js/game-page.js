@@ -69,6 +69,7 @@ export function gamePage(game, texts) {
   const { board, sides } = texts;
   const yourMove = texts.yourMove ?? ((side) => `Your move (${sides[side]})`);
   let state = null;
+  let queueLine = null; // "you are 3rd in line for an engine", while the CPU's move waits
   let pending = false; // a move (or another act) was sent; further taps wait for the answer
   let loadPending = false; // a "load" was sent; its error belongs next to the load box
   const analysisSwitch = $("analysis"); // null: the game offers no analysis
@@ -200,7 +201,9 @@ export function gamePage(game, texts) {
     const t = state.thinking;
     const last = state.cpu;
     const head = $("think-head");
-    if (t) {
+    if (t && queueLine) {
+      head.textContent = `${sideName(t.player)} waits for an engine…`; // (the status line says why)
+    } else if (t) {
       head.textContent = `${sideName(t.player)} is thinking${t.stopping ? " (stopping)" : ""}…`;
     } else if (last) {
       const how = STOPPED_BY[last.stopped_by] ?? last.stopped_by;
@@ -263,7 +266,6 @@ export function gamePage(game, texts) {
 
   // ---------------------------------------------------------------- messages
 
-  let queueLine = null; // "you are 3rd in line for an engine", while the CPU's move waits
 
   function onMessage(msg) {
     switch (msg.type) {
@@ -296,6 +298,7 @@ export function gamePage(game, texts) {
         break;
       case "queue":
         queueLine = msg.position > 0 ? msg.message : null;
+        if (state) renderThinking();
         break;
       case "engines": // the CPU's move waits for the warm-up: say how far it is
         if (queueLine && !msg.ready) queueLine = `waiting: ${msg.message}`;
