@@ -777,11 +777,15 @@ def test_a_page_shows_its_place_in_line(browser: Any, slow_server: str) -> None:
             "(line) => document.getElementById('status').textContent === line", arg=line
         )
         assert status(second) == line
+        # its CPU panel says it waits, not that it thinks
+        assert second.text_content("#think-head") == "Black (CPU slow) waits for an engine…"
         # the first CPU is made to move: the second one's search starts
         first.click("#stop")
         second.wait_for_function("() => document.getElementById('status').textContent"
                                  ".includes('thinking')")  # fmt: skip
         assert "in line" not in status(second)
+        second.wait_for_function("() => document.getElementById('think-head').textContent"
+                                 ".includes('is thinking')")  # fmt: skip
         second.click("#stop")
         second.wait_for_function("() => document.getElementById('stop').disabled")
         for tab in tabs:
