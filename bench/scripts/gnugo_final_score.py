@@ -1,17 +1,32 @@
 """Score each SGF of an arena report with GNU Go's own final_score (its dead-stone
 estimate): python bench/scripts/gnugo_final_score.py REPORT_DIR."""
+
 import subprocess, sys, glob, json, re
+
 files = sorted(glob.glob(sys.argv[1] + "/games/*.sgf"))
-p = subprocess.Popen(["/usr/games/gnugo", "--mode", "gtp", "--chinese-rules"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+p = subprocess.Popen(
+    ["/usr/games/gnugo", "--mode", "gtp", "--chinese-rules"],
+    stdin=subprocess.PIPE,
+    stdout=subprocess.PIPE,
+    text=True,
+)
+
+
 def cmd(c):
-    p.stdin.write(c + "\n"); p.stdin.flush()
+    p.stdin.write(c + "\n")
+    p.stdin.flush()
     out = []
     while True:
         l = p.stdout.readline()
-        if l == "\n" and out: break
+        if l == "\n" and out:
+            break
         out.append(l.strip())
     return " ".join(out)
-agree = 0; ours_won = 0; rows = []
+
+
+agree = 0
+ours_won = 0
+rows = []
 for f in files:
     text = open(f).read()
     re_ours = re.search(r"RE\[([^\]]*)\]", text).group(1)
@@ -23,7 +38,11 @@ for f in files:
     winner_g = g[0]
     mcts_won_g = (winner_g == "B") == mcts_black
     rows.append((f.split("/")[-1], re_ours, g, mcts_won_g))
-    agree += (re_ours[0] == g[0]); ours_won += mcts_won_g
+    agree += re_ours[0] == g[0]
+    ours_won += mcts_won_g
 cmd("quit")
-for r in rows: print(*r)
-print(f"games {len(rows)}; GNU Go's final_score agrees on the winner in {agree}; mcts wins by GNU Go's count: {ours_won}")
+for r in rows:
+    print(*r)
+print(
+    f"games {len(rows)}; GNU Go's final_score agrees on the winner in {agree}; mcts wins by GNU Go's count: {ours_won}"
+)

@@ -1,0 +1,83 @@
+"""A user's first commands, before and after, side by side: each command from an empty
+numba cache (a first run) and then again (warm), for two source trees in turn — item by
+item, so both meet the machine in the same state — optionally beside ``busy`` busy-loop
+processes (one per core: the "two busy loops" of a loaded 2-core machine). One JSON line
+per run, appended as it ends.
+
+    .venv/bin/python bench/scripts/first_runs_side_by_side.py \\
+        --tree before=/tmp/orig/src --tree after=src --busy 0 \\
+        --out bench/results/compile28/first-runs.jsonl
+
+Each tree runs with the same interpreter and packages (``PYTHONPATH`` points at its
+``src``); wall and CPU seconds (the child's user + system) are recorded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from banmen.bench.compile import FIRST_RUNS
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+def _timed(argv: list[str], env: dict[str, str]) -> dict[str, float | int]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    out = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=3600)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall": round(wall, 3), "cpu": round(cpu, 3), "status": out.returncode}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tree", action="append", required=True, help="NAME=PATH/TO/src")
+    ap.add_argument("--busy", type=int, default=0, help="busy-loop processes beside")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--only", action="append", help="command names (default: all)")
+    args = ap.parse_args()
+    trees = [t.split("=", 1) for t in args.tree]
+    spinners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(args.busy)]
+    for s in spinners:
+        s.start()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        for name, cmd in FIRST_RUNS.items():
+            if args.only and name not in args.only:
+                continue
+            for tree, src in trees:
+                with tempfile.TemporaryDirectory(prefix="banmen-first-") as cache:
+                    env = {k: v for k, v in os.environ.items() if k != "BANMEN_DEBUG"}
+                    env["NUMBA_CACHE_DIR"] = cache
+                    env["PYTHONPATH"] = str(Path(src).resolve())
+                    env.pop("PYTHONDONTWRITEBYTECODE", None)
+                    argv = [sys.executable, "-m", "banmen", *cmd]
+                    cold = _timed(argv, env)
+                    warm = _timed(argv, env)
+                row = {"command": name, "tree": tree, "busy": args.busy, "cold": cold,
+                       "warm": warm, "load1": round(os.getloadavg()[0], 2),
+                       "date": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
+                with args.out.open("a") as fh:
+                    fh.write(json.dumps(row) + "\n")
+                print(json.dumps(row), flush=True)
+    finally:
+        for s in spinners:
+            s.kill()
+
+
+if __name__ == "__main__":
+    main()
