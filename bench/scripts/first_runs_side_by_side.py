@@ -18,29 +18,17 @@ import argparse
 import json
 import multiprocessing
 import os
-import resource
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from banmen.bench.compile import FIRST_RUNS
+from banmen.bench.compile import FIRST_RUNS, timed_run
 
 
 def _spin() -> None:
     while True:
         pass
-
-
-def _timed(argv: list[str], env: dict[str, str]) -> dict[str, float | int]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    out = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=3600)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall": round(wall, 3), "cpu": round(cpu, 3), "status": out.returncode}
 
 
 def main() -> None:
@@ -66,8 +54,8 @@ def main() -> None:
                     env["PYTHONPATH"] = str(Path(src).resolve())
                     env.pop("PYTHONDONTWRITEBYTECODE", None)
                     argv = [sys.executable, "-m", "banmen", *cmd]
-                    cold = _timed(argv, env)
-                    warm = _timed(argv, env)
+                    cold = timed_run(argv, env)
+                    warm = timed_run(argv, env)
                 row = {"command": name, "tree": tree, "busy": args.busy, "cold": cold,
                        "warm": warm, "load1": round(os.getloadavg()[0], 2),
                        "date": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip

@@ -40,14 +40,12 @@ search compiled for the old kernel is not reused.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import inspect
 import itertools
 import os
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -55,6 +53,8 @@ from numba import njit as _numba_njit
 from numba import typeof, types
 from numba.core import caching, typeinfer
 from numba.core.errors import NumbaWarning
+
+from banmen._flock import flock
 
 __all__ = ["njit", "kernel", "bound"]
 
@@ -67,24 +67,10 @@ if not os.environ.get("BANMEN_DEBUG"):
     warnings.filterwarnings("ignore", category=NumbaWarning)
 
 
-@contextlib.contextmanager
-def _flock(path: str) -> Iterator[None]:
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError:  # a read-only cache folder: numba's own save fails the same way
-        yield
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # (closing releases the lock)
-
-
 def _locked_save(self: Any, key: Any, data: Any) -> None:
     """``IndexDataCacheFile.save`` with the index read, the data file chosen and both
     written under one lock on the index (see the module's note)."""
-    with _flock(self._index_path + ".lock"):
+    with flock(self._index_path + ".lock"):
         overloads = self._load_index()
         name = overloads.get(key)
         if name is None:

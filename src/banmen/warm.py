@@ -28,7 +28,6 @@ same cold set compile it once between them: the second waits, then loads.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import importlib
 import json
 import os
@@ -36,10 +35,12 @@ import platform
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from banmen._flock import flock
 
 __all__ = [
     "KernelSet",
@@ -196,22 +197,6 @@ def _write_stamp(ks: KernelSet, seconds: float, compiled: int) -> None:
         pass
 
 
-@contextlib.contextmanager
-def _compile_lock(ks: KernelSet) -> Iterator[None]:
-    """One process at a time compiles a set (the others wait, then load)."""
-    try:
-        stamp_dir().mkdir(parents=True, exist_ok=True)
-        fd = os.open(stamp_dir() / f"{ks.id}.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError:
-        yield
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
 def run_loader(loader: str) -> None:
     """Import and run one ``module:function`` loader."""
     module, _, function = loader.partition(":")
@@ -241,7 +226,9 @@ def _ensure(ks: KernelSet) -> bool:
         _loaded.add(ks.id)
         return False
     _notice(notice_text(ks))
-    with _compile_lock(ks):
+    with contextlib.suppress(OSError):
+        stamp_dir().mkdir(parents=True, exist_ok=True)
+    with flock(stamp_dir() / f"{ks.id}.lock"):  # one process compiles; the others wait
         cold = not is_warm(ks)  # (another process may have compiled it meanwhile)
         from numba.core import event
 
