@@ -207,7 +207,9 @@ def _imported(args: list[str]) -> set[str]:
     code = (
         "import contextlib, io, json, sys\n"
         f"sys.argv = ['banmen', *{args!r}]\n"
+        "import banmen.cli\n"
         "from banmen.cli import main\n"
+        "banmen.cli._exit_now = lambda code: None  # (a solve would end the probe at once)\n"
         "out, err = io.StringIO(), io.StringIO()\n"
         "with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):\n"
         "    try:\n"
@@ -246,3 +248,16 @@ def test_solving_mattix_imports_no_other_game() -> None:
         assert other not in mods, other
     for unused in ("banmen.arena", "matplotlib", "starlette", "cshogi"):
         assert unused not in mods, unused
+
+
+def test_a_solve_ends_its_process_at_once_with_its_output_and_status() -> None:
+    """``solve`` ends the process as soon as its output is flushed (no interpreter
+    teardown of numba's code): everything printed arrives, and the exit status is kept."""
+    ok = subprocess.run([sys.executable, "-m", "banmen", "solve", "mattix", EXAMPLE, "--json"],
+                        capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["status"] == "solved"
+    bad = subprocess.run([sys.executable, "-m", "banmen", "solve", "mattix", "3,X"],
+                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert bad.returncode == 2 and bad.stderr.startswith("error: ")
+    assert bad.stderr.count("\n") == 1 and bad.stdout == ""
