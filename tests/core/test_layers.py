@@ -165,3 +165,27 @@ def test_board_any_finder_finds_one(tmp_path: Path) -> None:
 def test_no_board_is_typed_any() -> None:
     found = [hit for path in sorted(PACKAGE.rglob("*.py")) for hit in _board_any(path)]
     assert found == [], "boards typed Any: " + ", ".join(found)
+
+
+def _numba_decorators(path: Path) -> list[str]:
+    """Where ``path`` takes numba's ``njit``/``jit`` from numba itself."""
+    hits = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("numba"):
+            hits += [f"{path.name}:{node.lineno}" for a in node.names if a.name in ("njit", "jit")]
+        if isinstance(node, ast.Attribute) and node.attr in ("njit", "jit"):
+            if isinstance(node.value, ast.Name) and node.value.id == "numba":
+                hits.append(f"{path.name}:{node.lineno}")
+    return hits
+
+
+def test_numba_decorators_come_from_banmen_jit_only(tmp_path: Path) -> None:
+    """banmen._jit is the one door to numba's decorators: it silences numba's warnings,
+    locks the cache's writes, types calls plainly and declares recursive returns before
+    anything compiles (docs/DESIGN.md, numba lessons 8-10)."""
+    probe = tmp_path / "m.py"
+    probe.write_text("import numba\nfrom numba import njit, types\nf = numba.njit(lambda: 0)\n")
+    assert _numba_decorators(probe) == ["m.py:2", "m.py:3"]
+    found = [h for p in sorted(PACKAGE.rglob("*.py")) if p.name != "_jit.py"
+             for h in _numba_decorators(p)]  # fmt: skip
+    assert found == [], "numba's decorators taken directly: " + ", ".join(found)
