@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import socket
 import subprocess
@@ -99,9 +100,26 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tree", action="append", required=True, help="NAME=PATH/TO/src")
     ap.add_argument("--warm-up", action="store_true")
+    ap.add_argument("--busy", type=int, default=0, help="busy-loop processes beside")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    spinners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(args.busy)]
+    for s in spinners:
+        s.start()
+    try:
+        _runs(args)
+    finally:
+        for s in spinners:
+            s.kill()
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+def _runs(args: argparse.Namespace) -> None:
     for name, src in (t.split("=", 1) for t in args.tree):
         with tempfile.TemporaryDirectory(prefix="banmen-serve-") as cache:
             warm_up = None
@@ -113,7 +131,7 @@ def main() -> None:
                                check=True, capture_output=True)  # fmt: skip
                 warm_up = round(time.monotonic() - t0, 2)
             for phase in ("first", "again"):
-                row = {"tree": name, "phase": phase, "warm_up_seconds": warm_up,
+                row = {"tree": name, "phase": phase, "busy": args.busy, "warm_up_seconds": warm_up,
                        **run(src, cache, _port()), "load1": round(os.getloadavg()[0], 2),
                        "date": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
                 with args.out.open("a") as fh:
