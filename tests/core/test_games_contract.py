@@ -127,6 +127,23 @@ def test_text_formats_round_trip(game: GameDef[Any]) -> None:
                 assert again.to_dict() == board.to_dict(), (name, text)
 
 
+def test_the_ugi_position_round_trips_and_plays_on(game: GameDef[Any]) -> None:
+    """What ``ugi:`` players are sent (``position fen START moves ...``): the position read
+    back is the same position, and the start position read back with the game's moves
+    played on it is the position again (a position alone keeps no history: Go's superko
+    needs the moves)."""
+    assert game.ugi is not None, f"{game.name} names no UGI position (GameDef.ugi)"
+    for board in _positions(game):
+        text = game.ugi.write(board)
+        assert game.ugi.write(game.ugi.read(text)) == text
+        start = board.start_board()
+        replay = game.ugi.read(game.ugi.write(start))
+        for m in board.move_stack:
+            replay.push_name(start.move_name(m))
+            start.push(m)
+        assert game.ugi.write(replay) == text
+
+
 def test_legal_moves_are_the_compiled_rules_moves(game: GameDef[Any]) -> None:
     if game.kernel_moves is None:
         pytest.skip(f"{game.name}: GameDef.kernel_moves is None (no compiled rules)")

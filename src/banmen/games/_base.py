@@ -120,6 +120,11 @@ class GameDef(Generic[B]):
     #: named ``"search"`` is the alpha-beta search of :attr:`kernels`; ``"rules"`` is the
     #: code the board itself runs (a front end loads it before it serves a board)
     kernel_sets: tuple[KernelSet, ...] = ()
+    #: the position as UGI's ``position fen FEN`` gives it (Mattix: the layout string;
+    #: Othello: the board string; Go: :func:`~banmen.games.go.formats.write_position`;
+    #: shogi: SFEN): what ``ugi:`` players are sent and ``banmen ugi`` reads; ``None``:
+    #: the game is not played over UGI
+    ugi: TextFormat[B] | None = None
 
     def kernel_set(self, name: str) -> KernelSet | None:
         """The set called ``name`` (``None``: the game has none)."""

@@ -65,7 +65,7 @@ from banmen.games.go.errors import (
     ScoringError,
     SgfError,
 )
-from banmen.games.go.formats import SgfGame, read_sgf, write_sgf
+from banmen.games.go.formats import SgfGame, read_position, read_sgf, write_position, write_sgf
 from banmen.games.go.game import (
     RESIGN,
     Game,
@@ -191,6 +191,7 @@ GAME: GameDef[Game] = GameDef(
     text_formats={"SGF": TextFormat(_write_sgf, _read_sgf, game=True)},
     analyse=analyse,
     kernel_sets=KERNEL_SETS,
+    ugi=TextFormat(write_position, read_position),
 )
 
 __all__ = [

@@ -47,6 +47,8 @@ from dataclasses import dataclass, field
 from banmen.games.go.board import (
     BLACK,
     EMPTY,
+    MAX_SIZE,
+    MIN_SIZE,
     WHITE,
     Board,
     color_name,
@@ -54,11 +56,27 @@ from banmen.games.go.board import (
     point,
     vertex_name,
 )
-from banmen.games.go.errors import GoError, IllegalMoveError, RulesError, SgfError
+from banmen.games.go.errors import (
+    GoError,
+    IllegalMoveError,
+    InvalidBoardError,
+    RulesError,
+    SgfError,
+)
 from banmen.games.go.game import Game, board_of
 from banmen.games.go.rules import CHINESE, Rules, komi_value, parse_rules
 
-__all__ = ["SgfNode", "SgfGame", "parse_sgf", "read_sgf", "write_sgf", "sgf_point", "parse_point"]
+__all__ = [
+    "SgfNode",
+    "SgfGame",
+    "parse_sgf",
+    "read_sgf",
+    "write_sgf",
+    "sgf_point",
+    "parse_point",
+    "read_position",
+    "write_position",
+]
 
 _SETUP = ("AB", "AW", "AE")
 _RU_NAMES = {
@@ -479,3 +497,70 @@ def write_sgf(
         sep = "\n" if i % 10 == 0 else ""
         parts.append(f"{sep};{'B' if c == BLACK else 'W'}[{sgf_point(m, n)}]")
     return "".join(parts) + ")\n"
+
+
+# --------------------------------------------------------------------------- one line
+
+
+def write_position(game: Game | Board) -> str:
+    """The position as one line of four fields (UGI's ``position fen``): the rows from
+    the top (row N first) separated by ``/``, each point ``X`` (black), ``O`` (white) or
+    ``.``; the side to move, ``b`` or ``w``; the komi; the rules, a preset's name or
+    :meth:`~.rules.Rules.describe`'s ``key=value`` list. The history of earlier positions
+    (superko) is not in it: a game is sent as its start position and its moves.
+
+    >>> write_position(Board(5))
+    '...../...../...../...../..... b 7.5 chinese'
+    """
+    b = board_of(game)
+    rows = []
+    for r in range(b.size - 1, -1, -1):
+        rows.append("".join(".XO"[b.color_at(point(c, r, b.size))] for c in range(b.size)))
+    side = "b" if b.turn == BLACK else "w"
+    preset = b.rules.preset_name()
+    rules = preset if preset else b.rules.describe()
+    return f"{'/'.join(rows)} {side} {b.komi:g} {rules}"
+
+
+def read_position(text: str) -> Game:
+    """The game :func:`write_position` wrote (its stones set up, no moves); one-line
+    errors (:class:`~.errors.InvalidBoardError`) name what is wrong.
+
+    >>> str(read_position("...../..X../...../...../..... w 6.5 japanese").board.komi)
+    '6.5'
+    """
+    fields = text.split() if isinstance(text, str) else []
+    if len(fields) not in (2, 3, 4):
+        raise InvalidBoardError(
+            "a Go position is ROWS SIDE [KOMI [RULES]], like "
+            f"'...../...../...../...../..... b 7.5 chinese': got {str(text)[:60]!r}"
+        )
+    rows = fields[0].split("/")
+    size = len(rows)
+    if not MIN_SIZE <= size <= MAX_SIZE or any(len(r) != size for r in rows):
+        raise InvalidBoardError(
+            f"the rows must make a square of {MIN_SIZE} to {MAX_SIZE} points a side "
+            f"(rows separated by '/'): got {len(rows)} rows of lengths "
+            f"{sorted({len(r) for r in rows})}"
+        )
+    side = fields[1].lower()
+    if side not in ("b", "w"):
+        raise InvalidBoardError(f"the side to move must be b or w, got {fields[1]!r}")
+    try:
+        rules = parse_rules(fields[3]) if len(fields) > 3 else CHINESE
+        komi = komi_value(fields[2]) if len(fields) > 2 else rules.komi
+    except (RulesError, ValueError) as e:
+        raise InvalidBoardError(str(e)) from None
+    board = Board(size, rules, komi)
+    stones: dict[int, list[int]] = {BLACK: [], WHITE: []}
+    for i, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            color = {"X": BLACK, "O": WHITE, ".": EMPTY}.get(ch.upper())
+            if color is None:
+                raise InvalidBoardError(
+                    f"bad point {ch!r} in row {i + 1}: expected X (black), O (white) or ."
+                )
+            if color != EMPTY:
+                stones[color].append(point(c, size - 1 - i, size))
+    board.setup(stones[BLACK], stones[WHITE], turn=BLACK if side == "b" else WHITE)
+    return Game(board)

@@ -108,4 +108,5 @@ GAME: GameDef[Board] = GameDef(
     text_formats={"layout": TextFormat(Board.layout, Board.from_layout)},
     analyse=analyse,
     kernel_sets=KERNEL_SETS,
+    ugi=TextFormat(Board.layout, Board.from_layout),
 )

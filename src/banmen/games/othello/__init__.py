@@ -143,4 +143,5 @@ GAME: GameDef[Board] = GameDef(
     },
     analyse=analyse,
     kernel_sets=KERNEL_SETS,
+    ugi=TextFormat(Board.to_string, Board.from_string),
 )

@@ -92,6 +92,7 @@ GAME: GameDef[Board] = GameDef(
     },
     analyse=analyse,
     kernel_sets=KERNEL_SETS,
+    ugi=TextFormat(Board.sfen, Board),
 )
 
 __all__ = [
