@@ -110,8 +110,9 @@ class Result:
     own unit (Mattix: the final score margin; a mate: its length in plies); it is the
     proved value when ``exact`` is true and an estimate otherwise. ``stopped_by`` is one of
     ``exact`` (solved), ``depth``, ``time``, ``nodes``, ``stop``, ``memory``,
-    ``game_over``, ``random``. ``extra`` holds an engine's own details (a mate solver: its
-    record of what was proved, and the line's steps).
+    ``game_over``, ``random``, ``player`` (a user's Python player's answer). ``extra``
+    holds an engine's own details (a mate solver: its record of what was proved, and the
+    line's steps).
     """
 
     move: str | None
@@ -239,7 +240,12 @@ ENGINE_KINDS = {
     "perfect": "exact solve (perfect play); option time=SECONDS caps it",
     "random": "uniformly random legal moves; option seed=N",
     "nboard": "an external Othello engine over NBoard: nboard:[depth=N ]COMMAND",
-    "gtp": "an external Go engine over GTP: gtp:COMMAND",
+    "gtp": "an external Go engine over GTP: gtp:[time=SECONDS ]COMMAND (default 1 s a move, "
+    "sent as time_settings 0 SECONDS 1)",
+    "ugi": "an external engine over UGI, for any game: ugi:[time=SECONDS ][depth=N ]"
+    "[nodes=N ]COMMAND (default 1 s a move, sent as go movetime)",
+    "python": "your own player in Python, for any game: python:FILE.py:NAME or "
+    "python:package.module:NAME, then ,key=value options for NAME (docs/YOUR_AI.md)",
     "mcts": "Monte-Carlo tree search (Go); options time=SECONDS, playouts=N, seed=N, "
     "threads=N (one tree), learned=0 (hand-set priors instead of the learned ones), "
     "nakade=1 (a nakade step in the playouts), widen=N (progressive widening from N "
@@ -278,6 +284,8 @@ class PlayerSpec:
         o = self.options
         if self.kind in ("perfect", "mate"):  # a solve: no bound unless one is given
             return Limit(time=o.get("time"), nodes=o.get("nodes"))
+        if self.kind == "python":  # the player's own business (its think() gets none)
+            return Limit()
         if self.kind == "mcts":  # playouts are the search's nodes
             if not any(k in o for k in ("time", "playouts")):
                 return Limit(time=1.0)
@@ -304,8 +312,10 @@ def parse_spec(text: str) -> PlayerSpec:
     kind = _ALIASES.get(kind.strip().lower(), kind.strip().lower())
     if kind == "nboard":
         return _parse_nboard(raw, rest)
-    if kind == "gtp":
-        return _parse_gtp(raw, rest)
+    if kind in ("gtp", "ugi"):
+        return _parse_program(kind, raw, rest)
+    if kind == "python":
+        return _parse_python(raw, rest)
     items = [p.strip() for p in rest.split(",") if p.strip()] if rest else []
     if kind == "alphabeta" and "perfect" in items:
         kind = "perfect"
@@ -353,7 +363,58 @@ def _parse_nboard(raw: str, rest: str) -> PlayerSpec:
     return PlayerSpec("nboard", {"depth": depth, "command": " ".join(words)}, raw)
 
 
-def _parse_gtp(raw: str, rest: str) -> PlayerSpec:
-    if not rest.strip():
-        raise SpecError(f"{raw!r} names no command: expected gtp:COMMAND")
-    return PlayerSpec("gtp", {"command": rest.strip()}, raw)
+#: the limits an external program's spec may give, before its command
+_PROGRAM_LIMITS: dict[str, dict[str, type[int] | type[float]]] = {
+    "gtp": {"time": float},
+    "ugi": {"time": float, "depth": int, "nodes": int},
+}
+
+
+def _parse_program(kind: str, raw: str, rest: str) -> PlayerSpec:
+    """``gtp:[time=S ]COMMAND``, ``ugi:[time=S ][depth=N ][nodes=N ]COMMAND``."""
+    allowed = _PROGRAM_LIMITS[kind]
+    keys = "".join(f"[{k}=N ]" for k in allowed)
+    words = rest.split()
+    options: dict[str, Any] = {}
+    while words and "=" in words[0] and words[0].split("=", 1)[0].lower() in allowed:
+        key, value = words.pop(0).split("=", 1)
+        key = key.lower()
+        try:
+            v = allowed[key](value)
+        except ValueError:
+            v = 0
+        if not 0 < v <= 1e6:
+            raise SpecError(f"bad {key} in {raw!r}: expected a positive number, got {value!r}")
+        options[key] = v
+    if not words:
+        raise SpecError(f"{raw!r} names no command: expected {kind}:{keys}COMMAND")
+    return PlayerSpec(kind, {**options, "command": " ".join(words)}, raw)
+
+
+def _option_value(text: str) -> int | float | str:
+    """A ``python:`` option's value: a whole number, a number, else the text."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _parse_python(raw: str, rest: str) -> PlayerSpec:
+    """``python:FILE.py:NAME`` or ``python:package.module:NAME``, then ``,key=value``
+    options passed to ``NAME`` as keyword arguments."""
+    target, *items = [p.strip() for p in rest.split(",")]
+    where, _, name = target.rpartition(":")
+    expected = "expected python:FILE.py:NAME or python:package.module:NAME[,key=value...]"
+    if not where or not name.isidentifier():
+        raise SpecError(f"{raw!r} names no player: {expected}")
+    kwargs: dict[str, Any] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip().isidentifier():
+            raise SpecError(f"bad option {item!r} in {raw!r}: options are key=value")
+        kwargs[key.strip()] = _option_value(value.strip())
+    return PlayerSpec("python", {"where": where, "name": name, "kwargs": kwargs}, raw)

@@ -31,6 +31,7 @@ from banmen.cli import (
     serve,
     shogi,
     solve,
+    ugi,
     viz,
     warmup,
 )
@@ -52,6 +53,7 @@ app.command(name="nboard")(othello.nboard)
 app.command(name="gtp")(gtp.gtp)
 app.command(name="usi")(shogi.usi)
 app.command(name="warm-up")(warmup.warm_up)
+app.command(name="ugi")(ugi.ugi)
 
 
 def _exit_now(code: object) -> None:

@@ -55,18 +55,39 @@ def make_engine(game: str | GameDef[Any], spec: str | PlayerSpec) -> Engine[Any]
     """
     g = get_game(game) if isinstance(game, str) else game
     s = parse_spec(spec) if isinstance(spec, str) else spec
-    factory = g.engines.get(s.kind)
+    factory = g.engines.get(s.kind) or _EVERY_GAME.get(s.kind)
     if factory is None:
         raise SpecError(_not_offered(g, s))
     return factory(g, s)
 
 
+def _python(game: GameDef[Any], spec: PlayerSpec) -> Engine[Any]:
+    from banmen.python_player import PythonEngine
+
+    return PythonEngine(game, spec)
+
+
+def _ugi(game: GameDef[Any], spec: PlayerSpec) -> Engine[Any]:
+    from banmen.protocols.ugi_client import UGIEngine
+
+    return UGIEngine(game, spec)
+
+
+#: the players every game offers: a user's own, in Python or over UGI
+_EVERY_GAME = {"python": _python, "ugi": _ugi}
+
+
+def offered(game: GameDef[Any]) -> list[str]:
+    """The player kinds ``game`` offers (its own and every game's), in ENGINE_KINDS' order."""
+    return [k for k in ENGINE_KINDS if k in game.engines or k in _EVERY_GAME]
+
+
 def _not_offered(g: GameDef[Any], s: PlayerSpec) -> str:
-    offered = ", ".join(k for k in ENGINE_KINDS if k in g.engines)
+    kinds = ", ".join(offered(g))
     others = [o.title for n in GAME_NAMES if s.kind in (o := get_game(n)).engines]
     noun = _KIND_NOUNS.get(s.kind, s.kind + " players")
     where = f"{noun} play {' and '.join(others)} only, not {g.name}" if others else s.kind
-    return f"{s.text!r}: {where}: {g.title} offers {offered}"
+    return f"{s.text!r}: {where}: {g.title} offers {kinds}"
 
 
 def __getattr__(name: str) -> Any:

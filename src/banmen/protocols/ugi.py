@@ -1,0 +1,243 @@
+"""banmen's engines behind UGI (the Universal Game Interface), for any game:
+``banmen ugi --game GAME [--engine SPEC]``, so UGI tournament managers and GUIs can run
+them. UGI is UCI made game-neutral (kz04px/cutegames, ``ugi.md``).
+
+==========================================  ===============================================
+manager → engine                            engine → manager
+==========================================  ===============================================
+``ugi``                                     ``id name banmen …``, ``id author …``, ``ugiok``
+``isready``                                 ``readyok`` (the engine loaded first)
+``uginewgame``                              (the engine forgets the last game)
+``position startpos [moves …]``             (the game's start: Mattix the seed-0 4×4 deal,
+``position fen FEN [moves …]``              Othello's and shogi's standard starts, an empty
+                                            9×9 Go board; FEN in the game's own position
+                                            text, ``GameDef.ugi``; moves in its notation)
+``go movetime MS`` / ``go depth N`` /       ``info depth … score cp … nodes … nps … time …
+``go nodes N`` / ``go infinite`` /          pv …`` as it deepens, then ``bestmove MOVE``
+``go p1time MS p2time MS [p1inc MS p2inc    (``bestmove none`` for a finished game)
+MS]``
+``stop``                                    (the search answers at once)
+``query p1turn`` / ``gameover`` /           ``response true|false``, ``response p1win|
+``result``                                  p2win|draw|none`` — from banmen's rules
+``setoption name N value V``                (no options: ``info string`` says so)
+``quit``                                    (the search is stopped; the engine exits)
+==========================================  ===============================================
+
+With a clock (``p1time``/``p2time``) the side to move thinks for a twentieth of its time
+left plus its increment, at most half its time. A command that cannot be carried out (a bad
+position or move, an unknown command) is answered by one ``info string error: …`` line and
+changes nothing; nothing a manager sends ends the session but ``quit`` and the end of the
+input. A ``go`` while a search runs stops that one first (its ``bestmove`` comes first).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Iterable
+from typing import IO, Any
+
+from banmen import __version__
+from banmen.engine import Engine, GameBoard, Info
+from banmen.protocols._lines import one_line, write_line
+from banmen.search.limits import Limit, StopFlag
+
+__all__ = ["UGISession", "main", "go_limit"]
+
+AUTHOR = "banmen developers"
+#: ``go`` times beyond this many milliseconds are taken as ``infinite``
+MS_MAX = 2**31 - 1
+
+
+def go_limit(args: list[str], p1_to_move: bool) -> Limit:
+    """The search's limit for ``go ARGS`` (``ValueError`` naming a bad argument)."""
+    values: dict[str, int] = {}
+    i = 0
+    while i < len(args):
+        key = args[i]
+        if key == "infinite":
+            i += 1
+            continue
+        if key not in ("movetime", "depth", "nodes", "p1time", "p2time", "p1inc", "p2inc"):
+            raise ValueError(f"go: unknown argument {key!r}")
+        if i + 1 >= len(args) or not args[i + 1].isdigit() or len(args[i + 1]) > 12:
+            raise ValueError(f"go {key} needs a whole number, got {args[i + 1 : i + 2]}")
+        values[key] = int(args[i + 1])
+        i += 2
+    if "movetime" in values:
+        return Limit(time=max(1, min(values["movetime"], MS_MAX)) / 1000)
+    if "depth" in values:
+        return Limit(depth=max(1, values["depth"]))
+    if "nodes" in values:
+        return Limit(nodes=max(1, values["nodes"]))
+    me = "p1" if p1_to_move else "p2"
+    if f"{me}time" in values:
+        left = min(values[f"{me}time"], MS_MAX) / 1000
+        inc = min(values.get(f"{me}inc", 0), MS_MAX) / 1000
+        return Limit(time=max(0.01, min(left / 2, left / 20 + inc)))
+    return Limit()  # infinite: until stop
+
+
+class UGISession:
+    """One UGI session over ``engine`` for ``game`` (module docstring)."""
+
+    def __init__(self, out: IO[str], game: Any, engine: Engine[Any]) -> None:
+        self.out = out
+        self.game = game
+        self.engine = engine
+        self.board: GameBoard = self._startpos()
+        self._lock = threading.Lock()
+        self._search: tuple[threading.Thread, StopFlag, Limit] | None = None
+        self._warm = False
+
+    def _startpos(self) -> GameBoard:
+        board: GameBoard = self.game.sample()
+        return board
+
+    # ---- output
+
+    def send(self, line: str) -> None:
+        with self._lock:
+            write_line(self.out, line)
+
+    def error(self, message: str) -> None:
+        self.send(f"info string error: {one_line(message)}")
+
+    # ---- input
+
+    def handle(self, line: str) -> bool:
+        """Carry out one command; ``False`` once the session should end (``quit``)."""
+        words = line.split()
+        if not words:
+            return True
+        cmd, args = words[0], words[1:]
+        handlers = {
+            "ugi": self._ugi, "isready": self._isready, "uginewgame": self._new_game,
+            "position": self._position, "go": self._go, "stop": self._stop,
+            "query": self._query, "setoption": self._setoption,
+        }  # fmt: skip
+        if cmd == "quit":
+            self._stop([])
+            return False
+        handler = handlers.get(cmd)
+        if handler is None:
+            self.error(f"unknown command {cmd[:30]!r}: expected one of {', '.join(handlers)}, quit")
+            return True
+        try:
+            handler(args)
+        except Exception as e:  # a command that cannot be carried out changes nothing
+            self.error(str(e) or type(e).__name__)
+        return True
+
+    def _ugi(self, args: list[str]) -> None:
+        self.send(f"id name banmen {__version__} ({self.game.name}, {self.engine.name})")
+        self.send(f"id author {AUTHOR}")
+        self.send("ugiok")
+
+    def _isready(self, args: list[str]) -> None:
+        if not self._warm:
+            self.engine.warm_up()  # loaded (compiled, the first time ever) before readyok
+            self._warm = True
+        self.send("readyok")
+
+    def _new_game(self, args: list[str]) -> None:
+        self._stop([])
+        self.engine.new_game()
+        self.board = self._startpos()
+
+    def _position(self, args: list[str]) -> None:
+        if not args or args[0] not in ("startpos", "fen"):
+            raise ValueError("position needs startpos or fen FEN, then optionally moves …")
+        moves_at = args.index("moves") if "moves" in args else len(args)
+        if args[0] == "startpos":
+            board = self._startpos()
+        else:
+            fen = " ".join(args[1:moves_at])
+            if not fen:
+                raise ValueError("position fen needs a position")
+            board = self.game.ugi.read(fen)
+        for i, name in enumerate(args[moves_at + 1 :]):
+            try:
+                board.push_name(name)
+            except ValueError as e:
+                raise ValueError(f"move {i + 1} ({name!r}): {e}") from None
+        self._stop([])
+        self.board = board  # (only a whole position replaces the last one)
+
+    def _query(self, args: list[str]) -> None:
+        board = self.board
+        what = args[0] if args else ""
+        if what == "p1turn":
+            self.send(f"response {'true' if board.turn == 1 else 'false'}")
+        elif what == "gameover":
+            self.send(f"response {'true' if board.is_game_over() else 'false'}")
+        elif what == "result":
+            if not board.is_game_over():
+                self.send("response none")
+            else:
+                w = board.winner()
+                self.send(f"response {'draw' if w is None else 'p1win' if w == 1 else 'p2win'}")
+        else:
+            raise ValueError(f"query {what[:20]!r}: expected p1turn, gameover or result")
+
+    def _setoption(self, args: list[str]) -> None:
+        self.send(f"info string banmen's {self.engine.name} has no options: ignored")
+
+    def _go(self, args: list[str]) -> None:
+        limit = go_limit(args, self.board.turn == 1)
+        self._stop([])
+        board = self.board
+        if board.is_game_over():
+            self.send("bestmove none")
+            return
+        if not self._warm:
+            self._isready_quietly()
+        stop = StopFlag()
+        thread = threading.Thread(target=self._think, args=(board, limit, stop), daemon=True)
+        self._search = (thread, stop, limit)
+        thread.start()
+
+    def _isready_quietly(self) -> None:
+        self.engine.warm_up()
+        self._warm = True
+
+    def _think(self, board: GameBoard, limit: Limit, stop: StopFlag) -> None:
+        mine = board.copy() if hasattr(board, "copy") else board
+        try:
+            r = self.engine.think(mine, limit, self._info, stop)
+            move = r.move
+        except Exception as e:
+            self.error(f"the engine failed: {e}")
+            move = None
+        self.send(f"bestmove {move if move is not None else 'none'}")
+
+    def _info(self, i: Info) -> None:
+        pv = f" pv {' '.join(i.pv)}" if i.pv else ""
+        self.send(f"info depth {i.depth} score cp {int(i.score)} nodes {i.nodes} "
+                  f"nps {int(i.nps)} time {int(i.seconds * 1000)}{pv}")  # fmt: skip
+
+    def _stop(self, args: list[str]) -> None:
+        search, self._search = self._search, None
+        if search is not None:
+            thread, stop, _ = search
+            stop.set()
+            thread.join()
+
+    def finish(self) -> None:
+        """The input ended: a bounded search is let finish, an infinite one stopped."""
+        search = self._search
+        if search is not None:
+            thread, stop, limit = search
+            if limit.time is None and limit.depth is None and limit.nodes is None:
+                stop.set()
+            thread.join()
+
+
+def main(game: Any, engine: Engine[Any], stdin: Iterable[str] | None = None,
+         stdout: IO[str] | None = None) -> None:  # fmt: skip
+    """Serve UGI on ``stdin``/``stdout`` until ``quit`` or the end of the input."""
+    session = UGISession(stdout or sys.stdout, game, engine)
+    for line in sys.stdin if stdin is None else stdin:
+        if not session.handle(line):
+            return
+    session.finish()
