@@ -141,6 +141,8 @@ class PythonEngine(Engine[GameBoard]):
                 raise PlayerError(f"{self.name}: new_game raised {_describe(e)}") from None
 
     def _copy(self, board: GameBoard) -> Any:
+        if self.game.record is not None:  # (Go: a Game record, also behind GTP)
+            return self.game.record(board)
         copy = getattr(board, "copy", None)
         return copy() if callable(copy) else self.game.board_from_dict(board.to_dict())
 

@@ -197,13 +197,13 @@ def test_python_players_in_the_arena(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- UGI
 
 
-class UgiProcess:
-    """``banmen ugi`` as a subprocess, and a small UGI client of the test's own."""
+class _Lines:
+    """A program spoken to in lines: its output read by a thread, waited for by prefix."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, argv: list[str]) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "banmen", "ugi", *args], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, bufsize=1,
         )  # fmt: skip
         self.lines: Queue[str] = Queue()
         threading.Thread(target=self._read, daemon=True).start()
@@ -230,6 +230,13 @@ class UgiProcess:
             got.append(line)
             if line.startswith(prefix):
                 return got
+
+
+class UgiProcess(_Lines):
+    """``banmen ugi`` as a subprocess, and a small UGI client of the test's own."""
+
+    def __init__(self, *args: str) -> None:
+        super().__init__([sys.executable, "-m", "banmen", "ugi", *args])
 
     def ask(self, query: str) -> str:
         self.send(f"query {query}")
@@ -340,3 +347,52 @@ def test_the_ugi_client_reads_info_and_keeps_time() -> None:
     finally:
         engine.close()  # type: ignore[attr-defined]
     assert json.dumps(r.to_dict())
+
+
+CAPTURER = paths.ROOT / "examples" / "python" / "go_capturer.py"
+
+
+def test_a_python_othello_player_behind_nboard() -> None:
+    """``banmen nboard --engine python:…``: the user's player answers ``go``; the hints
+    still come from banmen's search."""
+    from banmen.games.othello import Board
+
+    game = "(;GM[Othello]PC[NBoard]PB[a]PW[b]RE[?]TI[5:00]TY[8]BO[8 " + (
+        "---------------------------O*------*O--------------------------- *]B[F5]W[F6];)"
+    )
+    nb = _Lines([sys.executable, "-m", "banmen", "nboard", "--engine", f"python:{GREEDY}:Greedy"])
+    try:
+        for line in ("nboard 2", "set depth 2", f"set game {game}", "ping 1", "go"):
+            nb.send(line)
+        played = nb.until("===")[-1].split()[1].split("/")[0]
+        assert nb.until("status")[-1] == "status"  # (the go's: thinking is over)
+        nb.send("hint 2")
+        lines: list[str] = []
+        while not lines or lines[-1] != "status":  # ("status" alone: the hints are done)
+            lines += nb.until("status", timeout=120)
+        nb.send("quit")
+        nb.proc.wait(timeout=60)
+    finally:
+        if nb.proc.poll() is None:
+            nb.proc.kill()
+    board = Board.from_transcript("f5f6")
+    counts = {board.move_name(sq): n for sq, n in board.flip_counts().items()}
+    assert counts[played] == max(counts.values())  # greedy: the most discs
+    assert sum(line.startswith("search ") for line in lines) == 2
+
+
+def test_a_python_go_player_behind_gtp_in_the_arena(tmp_path: Path) -> None:
+    """``banmen gtp --engine python:…`` played by banmen's own GTP client, 9x9."""
+    from banmen.arena.report import build_report
+    from banmen.arena.runner import run_arena
+
+    gtp = f"{sys.executable} -m banmen gtp --size 9 --engine python:{CAPTURER}:Capturer"
+    store = ArenaStore(tmp_path / "a.db")
+    run = store.create_run(RunConfig(game="go", games=2, seed=1, size=9, players=[
+        {"name": "cap-gtp", "spec": f"gtp:{gtp}"},
+        {"name": "cap", "spec": f"python:{CAPTURER}:Capturer,seed=5"}]))  # fmt: skip
+    run_arena(store, run, workers=1)
+    (pairing,) = build_report(store, run)["pairings"]
+    assert pairing["games"] == 2
+    assert all(len(g.moves) > 10 for g in store.games(run))
+    store.close()

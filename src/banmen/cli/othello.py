@@ -115,6 +115,14 @@ def print_othello(rec: dict[str, Any]) -> None:
 
 
 def nboard(
+    engine: Annotated[
+        str | None,
+        typer.Option(
+            "--engine",
+            help="Player spec behind go (default: banmen's alphabeta at NBoard's depth; "
+            "python:FILE.py:NAME for your own). Hints come from banmen's search.",
+        ),
+    ] = None,
     max_move_time: Annotated[
         float,
         typer.Option(
@@ -124,11 +132,13 @@ def nboard(
     ] = 60.0,
 ) -> None:
     """Speak the NBoard protocol (version 2) on stdin/stdout, for Othello GUIs."""
+    from banmen.games import make_engine
     from banmen.protocols._cap import check_cap
     from banmen.protocols.nboard import main
 
     try:
         check_cap(max_move_time, "--max-move-time")
+        player = make_engine("othello", engine) if engine else None
     except ValueError as e:
         raise fail(str(e)) from None
-    main(max_move_time=max_move_time)
+    main(max_move_time=max_move_time, engine=player)

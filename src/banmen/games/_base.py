@@ -125,6 +125,10 @@ class GameDef(Generic[B]):
     #: shogi: SFEN): what ``ugi:`` players are sent and ``banmen ugi`` reads; ``None``:
     #: the game is not played over UGI
     ugi: TextFormat[B] | None = None
+    #: ``record(board)``: a copy of what a front end holds as the game's own board type
+    #: (Go: a ``Game`` record from a bare ``Board``, which GTP keeps); ``None``: the
+    #: front ends hold the game's boards already (a copy is ``board.copy()``)
+    record: Callable[[Any], B] | None = None
 
     def kernel_set(self, name: str) -> KernelSet | None:
         """The set called ``name`` (``None``: the game has none)."""

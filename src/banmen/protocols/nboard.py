@@ -52,7 +52,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import IO
 
-from banmen.engine import Result
+from banmen.engine import Engine, Result
 from banmen.games.othello import PASS, Board, OthelloEngine, OthelloError
 from banmen.protocols._cap import capped, check_cap
 from banmen.protocols._lines import one_line, write_line
@@ -76,12 +76,21 @@ class NBoardSession:
     stops the search that is running (see the module docstring).
     """
 
-    def __init__(self, out: IO[str], depth: int = 8, max_move_time: float = MAX_MOVE_TIME) -> None:
+    def __init__(
+        self,
+        out: IO[str],
+        depth: int = 8,
+        max_move_time: float = MAX_MOVE_TIME,
+        engine: Engine[Board] | None = None,
+    ) -> None:
         self.out = out
         self.board = Board()
         self.depth = depth
         self.max_move_time = check_cap(max_move_time)
-        self.engine = OthelloEngine(Limit(depth=depth))
+        #: the player behind ``go`` (banmen's own by default; ``--engine`` a user's)
+        self.engine: Engine[Board] = engine or OthelloEngine(Limit(depth=depth))
+        #: the search behind ``hint`` (banmen's own: a user's player may give no values)
+        self.hints = self.engine if isinstance(self.engine, OthelloEngine) else None
         self.engine.warm_up()  # the compiled code loaded before the first command
         self._out_lock = threading.Lock()
         self._lock = threading.Lock()  # the counters and the running search's flag
@@ -197,6 +206,11 @@ class NBoardSession:
     def _think(self, stop: StopFlag, board: Board, limit: Limit) -> Result:
         return self.engine.think(board, limit, None, stop)
 
+    def _hint_think(self, stop: StopFlag, board: Board, limit: Limit) -> Result:
+        if self.hints is None:
+            self.hints = OthelloEngine(Limit(depth=self.depth))
+        return self.hints.think(board, limit, None, stop)
+
     @contextmanager
     def _searching(self) -> Iterator[StopFlag | None]:
         """The stop flag of a new search, capped at the maximum time, or ``None`` if the
@@ -252,7 +266,7 @@ class NBoardSession:
                     continue
                 child = self.board.copy()
                 child.push(mv)
-                r = self._think(stop, child, Limit(depth=max(1, self.depth - 1)))
+                r = self._hint_think(stop, child, Limit(depth=max(1, self.depth - 1)))
                 value = 0.0 if r.score is None else -float(r.score)
                 if r.move is None:  # the move ended the game
                     value = float(child.final_margin(self.board.turn))
@@ -272,11 +286,12 @@ def main(
     stdout: IO[str] | None = None,
     *,
     max_move_time: float = MAX_MOVE_TIME,
+    engine: Engine[Board] | None = None,
 ) -> None:
     """Serve NBoard on ``stdin``/``stdout`` (the process's by default) until ``quit`` or
-    the end of the input. A thread reads the input, so a ``ping`` or ``quit`` stops a
-    search as soon as it arrives."""
-    session = NBoardSession(stdout or sys.stdout, max_move_time=max_move_time)
+    the end of the input, with ``engine`` behind ``go`` (default: banmen's own). A thread
+    reads the input, so a ``ping`` or ``quit`` stops a search as soon as it arrives."""
+    session = NBoardSession(stdout or sys.stdout, max_move_time=max_move_time, engine=engine)
     lines: queue.Queue[str | None] = queue.Queue()
     source = sys.stdin if stdin is None else stdin
 

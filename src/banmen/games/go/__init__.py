@@ -192,6 +192,7 @@ GAME: GameDef[Game] = GameDef(
     analyse=analyse,
     kernel_sets=KERNEL_SETS,
     ugi=TextFormat(write_position, read_position),
+    record=lambda board: Game(board_of(board)),
 )
 
 __all__ = [
