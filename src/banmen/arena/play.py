@@ -4,6 +4,15 @@ cluster's workers both run.
 Each worker keeps one engine per player spec (an :class:`EngineCache`) and clears its
 table before every game, so a game depends only on its seed and the two specs — never on
 which worker played it or what that worker played before.
+
+**Forfeits**, as tournament managers record them. A player of the user's own — a
+``python:`` player, or a program over UGI, GTP or NBoard — that raises, exits, breaks its
+protocol, answers an illegal move, or takes longer than the time its spec states
+(``ugi:time=0.5 …``) plus half of it, at least :data:`FORFEIT_MARGIN`, loses that game on
+the spot: the game is recorded with the result
+against it and ``extra["forfeit"]`` (its side, name and the reason, one line), its engine
+is dropped (the next game starts it afresh), and the run goes on. banmen's own engines
+are not judged so: an exception there is a bug, and fails the run (:class:`GameFailed`).
 """
 
 from __future__ import annotations
@@ -16,11 +25,30 @@ from typing import Any
 
 from banmen.arena.schedule import Job
 from banmen.arena.store import GameRecord
-from banmen.engine import Engine, parse_spec
+from banmen.engine import Engine, Result, parse_spec
 from banmen.games import GameDef, get_game, make_engine
 from banmen.games.engines import RandomEngine
 
-__all__ = ["EngineCache", "GameFailed", "describe", "play_game", "play_games", "warm_up"]
+__all__ = [
+    "EngineCache",
+    "FORFEIT_MARGIN",
+    "GameFailed",
+    "JUDGED",
+    "describe",
+    "play_game",
+    "play_games",
+    "warm_up",
+]
+
+#: the player kinds that can forfeit a game (the user's own; see the module docstring)
+JUDGED = frozenset({"python", "ugi", "gtp", "nboard"})
+#: seconds past its time limit a move may take before it is a forfeit: the limit's half,
+#: at least 2 s (a process answering on a loaded machine)
+FORFEIT_MARGIN = 2.0
+
+
+def _margin_for(limit_time: float) -> float:
+    return max(FORFEIT_MARGIN, limit_time / 2)
 
 
 class EngineCache:
@@ -55,6 +83,17 @@ class EngineCache:
                     pass
         self._engines.clear()
 
+    def drop(self, game: GameDef[Any], spec_text: str) -> None:
+        """Forget (and stop) the engine of ``spec_text``: the next game starts it afresh
+        (after a forfeit: its state is unknown)."""
+        engine = self._engines.pop((game.name, spec_text), None)
+        close = getattr(engine, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:  # pragma: no cover - gone already
+                pass
+
 
 def _random_engine(spec_text: str, deal_seed: int, side: int) -> RandomEngine:
     base = parse_spec(spec_text).options.get("seed", 0)
@@ -80,27 +119,59 @@ def play_game(
     assert game.new_board is not None
     board = game.new_board(job.deal_seed, size)
     engines: dict[int, Engine[Any]] = {}
-    for side, name in ((1, job.first), (2, job.second)):
-        spec = specs[name]
-        cached = cache.get(game, spec)
-        if cached is None:
-            engines[side] = _random_engine(spec, job.deal_seed, side)
-        else:
-            cached.new_game()
-            cached.reseed(zlib.crc32(f"{job.deal_seed}:{side}".encode()))
-            engines[side] = cached
+    parsed = {name: parse_spec(specs[name]) for name in (job.first, job.second)}
     moves: list[str] = []
     times: list[float] = []
+    forfeit: dict[str, Any] | None = None
+
+    def lost(side: int, name: str, e: Exception) -> dict[str, Any]:
+        cache.drop(game, specs[name])
+        reason = " ".join(str(e).split()) or type(e).__name__
+        return {"side": side, "player": name, "reason": reason[:500]}
+
+    for side, name in ((1, job.first), (2, job.second)):
+        try:
+            cached = cache.get(game, specs[name])
+            if cached is None:
+                engines[side] = _random_engine(specs[name], job.deal_seed, side)
+            else:
+                cached.new_game()
+                cached.reseed(zlib.crc32(f"{job.deal_seed}:{side}".encode()))
+                engines[side] = cached
+        except Exception as e:
+            if parsed[name].kind not in JUDGED:
+                raise
+            forfeit = forfeit or lost(side, name, e)
     for _ in range(game.max_plies + 1):
-        if board.is_game_over():
+        if forfeit is not None or board.is_game_over():
             break
+        side = board.turn
+        name = job.first if side == 1 else job.second
+        spec = parsed[name]
+        judged = spec.kind in JUDGED
+        stated = spec.options.get("time") if judged else None  # (a limit the spec states)
         t0 = time.perf_counter()
-        result = engines[board.turn].think(board)
-        times.append(round(time.perf_counter() - t0, 6))
-        if result.move is None:  # pragma: no cover - an engine that gives up a live game
+        try:
+            result = engines[side].think(board)
+            took = time.perf_counter() - t0
+            move = _checked(board, result, took, stated)
+        except Exception as e:
+            if not judged:
+                raise  # banmen's own engine failed: a bug, not a forfeit
+            times.append(round(time.perf_counter() - t0, 6))
+            forfeit = lost(side, name, e)
             break
-        board.push(board.parse_move(result.move))  # Go's "resign" too: it ends the game
-        moves.append(result.move)
+        times.append(round(took, 6))
+        if move is None:  # pragma: no cover - an engine that gives up a live game
+            break
+        board.push(move)  # Go's "resign" too: it ends the game
+        moves.append(result.move or "")
+    if forfeit is not None:
+        s1, s2 = game.scores(board)
+        res = "0-1" if forfeit["side"] == 1 else "1-0"
+        return GameRecord(job.pairing, job.pair, job.swapped, job.first, job.second,
+                          job.deal_seed, res, int(s1), int(s2), moves, times,
+                          {"forfeit": forfeit})  # fmt: skip
     extra = game.settle(board, (engines[1], engines[2]), {}) if game.settle else {}
     s1, s2 = game.scores(board)
     res = _first_mover_result(board.result())
@@ -108,6 +179,23 @@ def play_game(
         res = "1/2-1/2"
     return GameRecord(job.pairing, job.pair, job.swapped, job.first, job.second, job.deal_seed,
                       res, int(s1), int(s2), moves, times, extra)  # fmt: skip
+
+
+def _checked(board: Any, result: Result, took: float, limit_time: float | None) -> int | None:
+    """The move ``result`` names on ``board`` (``ValueError`` if it is not a legal one),
+    and ``TimeoutError`` if it came past ``limit_time`` plus the margin."""
+    if limit_time is not None and took > limit_time + _margin_for(limit_time):
+        raise TimeoutError(
+            f"took {took:.2f} s for a move: over its limit of {limit_time:g} s plus "
+            f"{_margin_for(limit_time):g} s"
+        )
+    if result.move is None:
+        return None
+    try:
+        move: int = board.parse_move(result.move)
+    except ValueError as e:
+        raise ValueError(f"illegal move {result.move!r}: {e}") from None
+    return move
 
 
 class GameFailed(RuntimeError):

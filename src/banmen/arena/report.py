@@ -112,6 +112,7 @@ def report_from(
             "name": p.name,
             "spec": p.spec,
             "games": len(mine),
+            "forfeits": sum(1 for g in mine if g.extra.get("forfeit", {}).get("player") == p.name),
             "points": pts,
             "score": pts / len(mine) if mine else None,
             "elo": ratings[i],
@@ -144,6 +145,16 @@ def report_from(
             "score_ci95": list(wilson(fw + fd / 2, n)) if n else None,
         },
     }
+    lost: dict[tuple[str, str], int] = {}
+    for g in games:
+        f = g.extra.get("forfeit")
+        if f:
+            key = (str(f["player"]), str(f["reason"]))
+            lost[key] = lost.get(key, 0) + 1
+    # games lost on the spot, per player and reason (arena.play: a user's player that
+    # raised, broke its protocol, played an illegal move or overran its time)
+    report["forfeits"] = [{"player": p, "reason": r, "games": n}
+                          for (p, r), n in sorted(lost.items())]  # fmt: skip
     settled = [g.extra for g in games if "dead_from" in g.extra]
     if settled:  # Go: how the dead stones of the counted games were agreed
         both = [x["dead_answers"] for x in settled if len(x.get("dead_answers", {})) == 2]
@@ -157,7 +168,15 @@ def report_from(
 
 
 def numeric_option(spec: str, key: str) -> float | None:
-    value = parse_spec(spec).options.get(key)
+    """The number the spec text states for ``key`` (``depth=4``), or ``None``: a default
+    the parser fills in (an ``nboard`` player's depth 8) is not stated, and a spec this
+    process cannot read (another version's player kind) states nothing it can plot."""
+    if f"{key}=" not in spec.lower():
+        return None
+    try:
+        value = parse_spec(spec).options.get(key)
+    except ValueError:
+        return None
     return float(value) if isinstance(value, (int, float)) else None
 
 

@@ -113,7 +113,9 @@ def report_tables(report: dict[str, Any]) -> Group:
     players = Table(
         title=f"players (Elo fitted from all games, relative to {report['elo_anchor']})"
     )
-    for col in ("player", "spec", "games", "score %", "Elo", "per move"):
+    forfeits = report.get("forfeits") or []
+    cols = ("player", "spec", "games", "score %", "Elo", "per move")
+    for col in (*cols, "forfeits") if forfeits else cols:
         players.add_column(col, justify="left" if col in ("player", "spec") else "right")
     for p in report["players"]:
         players.add_row(
@@ -123,6 +125,7 @@ def report_tables(report: dict[str, Any]) -> Group:
             "" if p["score"] is None else f"{100 * p['score']:.1f}",
             f"{fmt_elo(p['elo'], 0)} {_elo_ci(*p['elo_ci95'])}",
             _fmt_seconds(p["mean_move_seconds"]),
+            *([str(p.get("forfeits", 0))] if forfeits else []),
         )
     fp = report["first_player"]
     line = Text(
@@ -134,6 +137,8 @@ def report_tables(report: dict[str, Any]) -> Group:
             else ""
         )
     )
+    for f in forfeits:
+        line.append(f"\nforfeit: {f['player']} lost {f['games']} game(s): {f['reason']}")
     ds = report.get("dead_stones")
     if ds:
         line.append(

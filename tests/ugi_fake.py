@@ -1,0 +1,58 @@
+"""A misbehaving UGI engine for the forfeit tests: ``python ugi_fake.py GAME MODE``.
+
+It plays the first legal move (banmen's rules read the position), except as MODE says
+from its third ``go`` of a game on: ``hang`` (never answers), ``exit`` (the process ends),
+``illegal`` (answers a square that is no legal move), ``garbage`` (answers a line that is
+not UGI, then nothing), ``ok`` (always plays).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from banmen.games import get_game
+
+
+def main() -> None:
+    game, mode = get_game(sys.argv[1]), sys.argv[2]
+    assert game.ugi is not None
+    board = game.sample() if game.sample else None
+    goes = 0
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        cmd = words[0]
+        if cmd == "ugi":
+            print("id name fake", flush=True)
+            print("ugiok", flush=True)
+        elif cmd == "isready":
+            print("readyok", flush=True)
+        elif cmd == "uginewgame":
+            goes = 0
+        elif cmd == "position":
+            at = words.index("moves") if "moves" in words else len(words)
+            board = game.ugi.read(" ".join(words[2:at]))
+            for m in words[at + 1 :]:
+                board.push_name(m)
+        elif cmd == "go":
+            goes += 1
+            assert board is not None
+            if goes >= 3 and mode == "hang":
+                time.sleep(3600)
+            if goes >= 3 and mode == "exit":
+                sys.exit(3)
+            if goes >= 3 and mode == "illegal":
+                print("bestmove z99", flush=True)
+                continue
+            if goes >= 3 and mode == "garbage":
+                print("I am thinking about it", flush=True)
+                time.sleep(3600)
+            print(f"bestmove {board.move_name(board.legal_moves[0])}", flush=True)
+        elif cmd == "quit":
+            return
+
+
+if __name__ == "__main__":
+    main()
