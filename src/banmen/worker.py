@@ -40,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import itertools
+import json
 import multiprocessing
 import os
 import queue
@@ -52,7 +53,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from banmen.engine import Engine, GameBoard, Info, Result, SpecError, parse_spec
+from banmen.engine import Engine, GameBoard, Info, PlayerSpec, Result, SpecError, parse_spec
 from banmen.games import GameDef, get_game, make_engine
 from banmen.search.limits import Limit, StopFlag
 
@@ -112,24 +113,40 @@ class EngineError(RuntimeError):
 # --------------------------------------------------------------------------- child side
 
 
+#: a spec's options that are its limit: a job brings its own, so they make no new engine
+_LIMIT_OPTIONS = frozenset({"time", "depth", "nodes", "playouts"})
+
+
+def _engine_spec(spec: PlayerSpec) -> tuple[str, PlayerSpec]:
+    """The engine ``spec`` names with its limit left out, and a key for it: specs that
+    differ only in their limit (``alphabeta:depth=1``, ``alphabeta:time=1``) share one
+    engine and its table; every other option (``learned=0``, ``threads=2``, a
+    ``python:`` player's file and options) makes an engine of its own."""
+    options = {k: v for k, v in spec.options.items() if k not in _LIMIT_OPTIONS}
+    key = json.dumps([spec.kind, options], sort_keys=True, default=str)
+    return key, PlayerSpec(spec.kind, options, spec.text)
+
+
 def _engine_for(
     cache: dict[tuple[str, str, str], Engine[GameBoard]],
     game: GameDef[Any],
-    kind: str,
+    spec: PlayerSpec | str,
     factory: str | None = None,
 ) -> Engine[GameBoard]:
-    """One engine per (game, kind) in this process, built from the kind alone (a job's
-    limit comes with the job) and warmed up on first use. Its table persists between jobs
-    (keys are salted per deal). ``factory`` (``module:function``, called as the registry's
-    factories are) builds an engine the registry does not list — a test's stand-in."""
-    key = (game.name, factory or "", kind)
+    """One engine per (game, engine spec) in this process (:func:`_engine_spec`: a
+    job's limit comes with the job), built from the whole spec and warmed up on first
+    use. Its table persists between jobs (keys are salted per deal). ``factory``
+    (``module:function``, called as the registry's factories are) builds an engine the
+    registry does not list — a test's stand-in."""
+    shape, whole = _engine_spec(parse_spec(spec) if isinstance(spec, str) else spec)
+    key = (game.name, factory or "", shape)
     engine = cache.get(key)
     if engine is None:
         if factory is None:
-            engine = make_engine(game, kind)
+            engine = make_engine(game, whole)
         else:
             module, _, name = factory.partition(":")
-            engine = getattr(importlib.import_module(module), name)(game, parse_spec(kind))
+            engine = getattr(importlib.import_module(module), name)(game, whole)
         engine.warm_up()
         cache[key] = engine
     return engine
@@ -303,7 +320,7 @@ def _worker_main(conn: Connection, stop: StopFlag, warm: Sequence[str]) -> None:
             if spec.kind == "random" and factory is None:
                 engine: Engine[GameBoard] = make_engine(game, spec)  # seeded per job
             else:
-                engine = _engine_for(engines, game, spec.kind, factory)
+                engine = _engine_for(engines, game, spec, factory)
             send(("started", job_id))  # the search's own clock starts now
             result = _think_with_progress(engine, board, limit, stop, job_id, send)
             send(("result", job_id, result.to_dict()))

@@ -25,7 +25,7 @@ from typing import Any
 
 from banmen.arena.schedule import Job
 from banmen.arena.store import GameRecord
-from banmen.engine import Engine, Result, parse_spec
+from banmen.engine import Engine, GameBoard, Result, parse_spec
 from banmen.games import GameDef, get_game, make_engine
 from banmen.games.engines import RandomEngine
 
@@ -181,7 +181,7 @@ def play_game(
                       res, int(s1), int(s2), moves, times, extra)  # fmt: skip
 
 
-def _checked(board: Any, result: Result, took: float, limit_time: float | None) -> int | None:
+def _checked(board: GameBoard, result: Result, took: float, limit_time: float | None) -> int | None:
     """The move ``result`` names on ``board`` (``ValueError`` if it is not a legal one),
     and ``TimeoutError`` if it came past ``limit_time`` plus the margin."""
     if limit_time is not None and took > limit_time + _margin_for(limit_time):
@@ -192,7 +192,7 @@ def _checked(board: Any, result: Result, took: float, limit_time: float | None) 
     if result.move is None:
         return None
     try:
-        move: int = board.parse_move(result.move)
+        move = board.parse_move(result.move)
     except ValueError as e:
         raise ValueError(f"illegal move {result.move!r}: {e}") from None
     return move
