@@ -5,7 +5,7 @@
  *
  * What banmen sends (docs/YOUR_AI.md): "ugi" (answer "id ..." lines and "ugiok"),
  * "isready" ("readyok"), "uginewgame", then for every move
- * "position fen LAYOUT SIDE moves M1 M2 ..." and "go movetime MS" (or "go depth N"),
+ * "position fen LAYOUT [SIDE] moves M1 M2 ..." and "go movetime MS" (or "go depth N"),
  * answered by "bestmove SQUARE". A layout lists the rows from the top, separated by '/',
  * the cells by ',': a piece's value, X for the chip, '.' for an empty square; SIDE is 1
  * (takes from the chip's row) or 2 (from its column). Squares are a column letter and a

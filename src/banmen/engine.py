@@ -41,6 +41,7 @@ __all__ = [
     "PlayerSpec",
     "parse_spec",
     "ENGINE_KINDS",
+    "USER_KINDS",
 ]
 
 
@@ -233,26 +234,24 @@ class SpecError(ValueError):
     """A player spec string that does not name a player."""
 
 
+#: every player kind a spec may name, with its form. Which games offer a kind, and which
+#: options it takes there, each game declares (``GameDef.engines``, ``EngineKind``;
+#: ``banmen players GAME`` prints them).
 ENGINE_KINDS = {
-    "alphabeta": "negamax alpha-beta; options depth=N, time=SECONDS, nodes=N (default time=1), "
-    "learned=0 (Othello: the hand-set evaluation instead of the learned patterns), "
-    "probcut=0 (Othello: no ProbCut)",
-    "perfect": "exact solve (perfect play); option time=SECONDS caps it",
-    "random": "uniformly random legal moves; option seed=N",
-    "nboard": "an external Othello engine over NBoard: nboard:[depth=N ]COMMAND",
-    "gtp": "an external Go engine over GTP: gtp:[time=SECONDS ]COMMAND (default 1 s a move, "
-    "sent as time_settings 0 SECONDS 1)",
-    "ugi": "an external engine over UGI, for any game: ugi:[time=SECONDS ][depth=N ]"
-    "[nodes=N ]COMMAND (default 1 s a move, sent as go movetime)",
-    "python": "your own player in Python, for any game: python:FILE.py:NAME or "
-    "python:package.module:NAME, then ,key=value options for NAME (docs/YOUR_AI.md)",
-    "mcts": "Monte-Carlo tree search (Go); options time=SECONDS, playouts=N, seed=N, "
-    "threads=N (one tree), learned=0 (hand-set priors instead of the learned ones), "
-    "nakade=1 (a nakade step in the playouts), widen=N (progressive widening from N "
-    "moves; 0: off; default 8 on 13x13 and up) (default time=1)",
-    "mate": "a mate solver (shogi: df-pn, tsume counting); options time=SECONDS, nodes=N, "
-    "hash=MB (no limit by default)",
+    "alphabeta": "alphabeta[:key=value,...]",
+    "perfect": "perfect[:key=value,...]",
+    "random": "random[:seed=N]",
+    "mcts": "mcts[:key=value,...]",
+    "mate": "mate[:key=value,...]",
+    "nboard": "nboard:[depth=N ]COMMAND",
+    "gtp": "gtp:[time=SECONDS ]COMMAND",
+    "ugi": "ugi:[time=SECONDS ][depth=N ][nodes=N ]COMMAND",
+    "python": "python:FILE.py:NAME[,key=value...]",
 }
+#: the kinds of player a user brings (their own code, or another program): the arena
+#: judges them (a fault loses the game, not the run) and the web checks them at start
+USER_KINDS = frozenset({"python", "ugi", "gtp", "nboard"})
+
 _ALIASES = {"cpu": "alphabeta", "ab": "alphabeta"}
 _FLAGS = {"learned", "nakade", "probcut"}  #: options that are 0 or 1
 _ZERO_OK = {"seed", "widen"}  #: whole-number options that may be 0
@@ -296,7 +295,7 @@ class PlayerSpec:
 
 
 def _accepted() -> str:
-    return "; ".join(f"{k} ({v})" for k, v in ENGINE_KINDS.items())
+    return ", ".join(ENGINE_KINDS.values()) + " (banmen players GAME: what each game offers)"
 
 
 def parse_spec(text: str) -> PlayerSpec:

@@ -53,7 +53,16 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from banmen.engine import Engine, GameBoard, Info, PlayerSpec, Result, SpecError, parse_spec
+from banmen.engine import (
+    USER_KINDS,
+    Engine,
+    GameBoard,
+    Info,
+    PlayerSpec,
+    Result,
+    SpecError,
+    parse_spec,
+)
 from banmen.games import GameDef, get_game, make_engine
 from banmen.search.limits import Limit, StopFlag
 
@@ -125,6 +134,31 @@ def _engine_spec(spec: PlayerSpec) -> tuple[str, PlayerSpec]:
     options = {k: v for k, v in spec.options.items() if k not in _LIMIT_OPTIONS}
     key = json.dumps([spec.kind, options], sort_keys=True, default=str)
     return key, PlayerSpec(spec.kind, options, spec.text)
+
+
+def _drop_user_engine(
+    cache: dict[tuple[str, str, str], Engine[GameBoard]],
+    game_name: str,
+    spec_text: str,
+    factory: str | None,
+) -> None:
+    """After a failed move, forget the engine of a user's player (``python:``, ``ugi:``,
+    ``gtp:``, ``nboard:``): its program may have died or its state gone wrong, so the
+    next move starts it afresh. banmen's own engines are kept (their failure is a bug)."""
+    try:
+        spec = parse_spec(spec_text)
+    except SpecError:
+        return
+    if spec.kind not in USER_KINDS:
+        return
+    key = (game_name, factory or "", _engine_spec(spec)[0])
+    engine = cache.pop(key, None)
+    close = getattr(engine, "close", None)
+    if callable(close):
+        try:
+            close()
+        except Exception:  # its process is gone already: nothing to close
+            pass
 
 
 def _engine_for(
@@ -326,6 +360,8 @@ def _worker_main(conn: Connection, stop: StopFlag, warm: Sequence[str]) -> None:
             send(("result", job_id, result.to_dict()))
         except Exception as e:
             send(("error", job_id, _describe(e)))
+            if task == "think":
+                _drop_user_engine(engines, game_name, spec_text, factory)
 
 
 # --------------------------------------------------------------------------- parent side

@@ -261,3 +261,16 @@ def test_a_solve_ends_its_process_at_once_with_its_output_and_status() -> None:
                          capture_output=True, text=True, timeout=300)  # fmt: skip
     assert bad.returncode == 2 and bad.stderr.startswith("error: ")
     assert bad.stderr.count("\n") == 1 and bad.stdout == ""
+
+
+def test_players_lists_each_games_kinds_and_options() -> None:
+    from banmen.games import get_game, kinds
+
+    result = runner.invoke(app, ["players", "othello", "go"])
+    assert result.exit_code == 0, result.output
+    for name in ("othello", "go"):
+        for kind, declared in kinds(get_game(name)).items():
+            assert f"  {kind}" in result.output and declared.help in result.output
+    assert "mate" not in result.output.split()  # shogi's kind: not asked for
+    bad = runner.invoke(app, ["players", "chess"])
+    assert bad.exit_code == 2 and bad.output.strip().startswith("error: unknown game 'chess'")

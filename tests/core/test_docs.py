@@ -21,3 +21,9 @@ def test_module_doctests_run_with_the_tests() -> None:
     ini = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
     assert "--doctest-modules" in ini["addopts"].split()
     assert "src/banmen" in ini["testpaths"]
+
+
+def test_your_ai_examples() -> None:
+    """docs/YOUR_AI.md's board API examples, game by game, run as written."""
+    result = doctest.testfile(str(ROOT / "docs" / "YOUR_AI.md"), module_relative=False)
+    assert result.attempted >= 10 and result.failed == 0

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from banmen.engine import ENGINE_KINDS
+from banmen.engine import ENGINE_KINDS, SpecError
 from banmen.games import GAME_NAMES, GameDef, get_game, make_engine
 from banmen.search.limits import Limit
 
@@ -168,3 +168,26 @@ def test_every_engine_answers_with_a_legal_move(game: GameDef[Any]) -> None:
                 continue  # nothing proved (a mate solver finds no mate): no move to check
             assert r.move is not None, (kind, record)
             assert board.parse_move(r.move) in board.legal_moves, (kind, r.move)
+
+
+def test_the_game_declares_its_kinds_with_help_and_options(game: GameDef[Any]) -> None:
+    """Every kind a game offers is declared there, with a help line and the options it
+    takes; python: and ugi: are every game's; an option the game's kind does not take is
+    one line naming what it takes."""
+    from banmen.games import EngineKind, kinds, kinds_help
+
+    offered = kinds(game)
+    assert {"python", "ugi"} <= set(offered) and game.default_engine in offered
+    for name, kind in offered.items():
+        assert isinstance(kind, EngineKind), name
+        assert kind.help and "\n" not in kind.help
+        for option in kind.options:
+            assert f"{option}=" in kind.help, f"{game.name}'s {name} does not explain {option}="
+    assert kinds_help(game).count("\n") == len(offered) - 1
+    own = next(k for k in offered if k not in EXTERNAL and offered[k].options)
+    foreign = next(o for o in ("learned", "playouts", "hash", "seed", "depth")
+                   if o not in offered[own].options)  # fmt: skip
+    value = {"learned": 0}.get(foreign, 1)
+    with pytest.raises(SpecError) as e:
+        make_engine(game, f"{own}:{foreign}={value}")
+    assert f"{own} takes" in str(e.value) and "\n" not in str(e.value)

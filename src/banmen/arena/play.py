@@ -25,7 +25,7 @@ from typing import Any
 
 from banmen.arena.schedule import Job
 from banmen.arena.store import GameRecord
-from banmen.engine import Engine, GameBoard, Result, parse_spec
+from banmen.engine import USER_KINDS, Engine, GameBoard, Result, parse_spec
 from banmen.games import GameDef, get_game, make_engine
 from banmen.games.engines import RandomEngine
 
@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 #: the player kinds that can forfeit a game (the user's own; see the module docstring)
-JUDGED = frozenset({"python", "ugi", "gtp", "nboard"})
+JUDGED = USER_KINDS
 #: seconds past its time limit a move may take before it is a forfeit: the limit's half,
 #: at least 2 s (a process answering on a loaded machine)
 FORFEIT_MARGIN = 2.0

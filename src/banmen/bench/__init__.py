@@ -181,6 +181,12 @@ def _time_limits(quick: bool) -> dict[str, Any]:
     return bench_time_limits(limits=(0.5, 2.0), runs=6)
 
 
+def _routes(quick: bool) -> dict[str, Any]:
+    from banmen.bench.routes import bench_routes
+
+    return bench_routes(games=40 if quick else 400, repeats=1 if quick else 3)
+
+
 def _compile(quick: bool) -> dict[str, Any]:
     from banmen.bench.compile import bench_compile
 
@@ -261,6 +267,11 @@ SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
     "cli-startup": (
         "banmen commands in fresh processes (median wall and CPU time), and the floors",
         _cli_startup,
+    ),
+    "your-ai-routes": (
+        "Mattix games per second by the routes a user's AI takes: banmen's depth-1 "
+        "alpha-beta in-process, the same wrapped as a python: player, the C example over UGI",
+        _routes,
     ),
 }
 

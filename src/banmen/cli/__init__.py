@@ -28,6 +28,7 @@ from banmen.cli import (
     gtp,
     othello,
     play,
+    players,
     serve,
     shogi,
     solve,
@@ -54,6 +55,7 @@ app.command(name="gtp")(gtp.gtp)
 app.command(name="usi")(shogi.usi)
 app.command(name="warm-up")(warmup.warm_up)
 app.command(name="ugi")(ugi.ugi)
+app.command(name="players")(players.players)
 
 
 def _exit_now(code: object) -> None:

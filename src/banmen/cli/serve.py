@@ -8,6 +8,14 @@ import typer
 
 from banmen.cli._app import fail
 
+PLAYER_HELP = (
+    "Add your own player to a game's CPU choices, GAME:NAME=SPEC, repeatable "
+    "(e.g. othello:greedy=python:examples/python/greedy_othello.py:Greedy, "
+    "mattix:mine=ugi:./my_engine). GAME may be left out where the spec's kind is "
+    "one game's own (gtp: Go, nboard: Othello). Each is started once before the "
+    "server starts."
+)
+
 
 def serve(
     host: Annotated[str, typer.Option(help="Address to bind (default: this machine only).")] = (
@@ -43,13 +51,16 @@ def serve(
             "README's web server section).",
         ),
     ] = None,
+    player: Annotated[list[str] | None, typer.Option("--player", help=PLAYER_HELP)] = None,
 ) -> None:
     """Start the web app (http://127.0.0.1:8000 by default)."""
     if not 0 < port < 65536:
         raise fail(f"port must be 1-65535, got {port}")
     if workers is not None and workers < 1:
         raise fail(f"--workers must be at least 1, got {workers}")
+    from banmen.web.catalog import CATALOG
     from banmen.web.limits import Limits
+    from banmen.web.players import check_player, parse_players
     from banmen.web.server import allowed_hosts
     from banmen.web.server import serve as run_server
 
@@ -62,8 +73,22 @@ def serve(
     try:
         limits = Limits().replace(overrides)
         allowed_hosts(host, allowed_host or [])
+        players = parse_players(player or [], [e.name for e in CATALOG])
     except ValueError as e:
         raise fail(str(e)) from None
+    for game, named in players.items():
+        for name, spec in named.items():
+            try:
+                check_player(game, spec)
+            except Exception as e:  # anything a user's player does at its start
+                raise fail(f"--player {game}:{name}: cannot start {spec!r}: {_line(e)}") from None
+            print(f"banmen: {game} player {name!r} ready ({spec})", flush=True)
     run_server(
-        host=host, port=port, db=db, workers=workers, allowed=allowed_host or [], limits=limits
-    )
+        host=host, port=port, db=db, workers=workers, allowed=allowed_host or [],
+        limits=limits, players=players,
+    )  # fmt: skip
+
+
+def _line(e: BaseException) -> str:
+    text = " ".join(str(e).split()) or type(e).__name__
+    return text if len(text) <= 300 else text[:297] + "..."

@@ -10,8 +10,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from banmen.engine import ENGINE_KINDS, Engine, PlayerSpec, SpecError, parse_spec
-from banmen.games._base import GameBoard, GameDef
+from banmen.engine import Engine, PlayerSpec, SpecError, parse_spec
+from banmen.games._base import EngineKind, GameBoard, GameDef
 
 __all__ = [
     "GameBoard",
@@ -20,6 +20,11 @@ __all__ = [
     "GAME_NAMES",
     "get_game",
     "make_engine",
+    "kinds",
+    "kinds_help",
+    "offered",
+    "EngineKind",
+    "EVERY_GAME",
     "UnknownGameError",
 ]
 
@@ -45,20 +50,26 @@ _KIND_NOUNS = {"nboard": "NBoard engines", "gtp": "GTP engines", "mcts": "mcts p
 
 
 def make_engine(game: str | GameDef[Any], spec: str | PlayerSpec) -> Engine[Any]:
-    """Build the engine a spec names, for ``game``: a lookup in ``GameDef.engines``.
+    """Build the engine a spec names, for ``game``: a lookup in ``GameDef.engines``
+    (and the kinds every game offers, :data:`EVERY_GAME`).
 
     Raises :class:`~banmen.engine.SpecError` / :class:`UnknownGameError` (both
     ``ValueError``) with a one-line message naming what the game offers::
 
         >>> make_engine("mattix", "alphabeta:depth=3").name
         'alphabeta:depth=3'
+        >>> try:
+        ...     make_engine("mattix", "alphabeta:learned=0")
+        ... except SpecError as e:
+        ...     print(e)
+        'alphabeta:learned=0': Mattix's alphabeta takes no learned=: it takes depth=, time=, nodes=
     """
     g = get_game(game) if isinstance(game, str) else game
     s = parse_spec(spec) if isinstance(spec, str) else spec
-    factory = g.engines.get(s.kind) or _EVERY_GAME.get(s.kind)
-    if factory is None:
+    kind = kinds(g).get(s.kind)
+    if kind is None:
         raise SpecError(_not_offered(g, s))
-    return factory(g, s)
+    return kind(g, s)
 
 
 def _python(game: GameDef[Any], spec: PlayerSpec) -> Engine[Any]:
@@ -74,12 +85,34 @@ def _ugi(game: GameDef[Any], spec: PlayerSpec) -> Engine[Any]:
 
 
 #: the players every game offers: a user's own, in Python or over UGI
-_EVERY_GAME = {"python": _python, "ugi": _ugi}
+EVERY_GAME: dict[str, EngineKind] = {
+    "python": EngineKind(
+        _python,
+        "your own player in Python: python:FILE.py:NAME or python:package.module:NAME, "
+        "then ,key=value options for NAME (docs/YOUR_AI.md)",
+    ),
+    "ugi": EngineKind(
+        _ugi,
+        "an external engine over UGI: ugi:[time=SECONDS ][depth=N ][nodes=N ]COMMAND "
+        "(default 1 s a move, sent as go movetime; docs/YOUR_AI.md)",
+        ("time", "depth", "nodes"),
+    ),
+}
+
+
+def kinds(game: GameDef[Any]) -> dict[str, EngineKind]:
+    """Every player kind ``game`` offers, its own first, then :data:`EVERY_GAME`'s."""
+    return {**game.engines, **{k: v for k, v in EVERY_GAME.items() if k not in game.engines}}
 
 
 def offered(game: GameDef[Any]) -> list[str]:
-    """The player kinds ``game`` offers (its own and every game's), in ENGINE_KINDS' order."""
-    return [k for k in ENGINE_KINDS if k in game.engines or k in _EVERY_GAME]
+    """The names of the player kinds ``game`` offers (:func:`kinds`)."""
+    return list(kinds(game))
+
+
+def kinds_help(game: GameDef[Any]) -> str:
+    """One line per kind ``game`` offers: ``kind: what it is; its options``."""
+    return "\n".join(f"{k}: {v.help}" for k, v in kinds(game).items())
 
 
 def _not_offered(g: GameDef[Any], s: PlayerSpec) -> str:

@@ -22,6 +22,7 @@ __all__ = [
     "GameBoard",
     "GameDef",
     "EngineFactory",
+    "EngineKind",
     "TextFormat",
     "StackBoard",
     "parse_json",
@@ -34,6 +35,39 @@ U = TypeVar("U")
 
 #: builds an engine for a game from a parsed player spec
 EngineFactory = Callable[["GameDef[Any]", PlayerSpec], Engine[Any]]
+
+#: a spec's keys that are not options a user writes as key=value: a program's command,
+#: a python: player's file, name and keyword arguments
+_SPEC_PARTS = frozenset({"command", "where", "name", "kwargs"})
+
+
+@dataclass(frozen=True)
+class EngineKind:
+    """A player kind a game offers: how to build it, a line of help, the options it takes.
+
+    Called as an :data:`EngineFactory` (``kind(game, spec)``); it refuses, with one line
+    naming what it takes, an option the game's kind does not take (``alphabeta:learned=0``
+    is Othello's, not Mattix's)::
+
+        >>> from banmen.games import get_game, make_engine
+        >>> get_game("mattix").engines["alphabeta"].options
+        ('depth', 'time', 'nodes')
+    """
+
+    build: EngineFactory
+    help: str
+    options: tuple[str, ...] = ()
+
+    def __call__(self, game: GameDef[Any], spec: PlayerSpec) -> Engine[Any]:
+        from banmen.engine import SpecError
+
+        extra = [k for k in spec.options if k not in self.options and k not in _SPEC_PARTS]
+        if extra:
+            takes = ", ".join(f"{k}=" for k in self.options) or "no options"
+            raise SpecError(
+                f"{spec.text!r}: {game.title}'s {spec.kind} takes no {extra[0]}=: it takes {takes}"
+            )
+        return self.build(game, spec)
 
 
 @dataclass(frozen=True)
@@ -65,8 +99,9 @@ class GameDef(Generic[B]):
     name: str
     title: str
     board_from_dict: Callable[[Any], B]
-    #: the players this game offers: spec kind -> factory (see banmen.games.engines)
-    engines: Mapping[str, EngineFactory] = field(default_factory=dict)
+    #: the players this game offers: spec kind -> :class:`EngineKind` (its factory, help
+    #: and options; see banmen.games.engines). ``python:`` and ``ugi:`` are every game's.
+    engines: Mapping[str, EngineKind] = field(default_factory=dict)
     kernels: Kernels | None = None
     search_position: Callable[[B], tuple[npt.NDArray[np.int64], tuple[Any, ...]]] | None = None
     score_offset: Callable[[B], int] = lambda board: 0

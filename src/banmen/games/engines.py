@@ -10,11 +10,12 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from banmen.engine import Engine, GameBoard, Info, PlayerSpec, Request, Result, SpecError
+from banmen.games._base import EngineKind
 from banmen.search.limits import Limit
 
 if TYPE_CHECKING:  # the compiled search is imported by the first AlphaBetaEngine: a game
     # that offers only RandomEngine from here (Go, shogi) does not load it
-    from banmen.games._base import EngineFactory, GameDef
+    from banmen.games._base import GameDef
     from banmen.search.alphabeta import SearchInfo
 
 __all__ = ["AlphaBetaEngine", "RandomEngine", "STANDARD_ENGINES", "tt_bits_for"]
@@ -126,10 +127,6 @@ def tt_bits_for(game_bits: int, spec: PlayerSpec) -> int:
 
 
 def _alphabeta(game: GameDef[Any], spec: PlayerSpec) -> AlphaBetaEngine:
-    for option in ("learned", "probcut"):
-        if option in spec.options:
-            raise SpecError(f"{spec.text!r}: {option}= is an Othello option; "
-                            f"{game.title} has one evaluation")  # fmt: skip
     return AlphaBetaEngine(
         game, spec.limit, name=spec.text, tt_bits=tt_bits_for(game.tt_bits, spec)
     )
@@ -140,8 +137,15 @@ def _random(game: GameDef[Any], spec: PlayerSpec) -> RandomEngine:
 
 
 #: what a game with alpha-beta kernels offers (``perfect`` is alpha-beta without a limit)
-STANDARD_ENGINES: dict[str, EngineFactory] = {
-    "alphabeta": _alphabeta,
-    "perfect": _alphabeta,
-    "random": _random,
+STANDARD_ENGINES: dict[str, EngineKind] = {
+    "alphabeta": EngineKind(
+        _alphabeta,
+        "negamax alpha-beta with iterative deepening and a transposition table; "
+        "depth=N, time=SECONDS, nodes=N (default time=1)",
+        ("depth", "time", "nodes"),
+    ),
+    "perfect": EngineKind(
+        _alphabeta, "exact solve (perfect play); time=SECONDS, nodes=N cap it", ("time", "nodes")
+    ),
+    "random": EngineKind(_random, "uniformly random legal moves; seed=N", ("seed",)),
 }

@@ -90,11 +90,21 @@ def capped_limit(spec: str, cap: float = MOVE_TIME_CAP) -> Limit:
 
 
 def make_levels(
-    extra: Mapping[str, str] | None = None, base: tuple[Level, ...] = DEFAULT_LEVELS
+    extra: Mapping[str, str] | None = None,
+    base: tuple[Level, ...] = DEFAULT_LEVELS,
+    players: Mapping[str, str] | None = None,
 ) -> dict[str, Level]:
-    """The ``base`` levels (Mattix's by default) plus ``extra`` (name -> spec); raises
-    ``SpecError`` on a bad spec."""
+    """The ``base`` levels (Mattix's by default) plus ``extra`` (name -> spec) and the
+    user's ``players`` (name -> spec: ``banmen serve --player``); raises ``SpecError`` on
+    a bad spec."""
     levels = {lv.name: lv for lv in base}
+    for name, spec in (players or {}).items():
+        if not name or name == HUMAN:
+            raise SpecError(
+                f"bad player name {name!r}: expected a non-empty name other than 'human'"
+            )
+        parse_spec(spec)
+        levels[name] = Level(name, f"CPU {name}", spec, f"your player: {spec}")
     for name, spec in (extra or {}).items():
         if not name or name == HUMAN:
             raise SpecError(

@@ -310,11 +310,13 @@ def create_app(
     workers: int | None = None,
     *,
     extra_levels: Mapping[str, str] | None = None,
+    players: Mapping[str, Mapping[str, str]] | None = None,
     limits: Limits | None = None,
     clock: Callable[[], float] = time.time,
 ) -> Starlette:
     """The web app. ``workers`` engine processes cap concurrent searches (default: one per
     core); ``extra_levels`` adds CPU levels (name -> player spec), e.g. for benchmarks;
+    ``players`` adds the user's own (game -> name -> spec, :mod:`banmen.web.players`);
     ``limits`` are the server's caps (see the module docstring); ``clock`` (seconds since
     the epoch) dates saved games and drives their expiry and the rate limits.
 
@@ -325,7 +327,7 @@ def create_app(
     n_workers = workers if workers is not None else default_workers()
     if n_workers < 1:
         raise ValueError(f"workers must be at least 1, got {n_workers}")
-    games_by_name = make_games(extra_levels)
+    games_by_name = make_games(extra_levels, players)
     missing = [e.name for e in CATALOG if e.name not in games_by_name]
     if missing:  # a catalog entry without a session adapter: a programming error
         raise RuntimeError(f"no web adapter for the catalog's games {missing}")
@@ -518,12 +520,13 @@ def serve(
     *,
     allowed: Sequence[str] = (),
     limits: Limits | None = None,
+    players: Mapping[str, Mapping[str, str]] | None = None,
 ) -> None:
     """Run the web app with uvicorn until interrupted (``banmen serve``); ``allowed``
     names more hosts to accept (``--allowed-host``)."""
     path = Path(db).expanduser() if db else default_db_path()
     hosts = allowed_hosts(host, allowed)  # ValueError on a bad name, before anything starts
-    app = create_app(path, workers, limits=limits)
+    app = create_app(path, workers, limits=limits, players=players)
     shown = f"[{host}]" if ":" in host else host
     print(
         f"banmen: serving http://{shown}:{port}/ (saved games: {path}); engines warming up",

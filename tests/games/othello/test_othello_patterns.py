@@ -216,7 +216,7 @@ def test_player_specs_choose_the_evaluation() -> None:
     for e in (new, old):
         r = e.think(b, Limit(depth=3))
         assert r.move is not None and b.parse_move(r.move) in b.legal_moves
-    with pytest.raises(SpecError, match="learned= is an Othello option"):
+    with pytest.raises(SpecError, match="Mattix's alphabeta takes no learned=: it takes depth="):
         make_engine("mattix", "alphabeta:depth=2,learned=0")
     with pytest.raises(SpecError, match="probcut must be 0 or 1"):
         make_engine("othello", "alphabeta:depth=2,probcut=2")

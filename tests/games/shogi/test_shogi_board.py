@@ -130,7 +130,7 @@ def test_the_game_and_its_players() -> None:
     assert make_engine(game, "random:seed=1").think(board).move in {
         board.move_name(m) for m in board.legal_moves
     }
-    with pytest.raises(ValueError, match="Shogi offers random, ugi, python, mate"):
+    with pytest.raises(ValueError, match="Shogi offers mate, random, python, ugi"):
         make_engine(game, "alphabeta")
     with pytest.raises(ValueError, match="mate players play Shogi only"):
         make_engine("mattix", "mate")

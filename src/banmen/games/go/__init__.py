@@ -35,7 +35,7 @@ from banmen.engine import Engine, PlayerSpec
 if TYPE_CHECKING:
     from banmen.analysis import Analysis, OnUpdate
     from banmen.search.limits import Limit, StopFlag
-from banmen.games._base import GameDef, TextFormat
+from banmen.games._base import EngineKind, GameDef, TextFormat
 from banmen.games.engines import STANDARD_ENGINES
 from banmen.games.go.board import (
     BLACK,
@@ -181,7 +181,23 @@ GAME: GameDef[Game] = GameDef(
     scores=_scores,
     settle=settle_dead,
     max_plies=3 * MAX_SIZE * MAX_SIZE,
-    engines={"mcts": _mcts, "gtp": _gtp, "random": STANDARD_ENGINES["random"]},
+    engines={
+        "mcts": EngineKind(
+            _mcts,
+            "Monte-Carlo tree search with learned priors; time=SECONDS, playouts=N, seed=N, "
+            "threads=N (one tree), learned=0 (hand-set priors), nakade=1 (a nakade step in "
+            "the playouts), widen=N (progressive widening from N moves; 0: off; default 8 "
+            "on 13x13 and up) (default time=1)",
+            ("time", "playouts", "seed", "threads", "learned", "nakade", "widen"),
+        ),
+        "gtp": EngineKind(
+            _gtp,
+            "an external Go engine over GTP 2: gtp:[time=SECONDS ]COMMAND (default 1 s a "
+            "move, sent as time_settings 0 SECONDS 1; docs/YOUR_AI.md lists what banmen sends)",
+            ("time",),
+        ),
+        "random": STANDARD_ENGINES["random"],
+    },
     default_engine="mcts",
     write_record=_write_record,
     record_suffix=".sgf",

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from banmen._random import SplitMix64
 from banmen.engine import Engine, PlayerSpec
-from banmen.games._base import GameDef, TextFormat
+from banmen.games._base import EngineKind, GameDef, TextFormat
 from banmen.games.engines import STANDARD_ENGINES
 from banmen.games.othello.board import Board
 from banmen.games.othello.engine import OthelloEngine
@@ -126,10 +126,26 @@ GAME: GameDef[Board] = GameDef(
     scores=lambda board: board.discs(),
     max_plies=130,
     engines={
-        "alphabeta": _alphabeta,
-        "perfect": _alphabeta,
+        "alphabeta": EngineKind(
+            _alphabeta,
+            "negamax alpha-beta over bitboards with iterative deepening, a transposition "
+            "table, ProbCut and an exact endgame; depth=N, time=SECONDS, nodes=N (default "
+            "time=1), learned=0 (the hand-set evaluation instead of the learned patterns), "
+            "probcut=0 (no ProbCut)",
+            ("depth", "time", "nodes", "learned", "probcut"),
+        ),
+        "perfect": EngineKind(
+            _alphabeta,
+            "exact endgame solve (perfect play); time=SECONDS, nodes=N cap it",
+            ("time", "nodes"),
+        ),
         "random": STANDARD_ENGINES["random"],
-        "nboard": _nboard,
+        "nboard": EngineKind(
+            _nboard,
+            "an external Othello engine over NBoard 2: nboard:[depth=N ]COMMAND (default "
+            "depth 8; docs/YOUR_AI.md lists what banmen sends)",
+            ("depth",),
+        ),
     },
     kernel_moves=kernel_moves,
     sides=("black", "white"),

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from banmen.engine import Engine, PlayerSpec
-from banmen.games._base import GameDef, TextFormat
+from banmen.games._base import EngineKind, GameDef, TextFormat
 from banmen.games.engines import STANDARD_ENGINES
 from banmen.games.shogi.board import BLACK, WHITE, Board
 from banmen.games.shogi.errors import (
@@ -80,7 +80,15 @@ GAME: GameDef[Board] = GameDef(
     board_from_dict=Board.from_dict,
     sample=Board,
     max_plies=1000,
-    engines={"mate": _mate, "random": STANDARD_ENGINES["random"]},
+    engines={
+        "mate": EngineKind(
+            _mate,
+            "a mate solver (df-pn with tsume counting); time=SECONDS, nodes=N, hash=MB "
+            "(no limit by default)",
+            ("time", "nodes", "hash"),
+        ),
+        "random": STANDARD_ENGINES["random"],
+    },
     default_engine="mate",
     proof_engines=("mate",),
     kernel_moves=_kernel_moves,

@@ -21,12 +21,17 @@ __all__ = [
 ]
 
 
-def make_games(extra_levels: Mapping[str, str] | None = None) -> dict[str, WebGame[Any]]:
+def make_games(
+    extra_levels: Mapping[str, str] | None = None,
+    players: Mapping[str, Mapping[str, str]] | None = None,
+) -> dict[str, WebGame[Any]]:
     """The games the web app serves, by name; ``extra_levels`` (name -> spec) are added to
-    every game's levels. Raises ``SpecError`` on a bad spec."""
+    every game's levels, ``players`` (game -> name -> spec: ``banmen serve --player``) to
+    their game's. Raises ``SpecError`` on a bad spec."""
+    own = players or {}
     games: list[WebGame[Any]] = [
-        MattixGame(extra_levels),
-        OthelloGame(extra_levels),
-        GoGame(extra_levels),
+        MattixGame(extra_levels, own.get("mattix")),
+        OthelloGame(extra_levels, own.get("othello")),
+        GoGame(extra_levels, own.get("go")),
     ]
     return {g.name: g for g in games}

@@ -43,8 +43,12 @@ class GoGame(WebGame[go.Game]):
     sides = ("Black", "White")
     default_size = 9
 
-    def __init__(self, extra_levels: Mapping[str, str] | None = None) -> None:
-        levels = make_levels(extra_levels, GO_LEVELS)
+    def __init__(
+        self,
+        extra_levels: Mapping[str, str] | None = None,
+        players: Mapping[str, str] | None = None,
+    ) -> None:
+        levels = make_levels(extra_levels, GO_LEVELS, players)
         rules = GameRules(
             levels,
             sizes=GO_SIZES,

@@ -20,8 +20,12 @@ class MattixGame(WebGame[mattix.Board]):
     default_size = 6
     errors = mattix.MattixError
 
-    def __init__(self, extra_levels: Mapping[str, str] | None = None) -> None:
-        levels = make_levels(extra_levels, DEFAULT_LEVELS)
+    def __init__(
+        self,
+        extra_levels: Mapping[str, str] | None = None,
+        players: Mapping[str, str] | None = None,
+    ) -> None:
+        levels = make_levels(extra_levels, DEFAULT_LEVELS, players)
         super().__init__(
             levels,
             GameRules(levels, sizes=mattix.SIZES, seeds=True, example="c2", analysis=True),

@@ -18,8 +18,12 @@ class OthelloGame(WebGame[othello.Board]):
     sides = ("Black", "White")
     errors = othello.OthelloError
 
-    def __init__(self, extra_levels: Mapping[str, str] | None = None) -> None:
-        levels = make_levels(extra_levels, OTHELLO_LEVELS)
+    def __init__(
+        self,
+        extra_levels: Mapping[str, str] | None = None,
+        players: Mapping[str, str] | None = None,
+    ) -> None:
+        levels = make_levels(extra_levels, OTHELLO_LEVELS, players)
         super().__init__(levels, GameRules(levels, load=True, example="f5", analysis=True))
 
     def new_board(
