@@ -6,10 +6,7 @@ the next command stopping the analysis)."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import subprocess
 import sys
 import threading
 import time
@@ -18,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sabaki import run_node, sabaki_gtp
 
 from banmen.analysis import Analysis
 from banmen.games.go import BLACK, Board, GoEngine, parse_vertex
@@ -355,39 +353,12 @@ const c = new Controller(process.argv[2], ['-m', 'banmen', 'gtp', '--size', '9']
 """
 
 
-#: where .ci/run installs Sabaki's GTP package (``npm install --prefix`` this)
-SABAKI_PREFIX = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "banmen-npm"
-
-
-def _node_env() -> dict[str, str]:
-    paths = [str(SABAKI_PREFIX / "node_modules"), os.environ.get("NODE_PATH", "")]
-    return {**os.environ, "NODE_PATH": os.pathsep.join(p for p in paths if p)}
-
-
-def _sabaki_gtp() -> bool:
-    node = shutil.which("node")
-    if node is None:
-        return False
-    found = subprocess.run(
-        [node, "-e", "require('@sabaki/gtp')"], capture_output=True, env=_node_env()
-    )
-    return found.returncode == 0
-
-
 @pytest.mark.external
-@pytest.mark.skipif(not _sabaki_gtp(), reason="node or @sabaki/gtp missing (see .ci/run)")
+@pytest.mark.skipif(not sabaki_gtp(), reason="node or @sabaki/gtp missing (see .ci/run)")
 def test_sabakis_gtp_controller_reads_lz_analyze(tmp_path: Path) -> None:
     script = tmp_path / "sabaki.js"
     script.write_text(SABAKI_SCRIPT)
-    node = shutil.which("node")
-    assert node is not None
-    done = subprocess.run(
-        [node, str(script), sys.executable],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=_node_env(),
-    )
+    done = run_node(script, sys.executable)
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
     assert got["error"] is False and got["id"] is None and got["lines"] >= 3
