@@ -31,7 +31,16 @@ from typing import Any
 from banmen.engine import Engine, GameBoard
 from banmen.search.limits import STOP_REQUESTED, Deadline, Limit, StopFlag
 
-__all__ = ["MoveValue", "Analysis", "analyse_children", "KINDS", "OnUpdate", "mate_rank", "proved"]
+__all__ = [
+    "MoveValue",
+    "Analysis",
+    "analyse_children",
+    "analyse_with",
+    "KINDS",
+    "OnUpdate",
+    "mate_rank",
+    "proved",
+]
 
 #: what a row's value is (see the module docstring)
 KINDS = ("exact", "depth", "winrate", "mate", "no_mate", "open")
@@ -213,3 +222,48 @@ def analyse_children(
 def _only_pass(board: GameBoard) -> bool:
     legal = board.legal_moves
     return len(legal) == 1 and board.move_name(legal[0]) == "pass"
+
+
+def analyse_with(
+    game: str, engine: Engine[Any], board: GameBoard, limit: Limit, stop: StopFlag | None = None
+) -> Analysis:
+    """Each legal move's value by ``engine``'s own ``think`` on the position the move
+    leaves (negated where the other side moves there): one search per move, the time
+    shared between them. What a user's player (``banmen analyse --engine python:…``)
+    reports is its estimate, never called proved unless it says ``exact``; a move whose
+    search gave no score is ``open``."""
+    t0 = time.perf_counter()
+    mover = board.turn
+    moves = list(board.legal_moves)
+    share = Limit(
+        time=None if limit.time is None else limit.time / max(1, len(moves)),
+        depth=None if limit.depth is None else max(1, limit.depth - 1),
+        nodes=None if limit.nodes is None else max(1, limit.nodes // max(1, len(moves))),
+    )
+    rows: list[MoveValue] = []
+    nodes = 0
+    why = "depth"
+    for m in moves:
+        name = board.move_name(m)
+        if stop is not None and stop.is_set():
+            rows.append(MoveValue(name, None, "open"))
+            why = "stop"
+            continue
+        child = board.copy()  # type: ignore[attr-defined]
+        child.push(m)
+        if child.is_game_over():
+            s1, s2 = (child.winner() == mover), (child.winner() not in (None, mover))
+            rows.append(MoveValue(name, float(s1) - float(s2), "depth", 1, pv=[name]))
+            continue
+        r = engine.think(child, share, stop=stop)
+        nodes += r.nodes
+        why = r.stopped_by or why
+        sign = 1 if child.turn == mover else -1
+        if r.score is None:
+            rows.append(MoveValue(name, None, "open", pv=[name]))
+            continue
+        kind = "exact" if r.exact else "depth"
+        rows.append(MoveValue(name, sign * r.score, kind, r.depth + 1, pv=[name, *r.pv]))
+    out = Analysis(game, _rank(rows), time.perf_counter() - t0, nodes, why)
+    out.extra["engine"] = engine.name
+    return out

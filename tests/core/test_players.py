@@ -396,3 +396,43 @@ def test_a_python_go_player_behind_gtp_in_the_arena(tmp_path: Path) -> None:
     assert pairing["games"] == 2
     assert all(len(g.moves) > 10 for g in store.games(run))
     store.close()
+
+
+THINKER = """
+from banmen.engine import Result
+
+class Thinker:
+    '''Values a Mattix position by the score so far, for the side to move.'''
+    def play(self, board):
+        return board.move_name(board.legal_moves[0])
+    def think(self, board, limit):
+        s1, s2 = board.scores
+        lead = s1 - s2 if board.turn == 1 else s2 - s1
+        return Result(board.move_name(board.legal_moves[0]), score=lead, depth=0)
+"""
+
+
+def test_analyse_with_a_python_player_that_thinks(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from banmen.cli import app
+    from banmen.games.mattix import Board
+
+    (tmp_path / "thinker.py").write_text(THINKER)
+    layout = "3,X,7,1/5,2,8,4/6,1,2,7/5,3,4,6"
+    spec = f"python:{tmp_path / 'thinker.py'}:Thinker"
+    runner = CliRunner()
+    done = runner.invoke(app, ["analyse", "mattix", layout, "--engine", spec, "--json"])
+    assert done.exit_code == 0, done.output
+    got = {row["move"]: row for row in json.loads(done.output)["moves"]}
+    board = Board.from_layout(layout)
+    for m in board.legal_moves:  # the value: what the move takes, as the player counts it
+        child = board.copy()
+        child.push(m)
+        row = got[board.move_name(m)]
+        assert row["value"] == child.scores[0] - child.scores[1] and row["kind"] == "depth"
+    # a player with play() only has no values to give: one line saying so
+    greedy = f"python:{paths.ROOT / 'examples/python/greedy_othello.py'}:Greedy"
+    bad = runner.invoke(app, ["analyse", "othello", "f5", "--engine", greedy])
+    assert bad.exit_code == 2 and "has no think(board, limit)" in bad.output
+    assert len(bad.output.strip().splitlines()) == 1

@@ -66,6 +66,15 @@ def analyse(
             help="Stop after this many plies (alpha-beta games; shogi: the longest mate sought)."
         ),
     ] = None,
+    engine: Annotated[
+        str | None,
+        typer.Option(
+            "--engine",
+            help="Value the moves with this player instead of the game's analysis: each "
+            "move's position searched by its think (a python: player needs a think "
+            "method that returns a score; banmen players GAME lists the kinds).",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """The value of every legal move: exact where proved, otherwise labelled as what it is."""
@@ -89,11 +98,40 @@ def analyse(
         raise fail(f"bad {name} position: {e} (expected {POSITIONS[name]})") from None
     if board.is_game_over():
         raise fail("the game is over: there is no move to analyse")
-    result = g.analyse(board, Limit(time=seconds, depth=depth), None, None)
+    if engine is not None:
+        result = _with_engine(g, engine, board, Limit(time=seconds, depth=depth))
+    else:
+        result = g.analyse(board, Limit(time=seconds, depth=depth), None, None)
     if as_json:
         typer.echo(json.dumps(result.to_dict(), ensure_ascii=False))
     else:
         _print(result)
+
+
+def _with_engine(g: Any, spec: str, board: Any, limit: Any) -> Analysis:
+    """The analysis by a player's own think (:func:`banmen.analysis.analyse_with`)."""
+    from banmen.analysis import analyse_with
+    from banmen.games import make_engine
+
+    try:
+        player = make_engine(g, spec)
+        player.warm_up()
+    except ValueError as e:
+        raise fail(str(e)) from None
+    except Exception as e:  # a user's player that cannot start
+        raise fail(f"{spec}: cannot start: {' '.join(str(e).split())}") from None
+    own = getattr(player, "player", None)
+    if own is not None and not callable(getattr(own, "think", None)):
+        raise fail(f"{spec} has no think(board, limit) method: analyse needs the scores it "
+                   "returns (docs/YOUR_AI.md); play() alone gives only a move")  # fmt: skip
+    try:
+        return analyse_with(g.name, player, board, limit)
+    except Exception as e:  # the player failed: one line, no traceback
+        raise fail(" ".join(str(e).split()) or type(e).__name__) from None
+    finally:
+        close = getattr(player, "close", None)
+        if callable(close):
+            close()
 
 
 def _label(row: Any) -> str:
