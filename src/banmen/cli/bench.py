@@ -227,6 +227,18 @@ def _summary(record: dict[str, Any]) -> Table:
         r = res["time-limits"]
         for name, case in r["cases"].items():
             t.add_row(f"time-limits {name}", "; ".join(_overrun(row) for row in case["limits"]))
+    if "your-ai-routes" in res:
+        r = res["your-ai-routes"]
+        for route in ("in-process", "python", "ugi"):
+            if isinstance(r.get(route), dict):
+                row = r[route]
+                x = row["x_in_process"]
+                t.add_row(
+                    f"your-ai-routes {route}",
+                    f"{row['games_per_second']:.0f} games/s, {row['us_per_move']:.0f} us a move"
+                    + (f" ({x:.2f}x in-process)" if x is not None else "")
+                    + f"; {row['cpu_us_per_move']:.0f} us CPU a move",
+                )
     if "web-lag" in res:
         r = res["web-lag"]
         t.add_row(
@@ -243,7 +255,7 @@ def bench(
             help="Suites to run (default: all but othello-ffo-hard and tsume): mattix-solve, "
             "mattix-depth, mattix-first-player, search-deadline, arena-scaling, web-lag, "
             "othello-perft, othello-ffo, othello-ffo-hard, go-playouts, tsume, tsume-quick, "
-            "cli-startup; "
+            "cli-startup, your-ai-routes; "
             "BANMEN_TSUME_LIMIT sets the tsume seconds per problem."
         ),
     ] = None,
