@@ -436,3 +436,23 @@ def test_analyse_with_a_python_player_that_thinks(tmp_path: Path) -> None:
     bad = runner.invoke(app, ["analyse", "othello", "f5", "--engine", greedy])
     assert bad.exit_code == 2 and "has no think(board, limit)" in bad.output
     assert len(bad.output.strip().splitlines()) == 1
+
+
+def test_banmen_play_against_a_player_that_fails(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from banmen.cli import app
+
+    (tmp_path / "bad.py").write_text(
+        "class Bad:\n    def play(self, board):\n        return 'z9'\n"
+    )
+    done = CliRunner().invoke(
+        app,
+        ["play", "mattix", "--seed", "3", "--size", "4",
+         "--first", f"python:{tmp_path / 'bad.py'}:Bad", "--second", "human"],
+        input="quit\n",
+    )  # fmt: skip
+    assert done.exit_code == 1, done.output
+    assert "Traceback" not in done.output
+    said = " ".join(done.output.split())  # (the console wraps long lines)
+    assert "failed: " in said and "'z9'" in said and said.endswith("loses the game")

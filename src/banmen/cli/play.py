@@ -37,9 +37,12 @@ def _summary(g: GameDef[Any], board: GameBoard) -> str:
 
 
 def _describe(result: Result) -> str:
-    score = "" if result.score is None else f"{result.score:+g}"
+    """ ", expects +3 (depth 4, 1,234 nodes, 0.05 s)", or " (0.00 s)" for a player that
+    reports no value (a user's python: player with play() only)."""
+    if result.score is None:
+        return f" ({result.seconds:.2f} s)"
     kind = "proved" if result.exact else f"depth {result.depth}"
-    return f"{score} ({kind}, {result.nodes:,} nodes, {result.seconds:.2f} s)"
+    return f", expects {result.score:+g} ({kind}, {result.nodes:,} nodes, {result.seconds:.2f} s)"
 
 
 def play(
@@ -121,13 +124,20 @@ def play(
         side = g.sides[board.turn - 1]
         engine = engines[board.turn]
         if engine is not None:
-            with console.status(f"{names[board.turn]} is thinking…"):
-                result = engine.think(board)
-            assert result.move is not None
-            board.push(board.parse_move(result.move))
+            try:
+                with console.status(f"{names[board.turn]} is thinking…"):
+                    result = engine.think(board)
+                if result.move is None:
+                    raise ValueError("it gave no move")
+                move = board.parse_move(result.move)
+            except Exception as e:  # a player that fails loses the game; no traceback
+                why = " ".join(str(e).split()) or type(e).__name__
+                console.print(f"{side} ({names[board.turn]}) failed: {why}; "
+                              f"{side} loses the game", markup=False)  # fmt: skip
+                raise typer.Exit(1) from None
+            board.push(move)
             console.print(
-                f"{side} ({names[3 - board.turn]}) plays {result.move}, "
-                f"expects {_describe(result)}",
+                f"{side} ({names[3 - board.turn]}) plays {result.move}{_describe(result)}",
                 markup=False,
             )
             redraw = True
