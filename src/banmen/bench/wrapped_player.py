@@ -5,7 +5,7 @@ can take (:mod:`banmen.bench.routes`) plays the same search in-process and throu
 
 from __future__ import annotations
 
-from typing import Any
+from banmen.engine import GameBoard
 
 
 class Wrapped:
@@ -20,7 +20,7 @@ class Wrapped:
     def new_game(self) -> None:
         self.engine.new_game()
 
-    def play(self, board: Any) -> str:
+    def play(self, board: GameBoard) -> str:
         move = self.engine.think(board).move
         assert move is not None  # (the arena asks only while the game goes on)
         return move

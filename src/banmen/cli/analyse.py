@@ -18,6 +18,9 @@ from banmen.cli._app import JsonOption, fail, leave_quickly
 
 if TYPE_CHECKING:
     from banmen.analysis import Analysis
+    from banmen.engine import GameBoard
+    from banmen.games import GameDef
+    from banmen.search.limits import Limit
 
 #: the games ``banmen analyse`` knows how to read a position of, and what it expects
 POSITIONS = {
@@ -108,7 +111,7 @@ def analyse(
         _print(result)
 
 
-def _with_engine(g: Any, spec: str, board: Any, limit: Any) -> Analysis:
+def _with_engine(g: GameDef[Any], spec: str, board: GameBoard, limit: Limit) -> Analysis:
     """The analysis by a player's own think (:func:`banmen.analysis.analyse_with`)."""
     from banmen.analysis import analyse_with
     from banmen.games import make_engine
