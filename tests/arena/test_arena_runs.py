@@ -416,3 +416,23 @@ def test_a_round_robin_compares_pairing_by_pairing(tmp_path: Path) -> None:
     assert [(r["a_wins"], r["draws"], r["a_losses"]) for r in rows[:2]] == [(1, 1, 0), (0, 0, 2)]
     assert [r["first_player_score"] for r in rows] == [0.75, 0.5, None]
     assert rows[2]["first_player_score_ci95"] is None
+
+
+@pytest.mark.parametrize("width", [60, 80])
+def test_a_narrow_terminal_gets_the_comparison_as_paragraphs(two_runs: Path, width: int) -> None:
+    from rich.console import Console
+
+    with ArenaStore(two_runs) as store:
+        reports = [build_report(store, run) for run in ("ab-first", "random-first")]
+    rows = compare_rows(reports)
+    console = Console(width=width, record=True)
+    console.print(banmen.cli.arena.comparison_view(rows, width), crop=False)
+    text = console.export_text()
+    lines = text.splitlines()
+    assert max(len(ln.rstrip()) for ln in lines) <= width
+    for row in rows:  # each run's name whole at the start of a line, its numbers under it
+        assert any(ln.startswith(f"{row['run']} · mattix 4x4 · 6/6 games") for ln in lines)
+        assert f"W-D-L {row['a_wins']}-{row['draws']}-{row['a_losses']}" in " ".join(text.split())
+    wide = Console(width=400, record=True)
+    wide.print(banmen.cli.arena.comparison_view(rows, 400), crop=False)
+    assert "┃ run" in wide.export_text()  # wide enough: the table

@@ -40,7 +40,7 @@ class _DefaultToRun(TyperGroup):
 app = typer.Typer(
     cls=_DefaultToRun,
     help="AI-vs-AI runs: `banmen arena GAME --player NAME=SPEC ...`, "
-    "`banmen arena report RUN`, `banmen arena list`.",
+    "`banmen arena report RUN [RUN ...]`, `banmen arena list`, `banmen arena delete RUN ...`.",
     no_args_is_help=True,
     rich_markup_mode=None,  # plain help: see banmen.cli
 )
@@ -487,12 +487,49 @@ def comparison_table(rows: list[dict[str, Any]]) -> Table:
     return table
 
 
+def comparison_view(rows: list[dict[str, Any]], width: int) -> RenderableType:
+    """:func:`comparison_table` if it fits in ``width`` columns; otherwise each run on a
+    line of its own (its name whole) and each of its pairings in a paragraph under it."""
+    from rich.console import Console, Group
+    from rich.padding import Padding
+    from rich.text import Text
+
+    table = comparison_table(rows)
+    if Console(width=PIPE_WIDTH).measure(table).maximum <= width:
+        return table
+    parts: list[RenderableType] = [Text(str(table.title), style="italic")]
+    for i, r in enumerate(rows):
+        if i == 0 or rows[i - 1]["run"] != r["run"]:
+            size = f" {r['size']}x{r['size']}" if r["size"] else ""
+            planned = "?" if r["games_planned"] is None else r["games_planned"]
+            head = Text(r["run"], style="bold", no_wrap=True, overflow="ignore")
+            head.append(f" · {r['game']}{size} · {r['games_played']}/{planned} games · "
+                        f"{r['status']}", style="not bold")  # fmt: skip
+            parts.append(head)
+        line = f"{r['a']} vs {r['b']} ({r['a_spec']} vs {r['b_spec']}): {r['games']} games"
+        if r["games"]:
+            fp = r["first_player_score"]
+            line += (
+                f", W-D-L {r['a_wins']}-{r['draws']}-{r['a_losses']}, score "
+                f"{100 * r['a_score']:.1f}% {_pct_ci(r['a_score_ci95'])}, Elo diff "
+                f"{fmt_elo(r['elo_diff'], r['a_score'] - 0.5)} {_elo_ci(*r['elo_diff_ci95'])}, "
+                f"first mover {100 * fp:.1f}% {_pct_ci(r['first_player_score_ci95'])}"
+            )
+        line += (
+            f", forfeits {r['a_forfeits']} / {r['b_forfeits']}, per move "
+            f"{_fmt_seconds(r['a_move_seconds']) or '–'} / "
+            f"{_fmt_seconds(r['b_move_seconds']) or '–'}"
+        )
+        parts.append(Padding(Text(line), (0, 0, 0, 4)))
+    return Group(*parts)
+
+
 @app.command("report")
 def report(
     run_ids: Annotated[
         list[str],
         typer.Argument(
-            metavar="RUN...",
+            metavar="RUN",
             help="The run's name; two or more runs: them side by side, one table.",
         ),
     ],
@@ -573,7 +610,7 @@ def _compare(
         typer.echo(json.dumps(_jsonable({"comparison": rows, "reports": reports})))
         return
     console = make_console()
-    console.print(comparison_table(rows))
+    console.print(comparison_view(rows, console.width), crop=False)
     if written:
         console.print(
             "written: " + ", ".join(str(f) for f in written) + " (each run's report)",
@@ -691,7 +728,7 @@ def _games(n: int) -> str:
 @app.command("delete")
 def delete(
     run_ids: Annotated[
-        list[str], typer.Argument(metavar="RUN...", help="The runs to delete, by name.")
+        list[str], typer.Argument(metavar="RUN", help="The runs to delete, by name.")
     ],
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="Do not ask (it asks only on a terminal).")
@@ -699,8 +736,9 @@ def delete(
     force: Annotated[
         bool,
         typer.Option(
+            "--force",
             help="Delete a run whose status is running too: one whose process was killed "
-            "keeps that status; one still playing stops at its next batch of games."
+            "keeps that status; one still playing stops at its next batch of games.",
         ),
     ] = False,
     db: DbOption = None,
