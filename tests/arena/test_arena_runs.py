@@ -190,6 +190,13 @@ def test_deleting_an_unknown_run_deletes_nothing(tmp_path: Path) -> None:
     res = runner.invoke(app, ["arena", "delete", "keep", "--db", str(tmp_path / "none.db")])
     assert res.exit_code == 2 and "no database" in res.stderr
     assert not (tmp_path / "none.db").exists()
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"not a database at all" * 100)
+    res = runner.invoke(app, ["arena", "delete", "keep", "--db", str(garbage)])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    (line,) = _error_lines(res)
+    assert line.startswith("error: nothing deleted: ") and "not a database" in line
+    assert garbage.read_bytes() == b"not a database at all" * 100
 
 
 def test_a_running_run_is_deleted_only_with_force(tmp_path: Path) -> None:
@@ -257,6 +264,18 @@ def test_a_run_deleted_while_it_plays_stops_and_leaves_no_games(tmp_path: Path) 
     store.create_run(config, "doomed")
     assert store.games("doomed") == []
     store.close()
+
+
+def test_a_second_run_of_a_name_is_refused_and_the_first_keeps_its_games(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    _stored_run(db, "same", games=4)
+    args = ["arena", "mattix", "--size", "4", "-p", "a=random", "-p", "b=random", "--games",
+            "2", "--db", str(db), "--name", "same"]  # fmt: skip
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2
+    (line,) = _error_lines(res)
+    assert "a run named 'same' exists already" in line
+    assert _counts(db) == ({"same": "done"}, {"same": 4})
 
 
 # --------------------------------------------------------------------------- runs compared
@@ -393,6 +412,15 @@ def test_bad_comparisons_are_one_line_errors_and_write_nothing(
         (line,) = _error_lines(res)
         assert line.startswith("error: ") and says in line, line
         assert not out.exists()
+    # A file where the folder should be: one line, for one run as for several.
+    out.write_text("mine")
+    for args in (["ab-first"], ["ab-first", "random-first"]):
+        res = runner.invoke(app, ["arena", "report", *args, "--db", str(two_runs),
+                                  "--out", str(out)])  # fmt: skip
+        assert res.exit_code == 2
+        (line,) = _error_lines(res)
+        assert line.startswith(f"error: cannot write the report to {out}: "), line
+    assert out.read_text() == "mine"
 
 
 def test_a_round_robin_compares_pairing_by_pairing(tmp_path: Path) -> None:

@@ -605,11 +605,10 @@ def test_the_page_lists_runs_started_after_it_opened(
         )
         # A run's name leads to its report; "Back to one run" to the newest run's.
         page.click("#comparison tbody tr:last-child th a")
-        page.wait_for_function(
-            "() => document.getElementById('report-title').textContent === 'late-app-run'",
-            timeout=60_000,
-        )
+        page.wait_for_selector("#report:not([hidden])", timeout=60_000)
         assert page.is_hidden("#compare")
+        assert page.inner_text("#report-title") == "late-app-run"
+        assert page.evaluate("location.hash") == "#late-app-run"
         page.go_back()
         page.wait_for_selector("#compare:not([hidden])", timeout=60_000)
         page.click("#compare-back")

@@ -7,6 +7,7 @@ import json
 import math
 import re
 import secrets
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -564,13 +565,24 @@ def report(
     except ValueError as e:
         raise fail(str(e)) from None
     folder = out or Path("arena-results") / run_id
-    files = _write_run_files(store, run_id, rep, folder, param, plots)
+    try:
+        files = _write_run_files(store, run_id, rep, folder, param, plots)
+    except OSError as e:
+        raise fail(_cannot_write(folder, e)) from None
     if as_json:
         typer.echo(json.dumps(rep))
         return
     console = make_console()
     console.print(report_tables(rep))
     console.print("written: " + ", ".join(str(f) for f in files), soft_wrap=True)
+
+
+def _cannot_write(folder: Path, e: OSError) -> str:
+    what = e.strerror or type(e).__name__
+    where = f" ({e.filename})" if e.filename else ""
+    return (
+        f"cannot write the report to {folder}: {what}{where}; give --out a folder you can write to"
+    )
 
 
 def _compare(
@@ -594,17 +606,20 @@ def _compare(
     written: list[Path] = []
     if out is not None:
         folders = run_folders(run_ids)
-        out.mkdir(parents=True, exist_ok=True)
-        for run_id, rep in zip(run_ids, reports, strict=True):
-            _write_run_files(store, run_id, rep, out / folders[run_id], param, plots)
         summary = {"runs": [{"run": r, "folder": folders[r]} for r in run_ids], "rows": rows}
-        (out / "comparison.json").write_text(json.dumps(_jsonable(summary), indent=1) + "\n")
-        (out / "comparison.csv").write_text(comparison_csv(rows))
-        written = [out / "comparison.json", out / "comparison.csv"]
-        if plots:
-            from banmen.arena.plots import plot_comparison
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            for run_id, rep in zip(run_ids, reports, strict=True):
+                _write_run_files(store, run_id, rep, out / folders[run_id], param, plots)
+            (out / "comparison.json").write_text(json.dumps(_jsonable(summary), indent=1) + "\n")
+            (out / "comparison.csv").write_text(comparison_csv(rows))
+            written = [out / "comparison.json", out / "comparison.csv"]
+            if plots:
+                from banmen.arena.plots import plot_comparison
 
-            written += plot_comparison(rows, out)
+                written += plot_comparison(rows, out)
+        except OSError as e:
+            raise fail(_cannot_write(out, e)) from None
         written += [out / folders[r] for r in run_ids]
     if as_json:
         typer.echo(json.dumps(_jsonable({"comparison": rows, "reports": reports})))
@@ -744,42 +759,53 @@ def delete(
     db: DbOption = None,
 ) -> None:
     """Delete runs and all their games from the database (in one transaction)."""
-    from banmen.arena.store import RunIsRunning, default_db_path
+    from banmen.arena.store import default_db_path
 
     ids = list(dict.fromkeys(run_ids))
     path = db or default_db_path()
     if not path.is_file():
         raise fail(f"nothing deleted: no database {path}")
-    with _store(path) as store:
-        known = {r["id"]: r for r in store.runs()}
-        for run_id in ids:  # told before asking; checked again as it deletes
-            if run_id not in known:
-                try:
-                    store.run_config(run_id)
-                except ValueError as e:
-                    raise fail(f"nothing deleted: {e}") from None
+    try:
+        with _store(path) as store:
+            deleted = _delete(store, ids, yes=yes, force=force)
+    except sqlite3.Error as e:  # not a database, a read-only file, a lock held too long
+        raise fail(f"nothing deleted: {path}: {e}") from None
+    runs = f"{len(ids)} run{'' if len(ids) == 1 else 's'}"
+    done = ", ".join(f"{r} ({_games(n)})" for r, n in deleted.items())
+    typer.echo(f"deleted {runs} from {path}: {done}")
+
+
+def _delete(store: ArenaStore, ids: list[str], *, yes: bool, force: bool) -> dict[str, int]:
+    """``banmen arena delete``'s checks, question and deletion: each run's games deleted."""
+    from banmen.arena.store import RunIsRunning
+
+    known = {r["id"]: r for r in store.runs()}
+    for run_id in ids:  # told before asking; checked again as it deletes
+        if run_id not in known:
+            try:
+                store.run_config(run_id)
+            except ValueError as e:
+                raise fail(f"nothing deleted: {e}") from None
+    if not yes and _stdin_is_terminal():
         what = ", ".join(
             f"{r} ({known[r]['status']}, {_games(known[r]['games_played'])})" for r in ids
         )
         total = sum(known[r]["games_played"] for r in ids)
         runs = f"{len(ids)} run{'' if len(ids) == 1 else 's'}"
-        if not yes and _stdin_is_terminal():
-            its = "its" if len(ids) == 1 else "their"
-            question = f"delete {runs} and {its} {_games(total)} from {store.path}: {what}?"
-            if not typer.confirm(question, default=False):
-                typer.echo("nothing deleted", err=True)
-                raise typer.Exit(1)
-        try:
-            deleted = store.delete_runs(ids, force=force)
-        except RunIsRunning as e:
-            many = len(e.runs) > 1
-            since = ", ".join(f"{r!r} (since {_when(t)})" for r, t in e.runs.items())
-            raise fail(
-                f"{'runs' if many else 'run'} {since} {'are' if many else 'is'} running: "
-                "nothing deleted. Stop it first; a run whose process was killed stays "
-                "running: delete it with --force"
-            ) from None
-        except ValueError as e:  # deleted meanwhile by someone else
-            raise fail(str(e)) from None
-        done = ", ".join(f"{r} ({_games(n)})" for r, n in deleted.items())
-        typer.echo(f"deleted {runs} from {store.path}: {done}")
+        its = "its" if len(ids) == 1 else "their"
+        question = f"delete {runs} and {its} {_games(total)} from {store.path}: {what}?"
+        if not typer.confirm(question, default=False):
+            typer.echo("nothing deleted", err=True)
+            raise typer.Exit(1)
+    try:
+        return store.delete_runs(ids, force=force)
+    except RunIsRunning as e:
+        many = len(e.runs) > 1
+        since = ", ".join(f"{r!r} (since {_when(t)})" for r, t in e.runs.items())
+        raise fail(
+            f"{'runs' if many else 'run'} {since} {'are' if many else 'is'} running: "
+            "nothing deleted. Stop it first; a run whose process was killed stays "
+            "running: delete it with --force"
+        ) from None
+    except ValueError as e:  # deleted meanwhile by someone else
+        raise fail(str(e)) from None
