@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["connect", "execute_retrying", "insert_many_retrying"]
+__all__ = ["connect", "execute_retrying", "insert_many_retrying", "transaction_retrying"]
+
+T = TypeVar("T")
 
 
 def connect(path: str | Path, *, timeout: float, any_thread: bool = False) -> sqlite3.Connection:
@@ -51,27 +54,34 @@ def execute_retrying(conn: sqlite3.Connection, sql: str, args: tuple[Any, ...] =
         delay = min(delay * 2, 0.02)
 
 
-def insert_many_retrying(
-    conn: sqlite3.Connection, sql: str, rows: list[tuple[Any, ...]]
-) -> list[bool]:
-    """Run the ``INSERT OR IGNORE`` statement ``sql`` once per row, all in one transaction
-    (one commit for the lot), retrying the whole transaction as :func:`execute_retrying`
-    retries a write. Per row: whether it was inserted (``False``: the key was there)."""
+def transaction_retrying(conn: sqlite3.Connection, body: Callable[[sqlite3.Connection], T]) -> T:
+    """Run ``body(conn)`` in one write transaction (``BEGIN IMMEDIATE`` … ``COMMIT``; rolled
+    back if it raises) and return what it returns, retrying the whole transaction while
+    another process holds the write lock, as :func:`execute_retrying` retries a write."""
     delay = 0.00005
     waited = 0.0
     while True:
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                inserted = [conn.execute(sql, row).rowcount == 1 for row in rows]
+                out = body(conn)
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
-            return inserted
+            return out
         except sqlite3.OperationalError as e:
             if "locked" not in str(e) and "busy" not in str(e) or waited > 60:
                 raise
         time.sleep(delay)
         waited += delay
         delay = min(delay * 2, 0.02)
+
+
+def insert_many_retrying(
+    conn: sqlite3.Connection, sql: str, rows: list[tuple[Any, ...]]
+) -> list[bool]:
+    """Run the ``INSERT OR IGNORE`` statement ``sql`` once per row, all in one transaction
+    (one commit for the lot), retrying the whole transaction as :func:`execute_retrying`
+    retries a write. Per row: whether it was inserted (``False``: the key was there)."""
+    return transaction_retrying(conn, lambda c: [c.execute(sql, row).rowcount == 1 for row in rows])

@@ -256,7 +256,10 @@ def test_a_worker_that_cannot_start_a_player_is_named(cluster: Cluster, tmp_path
     assert res.exit_code == 2
     line = res.output.strip().splitlines()[-1]
     assert line.startswith(f"error: worker {lost} cannot start player 'gtp:banmen gtp")
-    assert "--resume x" in line and "Traceback" not in res.output
+    # It failed before the first game: no run is left behind to resume.
+    assert line.endswith("No game was played: run x not kept.") and "--resume" not in line
+    assert "Traceback" not in res.output
+    assert ArenaStore(db).run_ids() == []
     assert len([w for w in cluster.workers() if w != lost]) >= 2  # the others could
     cluster.kill_worker(lost)
 

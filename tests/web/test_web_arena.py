@@ -28,10 +28,10 @@ with warnings.catch_warnings():
 import banmen.arena.store as arena_store
 import banmen.web.arena
 from banmen.arena.plots import PLOTS
-from banmen.arena.report import build_report
+from banmen.arena.report import build_report, compare_rows
 from banmen.arena.runner import planned_jobs
 from banmen.arena.store import ArenaStore, GameRecord, RunConfig
-from banmen.web.arena import ArenaViews, is_run_id, jsonable
+from banmen.web.arena import MAX_COMPARED, ArenaViews, is_run_id, jsonable
 from banmen.web.server import create_app
 
 pytestmark = [
@@ -293,6 +293,110 @@ def test_plot_cache_is_bounded(db: Path) -> None:
     assert views.renders == 3  # the second heatmap came from the cache
 
 
+# --------------------------------------------------------------------------- runs compared
+
+
+def test_the_page_has_the_comparison_and_no_delete(client: TestClient) -> None:
+    page = client.get("/arena").text
+    for part in ('id="compare-button"', 'id="compare"', 'id="comparison"', 'id="compare-plot"'):
+        assert part in page, part
+    assert "delete" not in page.lower()  # the app only reads runs
+    assert "/api/arena/compare" in client.get("/static/js/arena.js").text
+
+
+def test_compared_runs_agree_with_their_games(client: TestClient, db: Path) -> None:
+    r = client.get("/api/arena/compare?run=depths&run=twins&run=not-started")
+    assert r.status_code == 200, r.text
+    got = r.json()
+    with ArenaStore(db) as store:
+        reports = [build_report(store, run) for run in ("depths", "twins", "not-started")]
+    assert got["rows"] == json.loads(json.dumps(jsonable(compare_rows(reports))))
+    assert [(x["run"], x["source"], x["games_played"]) for x in got["runs"]] == [
+        ("depths", "app", DEPTHS_PLAYED), ("twins", "app", 2), ("not-started", "app", 0),
+    ]  # fmt: skip
+    assert got["plot"] == "/api/arena/compare.svg?run=depths&run=twins&run=not-started"
+    # Each row against the games written (fake_game's rules), counted here.
+    played = {
+        "depths": [fake_game(job, i) for i, job in enumerate(planned_jobs(DEPTHS)[:DEPTHS_PLAYED])],
+        "twins": [fake_game(job, i) for i, job in enumerate(planned_jobs(TWINS)[:2])],
+        "not-started": [],
+    }
+    assert [(x["run"], x["a"], x["b"]) for x in got["rows"]] == [
+        ("depths", "d1", "d2"), ("depths", "d1", "d3"), ("depths", "d2", "d3"),
+        ("twins", "a", "b"), ("not-started", "a", "b")]  # fmt: skip
+    for row in got["rows"]:
+        games = [g for g in played[row["run"]] if {g.first, g.second} == {row["a"], row["b"]}]
+        first = [g.points_first() for g in games]
+        pts = [p if g.first == row["a"] else 1 - p for g, p in zip(games, first, strict=True)]
+        assert row["games"] == len(games)
+        assert (row["a_wins"], row["draws"], row["a_losses"]) == (
+            pts.count(1.0), pts.count(0.5), pts.count(0.0))  # fmt: skip
+        if games:
+            assert row["a_score"] == pytest.approx(sum(pts) / len(pts))
+            assert row["first_player_score"] == pytest.approx(sum(first) / len(first))
+            lo, hi = row["first_player_score_ci95"]
+            assert 0 <= lo <= row["first_player_score"] <= hi <= 1
+        else:
+            assert row["first_player_score"] is None and row["first_player_score_ci95"] is None
+        assert (row["a_forfeits"], row["b_forfeits"]) == (0, 0)
+        # fake_game's move times: 2 and 1 ms for the first mover, 4 and 3 for the second.
+        for name, seconds in ((row["a"], row["a_move_seconds"]), (row["b"], row["b_move_seconds"])):
+            mine = [g for g in played[row["run"]] if name in (g.first, g.second)]
+            if mine:
+                firsts = sum(1 for g in mine if g.first == name)
+                want = (firsts * 0.003 + (len(mine) - firsts) * 0.007) / (2 * len(mine))
+                assert seconds == pytest.approx(want)
+            else:
+                assert seconds is None
+    # d1 lost every game to d3: an unbounded Elo difference, sent as null.
+    assert got["rows"][1]["elo_diff"] is None
+
+
+def test_the_comparison_plot_is_svg_drawn_once_and_again_after_a_game(tmp_path: Path) -> None:
+    db = tmp_path / "grows.sqlite3"
+    add_run(db, TWINS, "twins", 2, "2026-01-01T00:00:00+00:00")
+    config = RunConfig(**{**DEPTHS.to_dict(), "games": 4})
+    add_run(db, config, "depths", 4, "2026-01-02T00:00:00+00:00")
+    with TestClient(create_app(db, workers=1)) as c:
+        views: ArenaViews = c.app.state.arena  # type: ignore[attr-defined]
+        url = c.get("/api/arena/compare?run=twins&run=depths").json()["plot"]
+        first = c.get(url)
+        assert first.status_code == 200, first.text
+        assert first.headers["content-type"].startswith("image/svg+xml")
+        assert ET.fromstring(first.content).tag == "{http://www.w3.org/2000/svg}svg"
+        drawn = views.renders
+        assert c.get(url).content == first.content and views.renders == drawn  # cached
+        with ArenaStore(db) as store:
+            store.add_game("depths", fake_game(planned_jobs(config)[4], 4))
+        again = c.get(url)
+        assert again.status_code == 200 and views.renders == drawn + 1
+        # A run deleted and made again under its name is another run: drawn afresh.
+        with ArenaStore(db) as store:
+            store.delete_runs(["twins"], force=True)  # (add_run leaves it "running")
+        add_run(db, TWINS, "twins", 2, "2026-02-01T00:00:00+00:00")
+        assert c.get(url).status_code == 200 and views.renders == drawn + 2
+        # Runs without a game have no plot.
+        add_run(db, TWINS, "empty", 0, "2026-03-01T00:00:00+00:00")
+        add_run(db, DEPTHS, "void", 0, "2026-03-02T00:00:00+00:00")
+        assert c.get("/api/arena/compare?run=empty&run=void").json()["plot"] is None
+        msg = assert_one_line_error(c.get("/api/arena/compare.svg?run=empty&run=void"), 404)
+        assert "no game" in msg
+
+
+def test_bad_comparisons_are_one_line_errors(client: TestClient) -> None:
+    assert "2 to" in assert_one_line_error(client.get("/api/arena/compare"), 400)
+    assert "got 1" in assert_one_line_error(client.get("/api/arena/compare?run=depths"), 400)
+    many = "&".join(f"run=r{i}" for i in range(MAX_COMPARED + 1))
+    assert_one_line_error(client.get(f"/api/arena/compare?{many}"), 400)
+    assert_one_line_error(client.get("/api/arena/compare?run=depths&run=depths"), 400)
+    msg = assert_one_line_error(client.get("/api/arena/compare?run=depths&run=gone"), 404)
+    assert "'gone'" in msg
+    assert_one_line_error(client.get("/api/arena/compare?run=depths&run=..%2Fx"), 404)
+    assert_one_line_error(client.get("/api/arena/compare.svg?run=depths&run=gone"), 404)
+    assert_one_line_error(client.get("/api/arena/compare.svg?run=depths"), 400)
+    assert_one_line_error(client.get("/api/arena/compare/more"), 404)
+
+
 # --------------------------------------------------------------------------- bad requests
 
 
@@ -477,6 +581,39 @@ def test_the_page_lists_runs_started_after_it_opened(
         # And one in the app's own database, now that the list is not empty.
         add_run(app_db, TWINS, "late-app-run", 2, "2026-01-03T00:00:00+00:00")
         _wait_for_run(page, "late-app-run")
+        # Both side by side, one from each database, in the order they were ticked.
+        page.check("#runs input[value='late-cli-run']")
+        assert page.is_disabled("#compare-button")
+        page.check("#runs input[value='late-app-run']")
+        page.click("#compare-button:not([disabled])")
+        page.wait_for_function(
+            "() => document.querySelectorAll('#comparison tbody tr').length === 4",
+            timeout=60_000,
+        )
+        assert page.is_hidden("#report") and page.is_visible("#compare")
+        assert page.evaluate("location.hash") == "#compare=late-cli-run,late-app-run"
+        rows = page.locator("#comparison tbody tr")
+        runs = [rows.nth(i).locator("th a").inner_text() for i in range(4)]
+        assert runs == ["late-cli-run"] * 3 + ["late-app-run"]
+        # d1 lost its 4 games to d3.
+        d1_d3 = page.inner_text("#comparison tbody tr:has(td:has-text('d1 vs d3'))")
+        assert "0-0-4" in d1_d3 and "−∞" in d1_d3, d1_d3
+        page.wait_for_function(
+            "() => { const i = document.querySelector('#compare-plot img');"
+            " return !!i && i.complete && i.naturalWidth > 0; }",
+            timeout=60_000,
+        )
+        # A run's name leads to its report; "Back to one run" to the newest run's.
+        page.click("#comparison tbody tr:last-child th a")
+        page.wait_for_selector("#report:not([hidden])", timeout=60_000)
+        assert page.is_hidden("#compare")
+        assert page.inner_text("#report-title") == "late-app-run"
+        assert page.evaluate("location.hash") == "#late-app-run"
+        page.go_back()
+        page.wait_for_selector("#compare:not([hidden])", timeout=60_000)
+        page.click("#compare-back")
+        page.wait_for_selector("#report:not([hidden])", timeout=60_000)
+        assert page.is_hidden("#compare")
         assert errors == []
     finally:
         context.close()

@@ -36,7 +36,7 @@ from banmen.arena.play import EngineCache, GameFailed, play_games, warm_up
 from banmen.arena.schedule import Job
 from banmen.arena.store import ArenaStore, GameRecord, RunConfig, encode_moves
 
-__all__ = ["ClusterPool", "ClusterError", "parse_cluster", "connect"]
+__all__ = ["ClusterPool", "ClusterError", "parse_cluster", "connect", "require_dask"]
 
 #: how long the driver waits for a scheduler to answer, and for a first worker
 CONNECT_SECONDS = 20.0
@@ -101,6 +101,12 @@ def _dask() -> Any:
     # event loop, a scheduler gone) would tear through the live progress table.
     logging.getLogger("distributed").setLevel(logging.CRITICAL)
     return distributed
+
+
+def require_dask() -> None:
+    """Raise :class:`ClusterError` (one line: what to install) unless Dask distributed can
+    be imported here: ``banmen arena --cluster`` checks before it records a run."""
+    _dask()
 
 
 def connect(cluster: Any) -> tuple[Any, Any]:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from banmen.arena.report import numeric_option
 
-__all__ = ["write_plots", "varying_option", "render_svg", "heatmap_figure", "PLOTS"]
+__all__ = [
+    "write_plots", "varying_option", "render_svg", "heatmap_figure", "PLOTS",
+    "comparison_figure", "plot_comparison", "render_comparison_svg",
+]  # fmt: skip
 
 
 def _pyplot() -> Any:
@@ -178,3 +182,64 @@ def render_svg(report: dict[str, Any], name: str, param: str | None = None) -> b
             files = plot_margins(report, out)
         svg = [f for f in files if f.suffix == ".svg"]
         return svg[0].read_bytes() if svg else None
+
+
+# --------------------------------------------------------------------------- runs compared
+
+
+def comparison_figure(rows: Sequence[dict[str, Any]]) -> Any:
+    """Runs side by side (the rows of :func:`banmen.arena.report.compare_rows`), one line
+    per run and pairing, top to bottom in their order: the first-named player's score and
+    the first mover's score, each with its 95% Wilson interval; ``None`` if no row has a
+    game."""
+    played = [r for r in rows if r["games"]]
+    if not played:
+        return None
+    plt = _pyplot()
+    labels = [f"{r['run']}\n{r['a']} vs {r['b']}" for r in played]
+    ys = list(range(len(played)))
+    fig, axes = plt.subplots(
+        1, 2, figsize=(9.6, 1.2 + 0.55 * len(played)), sharey=True, squeeze=False
+    )
+    panels = (
+        ("a_score", "a_score_ci95", "score of the first-named player", "#1f5fbf"),
+        ("first_player_score", "first_player_score_ci95", "score of the first mover", "#d08a2e"),
+    )
+    for ax, (key, ci, title, colour) in zip(axes[0], panels, strict=True):
+        xs = [r[key] for r in played]
+        err = [[r[key] - r[ci][0] for r in played], [r[ci][1] - r[key] for r in played]]
+        ax.errorbar(xs, ys, xerr=err, fmt="o", capsize=4, color=colour)
+        ax.axvline(0.5, color="grey", lw=0.8, ls="--")
+        ax.set_xlim(-0.03, 1.03)  # a 0% or 100% score stays in sight
+        ax.set_title(title, fontsize=9)
+        ax.grid(axis="x", alpha=0.3)
+    axes[0][0].set_yticks(ys, labels, fontsize=8)
+    axes[0][0].set_ylim(len(played) - 0.5, -0.5)  # the first run on top, as in the table
+    fig.suptitle("runs compared (95% Wilson intervals)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_comparison(rows: Sequence[dict[str, Any]], out: Path) -> list[Path]:
+    """:func:`comparison_figure` as ``comparison.png`` and ``comparison.svg`` in ``out``
+    (nothing if no run has a game); the files written."""
+    fig = comparison_figure(rows)
+    if fig is None:
+        return []
+    out.mkdir(parents=True, exist_ok=True)
+    paths = _save(fig, out, "comparison")
+    _pyplot().close(fig)
+    return paths
+
+
+def render_comparison_svg(rows: Sequence[dict[str, Any]]) -> bytes | None:
+    """:func:`comparison_figure` as SVG bytes (for the web app), or ``None``."""
+    import io
+
+    fig = comparison_figure(rows)
+    if fig is None:
+        return None
+    buf = io.BytesIO()
+    fig.savefig(buf, format="svg", dpi=120, bbox_inches="tight")
+    _pyplot().close(fig)
+    return buf.getvalue()

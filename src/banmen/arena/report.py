@@ -10,6 +10,7 @@ import csv
 import io
 import math
 import statistics
+from collections.abc import Sequence
 from typing import Any
 
 from banmen.arena.runner import planned_jobs, sprt_decisions
@@ -19,7 +20,10 @@ from banmen.engine import parse_spec
 from banmen.games import get_game
 from banmen.stats import bradley_terry, elo_from_score, mean_ci, wilson, z_value
 
-__all__ = ["build_report", "games_csv", "pairings_csv", "game_records"]
+__all__ = [
+    "build_report", "games_csv", "pairings_csv", "game_records", "compare_rows",
+    "comparison_csv",
+]  # fmt: skip
 
 
 def _elo(score: float) -> float:
@@ -192,21 +196,98 @@ def games_csv(games: list[GameRecord]) -> str:
     return buf.getvalue()
 
 
+def _elo_cells(r: dict[str, Any]) -> list[Any]:
+    """A row's Elo difference and its interval for a CSV file: an unbounded one (null in
+    JSON) as ``inf`` or ``-inf``."""
+    elo: list[Any] = [r["elo_diff"], *r["elo_diff_ci95"]]
+    if r["games"]:
+        signs = (r["a_score"] - 0.5, -1, 1)
+        elo = [
+            ("inf" if s > 0 else "-inf") if x is None else x
+            for x, s in zip(elo, signs, strict=True)
+        ]
+    return elo
+
+
 def pairings_csv(report: dict[str, Any]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(["a", "b", "games", "a_wins", "draws", "a_losses", "a_score", "a_score_lo",
                 "a_score_hi", "elo_diff", "elo_lo", "elo_hi", "mean_margin"])  # fmt: skip
     for r in report["pairings"]:
-        elo: list[Any] = [r["elo_diff"], *r["elo_diff_ci95"]]
-        if r["games"]:  # an unbounded Elo (null in JSON) is written as inf or -inf
-            signs = (r["a_score"] - 0.5, -1, 1)
-            elo = [
-                ("inf" if s > 0 else "-inf") if x is None else x
-                for x, s in zip(elo, signs, strict=True)
-            ]
         w.writerow([r["a"], r["b"], r["games"], r["a_wins"], r["draws"], r["a_losses"],
-                    r["a_score"], *r["a_score_ci95"], *elo, r["mean_margin"]])  # fmt: skip
+                    r["a_score"], *r["a_score_ci95"], *_elo_cells(r),
+                    r["mean_margin"]])  # fmt: skip
+    return buf.getvalue()
+
+
+def compare_rows(reports: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Runs side by side, from their reports (:func:`build_report`, as is or with its
+    non-finite floats as ``None``): a row per run and pairing — one per run of two
+    players — with the pairing's W-D-L, the score of its first-named player ``a`` with
+    its 95% Wilson interval and the Elo difference it implies (as the report has them),
+    the first mover's score over the pairing's games with its interval, and each
+    player's forfeits and mean time per move over its whole run (the report's players)."""
+    rows: list[dict[str, Any]] = []
+    for rep in reports:
+        config = rep["config"]
+        players = {p["name"]: p for p in rep["players"]}
+        for r in rep["pairings"]:
+            n = r["games"]
+            # A draw is half a point for the first mover as for anyone.
+            first = r["first_player_wins"] + r["draws"] / 2
+            a, b = players[r["a"]], players[r["b"]]
+            rows.append({
+                "run": rep["run"],
+                "status": rep["status"],
+                "game": config["game"],
+                "size": config.get("size"),
+                "games_played": rep["games_played"],
+                "games_planned": rep["games_planned"],
+                "pairing": r["pairing"],
+                "pairings": len(rep["pairings"]),
+                "a": r["a"],
+                "b": r["b"],
+                "a_spec": a["spec"],
+                "b_spec": b["spec"],
+                "games": n,
+                "a_wins": r["a_wins"],
+                "draws": r["draws"],
+                "a_losses": r["a_losses"],
+                "a_score": r["a_score"],
+                "a_score_ci95": r["a_score_ci95"],
+                "elo_diff": r["elo_diff"],
+                "elo_diff_ci95": r["elo_diff_ci95"],
+                "mean_margin": r["mean_margin"],
+                "first_player_score": first / n if n else None,
+                "first_player_score_ci95": list(wilson(first, n)) if n else None,
+                "a_forfeits": a.get("forfeits", 0),
+                "b_forfeits": b.get("forfeits", 0),
+                "a_move_seconds": a["mean_move_seconds"],
+                "b_move_seconds": b["mean_move_seconds"],
+            })  # fmt: skip
+    return rows
+
+
+def comparison_csv(rows: Sequence[dict[str, Any]]) -> str:
+    """:func:`compare_rows` as CSV, a line per row (an unbounded Elo as ``inf``/``-inf``)."""
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["run", "status", "game", "size", "a", "a_spec", "b", "b_spec", "games",
+                "a_wins", "draws", "a_losses", "a_score", "a_score_lo", "a_score_hi",
+                "elo_diff", "elo_lo", "elo_hi", "first_player_score", "first_player_lo",
+                "first_player_hi", "a_forfeits", "b_forfeits", "a_move_seconds",
+                "b_move_seconds"])  # fmt: skip
+    for r in rows:
+        played = bool(r["games"])
+        score = [r["a_score"], *r["a_score_ci95"]] if played else [None] * 3
+        elo = _elo_cells(r) if played else [None] * 3
+        first = [r["first_player_score"], *(r["first_player_score_ci95"] or [None, None])]
+        cells = [r["run"], r["status"], r["game"], r["size"], r["a"], r["a_spec"], r["b"],
+                 r["b_spec"], r["games"], r["a_wins"], r["draws"], r["a_losses"], *score,
+                 *elo, *first, r["a_forfeits"], r["b_forfeits"], r["a_move_seconds"],
+                 r["b_move_seconds"]]  # fmt: skip
+        w.writerow(["" if x is None else x for x in cells])
     return buf.getvalue()
 
 

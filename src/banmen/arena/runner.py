@@ -36,8 +36,13 @@ from banmen.stats import sprt_bounds, sprt_llr
 
 __all__ = [
     "run_arena", "Progress", "sprt_decisions", "planned_jobs", "GamePool", "LocalPool",
-    "batch_size",
+    "batch_size", "RunDeleted",
 ]  # fmt: skip
+
+
+class RunDeleted(RuntimeError):
+    """The run was deleted from the database while it played (``banmen arena delete
+    --force``): it stopped, and the games its workers recorded after are deleted too."""
 
 
 # --------------------------------------------------------------------------- worker side
@@ -288,13 +293,20 @@ class LocalPool:
         self._ex.shutdown(wait=True)
 
     def abort(self) -> None:
-        """A worker mid-game is simply killed (its game is replayed on resume)."""
+        """A worker mid-game is simply killed (its game is replayed on resume). Returns
+        once the workers are gone, so no game is committed after."""
         for fut in self._pending:
             fut.cancel()
-        for proc in list(getattr(self._ex, "_processes", {}).values()):
+        procs = list(getattr(self._ex, "_processes", {}).values())
+        for proc in procs:
             try:
                 proc.kill()
             except Exception:  # pragma: no cover - already gone
+                pass
+        for proc in procs:
+            try:
+                proc.join(5)
+            except Exception:  # pragma: no cover - reaped by the executor already
                 pass
         self._ex.shutdown(wait=False, cancel_futures=True)
 
@@ -312,7 +324,8 @@ def run_arena(
     a ``distributed.Client``), on a Dask cluster. Raises ``KeyboardInterrupt`` (after
     marking the run interrupted) if interrupted, :class:`GameFailed` if a game could not
     be played, and :class:`banmen.arena.cluster.ClusterError` if the cluster cannot play
-    the run; the games finished so far stay."""
+    the run; the games finished so far stay. Raises :class:`RunDeleted` if the run is
+    deleted from the database while it plays (checked after each batch)."""
     config = store.run_config(run_id)
     jobs = planned_jobs(config)
     done_keys = store.done_keys(run_id)
@@ -372,7 +385,10 @@ def run_arena(
                     pending[pool.submit(chunk)] = chunk
             if not pending:
                 break
-            for token, where, records in pool.wait():
+            finished = pool.wait()
+            if not store.status(run_id):
+                raise RunDeleted(f"run {run_id!r} was deleted from {store.path} while it played")
+            for token, where, records in finished:
                 chunk = pending.pop(token)
                 progress.record(where, len(records))
                 for record in records:
@@ -395,9 +411,11 @@ def run_arena(
             if on_progress:
                 on_progress(progress)
         store.set_status(run_id, "done")
-    except BaseException:
-        store.set_status(run_id, "interrupted")
+    except BaseException as e:
+        store.set_status(run_id, "interrupted")  # (nothing, if the run was deleted)
         pool.abort()
+        if isinstance(e, RunDeleted):
+            store.delete_orphan_games(run_id)
         raise
     pool.close()
     return progress

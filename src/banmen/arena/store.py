@@ -21,10 +21,12 @@ from typing import Any
 
 import platformdirs
 
-from banmen._sqlite import connect, execute_retrying, insert_many_retrying
+from banmen._sqlite import connect, execute_retrying, insert_many_retrying, transaction_retrying
 from banmen.arena.schedule import Job
 
-__all__ = ["ArenaStore", "RunConfig", "GameRecord", "default_db_path", "encode_moves"]
+__all__ = [
+    "ArenaStore", "RunConfig", "GameRecord", "RunIsRunning", "default_db_path", "encode_moves",
+]  # fmt: skip
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS arena_runs (
@@ -111,6 +113,20 @@ class GameRecord(Job):
         return {k: v for k, v in asdict(self).items() if k not in ("seconds", "stored")}
 
 
+class RunIsRunning(ValueError):
+    """Runs that :meth:`ArenaStore.delete_runs` would not delete: their status is
+    ``running`` (a run being played — or one whose process was killed, which keeps that
+    status until it is resumed)."""
+
+    def __init__(self, runs: dict[str, str]) -> None:
+        #: each running run's name and when its status was last set (UTC, ISO 8601)
+        self.runs = runs
+        names = ", ".join(repr(r) for r in runs)
+        many = len(runs) > 1
+        super().__init__(f"{'runs' if many else 'run'} {names} {'are' if many else 'is'} "
+                         "running: nothing deleted")  # fmt: skip
+
+
 def encode_moves(g: GameRecord) -> tuple[str, str, str]:
     """A game's moves, move times and ``extra`` as the store keeps them (JSON)."""
     return json.dumps(g.moves), json.dumps(g.times), json.dumps(g.extra)
@@ -178,12 +194,19 @@ class ArenaStore:
             secrets.token_hex(2)
         )
         now = _now()
-        try:
-            self._write(
+
+        def create(c: sqlite3.Connection) -> None:
+            c.execute(
                 "INSERT INTO arena_runs (id, config, status, created, updated) "
                 "VALUES (?, ?, 'running', ?, ?)",
                 (rid, json.dumps(config.to_dict()), now, now),
             )
+            # Games under a name no run has: left by workers of a run deleted while it
+            # played (delete_runs(force=True)). They are not this new run's.
+            c.execute("DELETE FROM arena_games WHERE run_id = ?", (rid,))
+
+        try:
+            transaction_retrying(self._conn, create)
         except sqlite3.IntegrityError:
             raise ValueError(
                 f"a run named {rid!r} exists already: choose another --name, or "
@@ -191,12 +214,15 @@ class ArenaStore:
             ) from None
         return rid
 
+    def _unknown(self, run_id: str) -> str:
+        known = self.run_ids()
+        hint = f"; runs here: {', '.join(known[-5:])}" if known else "; there are no runs"
+        return f"no arena run {run_id!r} in {self.path}{hint}"
+
     def run_config(self, run_id: str) -> RunConfig:
         row = self._conn.execute("SELECT config FROM arena_runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
-            known = self.run_ids()
-            hint = f"; runs here: {', '.join(known[-5:])}" if known else "; there are no runs"
-            raise ValueError(f"no arena run {run_id!r} in {self.path}{hint}")
+            raise ValueError(self._unknown(run_id))
         return RunConfig.from_dict(json.loads(row[0]))
 
     def run_ids(self) -> list[str]:
@@ -228,6 +254,65 @@ class ArenaStore:
     def status(self, run_id: str) -> str:
         row = self._conn.execute("SELECT status FROM arena_runs WHERE id = ?", (run_id,)).fetchone()
         return str(row[0]) if row else ""
+
+    def created(self, run_id: str) -> str:
+        """When the run was created (UTC, ISO 8601), or ``""`` if there is no such run."""
+        row = self._conn.execute("SELECT created FROM arena_runs WHERE id = ?", (run_id,))
+        found = row.fetchone()
+        return str(found[0]) if found else ""
+
+    def delete_runs(self, run_ids: list[str], *, force: bool = False) -> dict[str, int]:
+        """Delete the runs ``run_ids`` and all their games in one transaction; how many
+        games each had. Deletes nothing and raises ``ValueError`` if one of them is not
+        here, :class:`RunIsRunning` if one is ``running`` (unless ``force``: a run being
+        played then stops at its next batch, see :func:`banmen.arena.runner.run_arena`)."""
+        ids = list(dict.fromkeys(run_ids))
+
+        def delete(c: sqlite3.Connection) -> dict[str, int]:
+            running: dict[str, str] = {}
+            for rid in ids:
+                row = c.execute(
+                    "SELECT status, updated FROM arena_runs WHERE id = ?", (rid,)
+                ).fetchone()
+                if row is None:
+                    raise ValueError("nothing deleted: " + self._unknown(rid))
+                if row[0] == "running":
+                    running[rid] = str(row[1])
+            if running and not force:
+                raise RunIsRunning(running)
+            out = {}
+            for rid in ids:
+                out[rid] = c.execute("DELETE FROM arena_games WHERE run_id = ?", (rid,)).rowcount
+                c.execute("DELETE FROM arena_runs WHERE id = ?", (rid,))
+            return out
+
+        return transaction_retrying(self._conn, delete)
+
+    def delete_run_if_empty(self, run_id: str) -> bool:
+        """Delete the run if it holds no game (a run whose start failed); whether it did."""
+
+        def delete(c: sqlite3.Connection) -> bool:
+            row = c.execute("SELECT 1 FROM arena_games WHERE run_id = ? LIMIT 1", (run_id,))
+            if row.fetchone() is not None:
+                return False
+            return bool(c.execute("DELETE FROM arena_runs WHERE id = ?", (run_id,)).rowcount)
+
+        return transaction_retrying(self._conn, delete)
+
+    def delete_orphan_games(self, run_id: str) -> int:
+        """Delete the games recorded under ``run_id`` if no such run exists (games that
+        landed after the run was deleted); how many."""
+
+        def delete(c: sqlite3.Connection) -> int:
+            return int(
+                c.execute(
+                    "DELETE FROM arena_games WHERE run_id = ? AND NOT EXISTS "
+                    "(SELECT 1 FROM arena_runs WHERE id = ?)",
+                    (run_id, run_id),
+                ).rowcount
+            )
+
+        return transaction_retrying(self._conn, delete)
 
     # ---- games
 

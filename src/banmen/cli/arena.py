@@ -5,7 +5,10 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import re
 import secrets
+import sqlite3
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -20,6 +23,7 @@ from banmen.cli._console import PIPE_WIDTH, make_console
 # that needs them, not by `banmen --help` or another command.
 if TYPE_CHECKING:
     from rich.console import Group, RenderableType
+    from rich.table import Table
 
     from banmen.arena.runner import Progress
     from banmen.arena.store import ArenaStore, RunConfig
@@ -37,7 +41,7 @@ class _DefaultToRun(TyperGroup):
 app = typer.Typer(
     cls=_DefaultToRun,
     help="AI-vs-AI runs: `banmen arena GAME --player NAME=SPEC ...`, "
-    "`banmen arena report RUN`, `banmen arena list`.",
+    "`banmen arena report RUN [RUN ...]`, `banmen arena list`, `banmen arena delete RUN ...`.",
     no_args_is_help=True,
     rich_markup_mode=None,  # plain help: see banmen.cli
 )
@@ -225,7 +229,7 @@ def run(
     if workers is not None and workers < 1:
         raise fail(f"--workers must be at least 1, got {workers}")
     if cluster is not None:
-        from banmen.arena.cluster import parse_cluster
+        from banmen.arena.cluster import parse_cluster, require_dask
 
         if workers is not None:
             raise fail("--workers is for the local runner; a cluster's workers are its own "
@@ -233,6 +237,10 @@ def run(
         try:
             parse_cluster(cluster)
         except ValueError as e:
+            raise fail(str(e)) from None
+        try:  # before a run is recorded: without Dask, none is
+            require_dask()
+        except _cluster_error() as e:
             raise fail(str(e)) from None
     store = _store(db)
     try:
@@ -290,12 +298,30 @@ def run(
             live.update(_live_view(p, config))
 
     from banmen.arena.play import GameFailed
+    from banmen.arena.runner import RunDeleted
 
     def resume_hint() -> str:
         n = len(store.done_keys(run_id))
         where = f" --db {store.path}" if db else ""
         again = f" --cluster {cluster}" if cluster else ""
         return f"{n} games recorded. Continue with: banmen arena --resume {run_id}{where}{again}"
+
+    def discarded() -> bool:
+        """A run this command recorded that failed (or was stopped) before its first
+        game is deleted: it would only be an empty run in the list. A resumed run stays."""
+        if resume:
+            return False
+        try:
+            return store.delete_run_if_empty(run_id)
+        except Exception:  # the database itself is failing: keep what is there
+            return False
+
+    def failed(text: str) -> typer.Exit:
+        text = " ".join(text.split()) or "the run failed"
+        sep = " " if text.endswith((".", "?")) else ". "
+        if discarded():
+            return fail(f"{text}{sep}No game was played: run {run_id} not kept.")
+        return fail(text + sep + resume_hint())
 
     try:
         if live is not None:
@@ -304,12 +330,22 @@ def run(
         else:
             progress = run_arena(store, run_id, workers, show, cluster=cluster)
     except KeyboardInterrupt:
-        console.print(f"interrupted: {resume_hint()}", soft_wrap=True)
+        if discarded():
+            console.print(f"interrupted before the first game: run {run_id} not kept",
+                          soft_wrap=True)  # fmt: skip
+        else:
+            console.print(f"interrupted: {resume_hint()}", soft_wrap=True)
         raise typer.Exit(130) from None
+    except RunDeleted as e:
+        raise fail(f"{e}: stopped (its games are deleted with it)") from None
     except (GameFailed, _cluster_error()) as e:
-        text = str(e)
-        raise fail(text + (" " if text.endswith((".", "?")) else ". ") + resume_hint()) from None
-    report = build_report(store, run_id)
+        raise failed(str(e)) from None
+    except Exception as e:  # a worker process that died, a database that failed, ...
+        raise failed(f"the run failed: {type(e).__name__}: {e}") from None
+    try:
+        report = build_report(store, run_id)
+    except ValueError as e:  # deleted (with --force) just as it finished
+        raise fail(str(e)) from None
     report["this_session"] = {
         "played": progress.new_this_session,
         "replayed": progress.replayed,
@@ -342,42 +378,27 @@ def _jsonable(x: Any) -> Any:
     return x
 
 
-@app.command("report")
-def report(
-    run_id: Annotated[str, typer.Argument(metavar="RUN", help="The run's name.")],
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the report as one JSON object.")
-    ] = False,
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            help="Directory for report.json, games.csv, pairings.csv and the plots "
-            "(default: arena-results/RUN)."
-        ),
-    ] = None,
-    param: Annotated[
-        str | None, typer.Option(help="Spec option to plot the score against (e.g. depth).")
-    ] = None,
-    plots: Annotated[bool, typer.Option(help="Write the plots (PNG and SVG).")] = True,
-    db: DbOption = None,
-) -> None:
-    """Rebuild a run's tables, exports and plots from the database."""
-    from banmen.arena.report import build_report, game_records, games_csv, pairings_csv
+def _write_run_files(
+    store: ArenaStore,
+    run_id: str,
+    rep: dict[str, Any],
+    folder: Path,
+    param: str | None,
+    plots: bool,
+) -> list[Path]:
+    """A run's report.json, games.csv, pairings.csv, game records and plots in
+    ``folder``; the files written (the game records as one entry)."""
+    from banmen.arena.report import game_records, games_csv, pairings_csv
 
-    store = _store(db)
-    try:
-        rep = _jsonable(build_report(store, run_id))
-    except ValueError as e:
-        raise fail(str(e)) from None
-    folder = out or Path("arena-results") / run_id
     folder.mkdir(parents=True, exist_ok=True)
+    games = store.games(run_id)
     (folder / "report.json").write_text(json.dumps(rep, indent=1) + "\n")
-    (folder / "games.csv").write_text(games_csv(store.games(run_id)))
+    (folder / "games.csv").write_text(games_csv(games))
     (folder / "pairings.csv").write_text(pairings_csv(rep))
     files = [folder / "report.json", folder / "games.csv", folder / "pairings.csv"]
     config = store.run_config(run_id)
     specs = {p["name"]: p["spec"] for p in config.players}
-    records = game_records(config.game, config.size, store.games(run_id), specs)
+    records = game_records(config.game, config.size, games, specs)
     if records:
         (folder / "games").mkdir(exist_ok=True)
         for name, text in records:
@@ -387,12 +408,231 @@ def report(
         from banmen.arena.plots import write_plots
 
         files += write_plots(rep, folder, param)
+    return files
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.+-]")
+#: the files a comparison writes beside its runs' folders
+_COMPARISON_FILES = {"comparison.json", "comparison.csv", "comparison.png", "comparison.svg"}
+
+
+def run_folders(run_ids: list[str]) -> dict[str, str]:
+    """A folder name for each run of a comparison: the run's name where it makes a plain
+    one, else with ``_`` for the characters that do not (``/``, spaces, ...), never
+    hidden, never a comparison file's name, never twice.
+
+    >>> run_folders(["a", "a/b", "a_b", "..", "comparison.json"])  # doctest: +NORMALIZE_WHITESPACE
+    {'a': 'a', 'a/b': 'a_b', 'a_b': 'a_b-2', '..': 'run-..',
+     'comparison.json': 'comparison.json-run'}
+    """
+    taken: set[str] = set()
+    out = {}
+    for rid in run_ids:
+        name = _UNSAFE.sub("_", rid)
+        if not name or name.startswith("."):
+            name = "run-" + name
+        if name in _COMPARISON_FILES:
+            name += "-run"
+        base, k = name, 2
+        while name in taken:
+            name, k = f"{base}-{k}", k + 1
+        taken.add(name)
+        out[rid] = name
+    return out
+
+
+def comparison_table(rows: list[dict[str, Any]]) -> Table:
+    """:func:`banmen.arena.report.compare_rows` as a table: a row per run and pairing."""
+    from rich.table import Table
+
+    table = Table(
+        title="runs compared (score of the first-named player, 95% intervals; "
+        "forfeits and time per move: each player over its run)"
+    )
+    cols = ("run", "pairing", "games", "W-D-L", "score %", "Elo diff", "first mover %",
+            "forfeits", "per move")  # fmt: skip
+    for col in cols:
+        table.add_column(col, justify="left" if col in ("run", "pairing") else "right",
+                         overflow="fold")  # fmt: skip
+    for i, r in enumerate(rows):
+        first_of_run = i == 0 or rows[i - 1]["run"] != r["run"]
+        if first_of_run and i:
+            table.add_section()
+        size = f" {r['size']}x{r['size']}" if r["size"] else ""
+        planned = "?" if r["games_planned"] is None else r["games_planned"]
+        run_cell = (
+            f"{r['run']}\n{r['game']}{size} · {r['games_played']}/{planned} games · {r['status']}"
+            if first_of_run
+            else ""
+        )
+        pairing = f"{r['a']} vs {r['b']}\n{r['a_spec']} vs {r['b_spec']}"
+        if not r["games"]:
+            played = ["0", "", "", "", ""]
+        else:
+            fp = r["first_player_score"]
+            played = [
+                str(r["games"]),
+                f"{r['a_wins']}-{r['draws']}-{r['a_losses']}",
+                f"{100 * r['a_score']:.1f} {_pct_ci(r['a_score_ci95'])}",
+                f"{fmt_elo(r['elo_diff'], r['a_score'] - 0.5)} {_elo_ci(*r['elo_diff_ci95'])}",
+                f"{100 * fp:.1f} {_pct_ci(r['first_player_score_ci95'])}",
+            ]
+        table.add_row(
+            run_cell,
+            pairing,
+            *played,
+            f"{r['a_forfeits']} / {r['b_forfeits']}",
+            f"{_fmt_seconds(r['a_move_seconds']) or '–'} / "
+            f"{_fmt_seconds(r['b_move_seconds']) or '–'}",
+        )
+    return table
+
+
+def comparison_view(rows: list[dict[str, Any]], width: int) -> RenderableType:
+    """:func:`comparison_table` if it fits in ``width`` columns; otherwise each run on a
+    line of its own (its name whole) and each of its pairings in a paragraph under it."""
+    from rich.console import Console, Group
+    from rich.padding import Padding
+    from rich.text import Text
+
+    table = comparison_table(rows)
+    if Console(width=PIPE_WIDTH).measure(table).maximum <= width:
+        return table
+    parts: list[RenderableType] = [Text(str(table.title), style="italic")]
+    for i, r in enumerate(rows):
+        if i == 0 or rows[i - 1]["run"] != r["run"]:
+            size = f" {r['size']}x{r['size']}" if r["size"] else ""
+            planned = "?" if r["games_planned"] is None else r["games_planned"]
+            head = Text(r["run"], style="bold", no_wrap=True, overflow="ignore")
+            head.append(f" · {r['game']}{size} · {r['games_played']}/{planned} games · "
+                        f"{r['status']}", style="not bold")  # fmt: skip
+            parts.append(head)
+        line = f"{r['a']} vs {r['b']} ({r['a_spec']} vs {r['b_spec']}): {r['games']} games"
+        if r["games"]:
+            fp = r["first_player_score"]
+            line += (
+                f", W-D-L {r['a_wins']}-{r['draws']}-{r['a_losses']}, score "
+                f"{100 * r['a_score']:.1f}% {_pct_ci(r['a_score_ci95'])}, Elo diff "
+                f"{fmt_elo(r['elo_diff'], r['a_score'] - 0.5)} {_elo_ci(*r['elo_diff_ci95'])}, "
+                f"first mover {100 * fp:.1f}% {_pct_ci(r['first_player_score_ci95'])}"
+            )
+        line += (
+            f", forfeits {r['a_forfeits']} / {r['b_forfeits']}, per move "
+            f"{_fmt_seconds(r['a_move_seconds']) or '–'} / "
+            f"{_fmt_seconds(r['b_move_seconds']) or '–'}"
+        )
+        parts.append(Padding(Text(line), (0, 0, 0, 4)))
+    return Group(*parts)
+
+
+@app.command("report")
+def report(
+    run_ids: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="RUN",
+            help="The run's name; two or more runs: them side by side, one table.",
+        ),
+    ],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the report as one JSON object.")
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Directory for report.json, games.csv, pairings.csv and the plots "
+            "(default: arena-results/RUN). Comparing runs: for comparison.json, "
+            "comparison.csv and the comparison's plot, each run's files in a folder of "
+            "its own (default: none written)."
+        ),
+    ] = None,
+    param: Annotated[
+        str | None, typer.Option(help="Spec option to plot the score against (e.g. depth).")
+    ] = None,
+    plots: Annotated[bool, typer.Option(help="Write the plots (PNG and SVG).")] = True,
+    db: DbOption = None,
+) -> None:
+    """Rebuild a run's tables, exports and plots from the database; compare runs."""
+    if len(run_ids) > 1:
+        _compare(run_ids, as_json, out, param, plots, db)
+        return
+    from banmen.arena.report import build_report
+
+    (run_id,) = run_ids
+    store = _store(db)
+    try:
+        rep = _jsonable(build_report(store, run_id))
+    except ValueError as e:
+        raise fail(str(e)) from None
+    folder = out or Path("arena-results") / run_id
+    try:
+        files = _write_run_files(store, run_id, rep, folder, param, plots)
+    except OSError as e:
+        raise fail(_cannot_write(folder, e)) from None
     if as_json:
         typer.echo(json.dumps(rep))
         return
     console = make_console()
     console.print(report_tables(rep))
     console.print("written: " + ", ".join(str(f) for f in files), soft_wrap=True)
+
+
+def _cannot_write(folder: Path, e: OSError) -> str:
+    what = e.strerror or type(e).__name__
+    where = f" ({e.filename})" if e.filename else ""
+    return (
+        f"cannot write the report to {folder}: {what}{where}; give --out a folder you can write to"
+    )
+
+
+def _compare(
+    run_ids: list[str], as_json: bool, out: Path | None, param: str | None, plots: bool,
+    db: Path | None,
+) -> None:  # fmt: skip
+    """``banmen arena report RUN RUN ...``: the runs side by side."""
+    from banmen.arena.report import build_report, compare_rows, comparison_csv
+
+    twice = sorted({r for r in run_ids if run_ids.count(r) > 1})
+    if twice:
+        raise fail(f"run {twice[0]!r} is named twice: name each run once")
+    store = _store(db)
+    reports = []
+    for run_id in run_ids:  # every run is read before anything is written
+        try:
+            reports.append(_jsonable(build_report(store, run_id)))
+        except ValueError as e:
+            raise fail(str(e)) from None
+    rows = compare_rows(reports)
+    written: list[Path] = []
+    if out is not None:
+        folders = run_folders(run_ids)
+        summary = {"runs": [{"run": r, "folder": folders[r]} for r in run_ids], "rows": rows}
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            for run_id, rep in zip(run_ids, reports, strict=True):
+                _write_run_files(store, run_id, rep, out / folders[run_id], param, plots)
+            (out / "comparison.json").write_text(json.dumps(_jsonable(summary), indent=1) + "\n")
+            (out / "comparison.csv").write_text(comparison_csv(rows))
+            written = [out / "comparison.json", out / "comparison.csv"]
+            if plots:
+                from banmen.arena.plots import plot_comparison
+
+                written += plot_comparison(rows, out)
+        except OSError as e:
+            raise fail(_cannot_write(out, e)) from None
+        written += [out / folders[r] for r in run_ids]
+    if as_json:
+        typer.echo(json.dumps(_jsonable({"comparison": rows, "reports": reports})))
+        return
+    console = make_console()
+    console.print(comparison_view(rows, console.width), crop=False)
+    if written:
+        console.print(
+            "written: " + ", ".join(str(f) for f in written) + " (each run's report)",
+            soft_wrap=True,
+        )
+    else:
+        console.print("plots and each run's files: add --out DIR", soft_wrap=True)
 
 
 def _run_rows(store: ArenaStore) -> list[dict[str, Any]]:
@@ -487,3 +727,85 @@ def list_runs(
         console.print(f"no arena runs in {path}", soft_wrap=True)
         return
     console.print(runs_view(rows, console.width), crop=False)
+
+
+def _stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin.isatty()
+    except (AttributeError, ValueError):  # no stdin, or a closed one
+        return False
+
+
+def _games(n: int) -> str:
+    return f"{n} game{'' if n == 1 else 's'}"
+
+
+@app.command("delete")
+def delete(
+    run_ids: Annotated[
+        list[str], typer.Argument(metavar="RUN", help="The runs to delete, by name.")
+    ],
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Do not ask (it asks only on a terminal).")
+    ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Delete a run whose status is running too: one whose process was killed "
+            "keeps that status; one still playing stops at its next batch of games.",
+        ),
+    ] = False,
+    db: DbOption = None,
+) -> None:
+    """Delete runs and all their games from the database (in one transaction)."""
+    from banmen.arena.store import default_db_path
+
+    ids = list(dict.fromkeys(run_ids))
+    path = db or default_db_path()
+    if not path.is_file():
+        raise fail(f"nothing deleted: no database {path}")
+    try:
+        with _store(path) as store:
+            deleted = _delete(store, ids, yes=yes, force=force)
+    except sqlite3.Error as e:  # not a database, a read-only file, a lock held too long
+        raise fail(f"nothing deleted: {path}: {e}") from None
+    runs = f"{len(ids)} run{'' if len(ids) == 1 else 's'}"
+    done = ", ".join(f"{r} ({_games(n)})" for r, n in deleted.items())
+    typer.echo(f"deleted {runs} from {path}: {done}")
+
+
+def _delete(store: ArenaStore, ids: list[str], *, yes: bool, force: bool) -> dict[str, int]:
+    """``banmen arena delete``'s checks, question and deletion: each run's games deleted."""
+    from banmen.arena.store import RunIsRunning
+
+    known = {r["id"]: r for r in store.runs()}
+    for run_id in ids:  # told before asking; checked again as it deletes
+        if run_id not in known:
+            try:
+                store.run_config(run_id)
+            except ValueError as e:
+                raise fail(f"nothing deleted: {e}") from None
+    if not yes and _stdin_is_terminal():
+        what = ", ".join(
+            f"{r} ({known[r]['status']}, {_games(known[r]['games_played'])})" for r in ids
+        )
+        total = sum(known[r]["games_played"] for r in ids)
+        runs = f"{len(ids)} run{'' if len(ids) == 1 else 's'}"
+        its = "its" if len(ids) == 1 else "their"
+        question = f"delete {runs} and {its} {_games(total)} from {store.path}: {what}?"
+        if not typer.confirm(question, default=False):
+            typer.echo("nothing deleted", err=True)
+            raise typer.Exit(1)
+    try:
+        return store.delete_runs(ids, force=force)
+    except RunIsRunning as e:
+        many = len(e.runs) > 1
+        since = ", ".join(f"{r!r} (since {_when(t)})" for r, t in e.runs.items())
+        raise fail(
+            f"{'runs' if many else 'run'} {since} {'are' if many else 'is'} running: "
+            "nothing deleted. Stop it first; a run whose process was killed stays "
+            "running: delete it with --force"
+        ) from None
+    except ValueError as e:  # deleted meanwhile by someone else
+        raise fail(str(e)) from None

@@ -9,14 +9,18 @@ Each run says where it lives (``source``: ``"app"`` or ``"cli"``).
 
 Routes (see :func:`arena_api_routes`): ``/api/arena/runs`` (the runs, newest first),
 ``/api/arena/runs/<run>`` (a run's report, as ``banmen arena report --json`` gives it, plus
-the list of its plots) and ``/api/arena/runs/<run>/plots/<name>.svg``. The page itself is
-``/arena`` (``static/pages/arena.html`` and ``static/js/arena.js``).
+the list of its plots), ``/api/arena/runs/<run>/plots/<name>.svg``, and
+``/api/arena/compare?run=A&run=B…`` (runs side by side: the rows ``banmen arena report A
+B…`` prints) with its plot ``/api/arena/compare.svg?run=A&run=B…``. The page itself is
+``/arena`` (``static/pages/arena.html`` and ``static/js/arena.js``). The app only reads
+runs: deleting one is ``banmen arena delete``.
 
 Everything that touches SQLite or matplotlib runs in a worker thread, never on the event
 loop: an arena store is opened per request (an ``sqlite3`` connection belongs to the thread
 that opened it), and plots — matplotlib takes ~0.5 s to import and ~0.2 s a plot — are
-rendered one at a time and kept in a small in-memory cache keyed by run, number of games
-and plot name, so a finished run's plots are drawn once.
+rendered one at a time and kept in a small in-memory cache keyed by run (its name and
+when it was made: a run deleted and made again under its name is another), number of
+games and plot name, so a finished run's plots are drawn once.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import re
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -37,19 +41,25 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from banmen.arena.plots import PLOTS, render_svg, varying_option
-from banmen.arena.report import build_report, numeric_option
+from banmen.arena.plots import PLOTS, render_comparison_svg, render_svg, varying_option
+from banmen.arena.report import build_report, compare_rows, numeric_option
 from banmen.arena.runner import planned_jobs
 from banmen.arena.store import ArenaStore, RunConfig, default_db_path
 from banmen.web.replies import one_line
 
-__all__ = ["ArenaViews", "NotFound", "is_run_id", "jsonable", "available_plots", "arena_api_routes"]
+__all__ = [
+    "ArenaViews", "NotFound", "is_run_id", "jsonable", "available_plots", "arena_api_routes",
+    "compare_url", "MAX_COMPARED",
+]  # fmt: skip
 
 #: Run names the web API accepts (anything else is refused before it reaches SQL).
 _RUN_ID = re.compile(r"[A-Za-z0-9_.+:-]{1,80}")
 
 #: Plots kept in memory (SVGs are ~20-60 kB each).
 PLOT_CACHE_SIZE = 64
+
+#: The most runs one comparison takes (each is a report built from all its games).
+MAX_COMPARED = 20
 
 _JSON_HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
 _SVG_HEADERS = {
@@ -111,6 +121,12 @@ def plot_url(run_id: str, name: str) -> str:
     return f"/api/arena/runs/{quote(run_id, safe='')}/plots/{name}.svg"
 
 
+def compare_url(run_ids: Sequence[str], svg: bool = False) -> str:
+    """``/api/arena/compare?run=A&run=B…`` (``svg``: its plot, ``compare.svg``)."""
+    query = "&".join(f"run={quote(r, safe='')}" for r in run_ids)
+    return f"/api/arena/compare{'.svg' if svg else ''}?{query}"
+
+
 def _same_file(a: Path, b: Path) -> bool:
     try:
         return a.expanduser().resolve() == b.expanduser().resolve()
@@ -140,7 +156,7 @@ class ArenaViews:
             else None
         )
         self.cache_size = cache_size
-        self._cache: OrderedDict[tuple[str, str, int, str], bytes] = OrderedDict()
+        self._cache: OrderedDict[Hashable, bytes] = OrderedDict()
         self._cache_lock = threading.Lock()
         # matplotlib's pyplot keeps global state: one plot at a time.
         self._render_lock = threading.Lock()
@@ -243,14 +259,14 @@ class ArenaViews:
 
     # ---- plots
 
-    def _cached(self, key: tuple[str, str, int, str]) -> bytes | None:
+    def _cached(self, key: Hashable) -> bytes | None:
         with self._cache_lock:
             svg = self._cache.get(key)
             if svg is not None:
                 self._cache.move_to_end(key)
             return svg
 
-    def _remember(self, key: tuple[str, str, int, str], svg: bytes) -> None:
+    def _remember(self, key: Hashable, svg: bytes) -> None:
         with self._cache_lock:
             self._cache[key] = svg
             self._cache.move_to_end(key)
@@ -263,13 +279,14 @@ class ArenaViews:
             raise NotFound(f"no plot {name[:40]!r}: expected one of {', '.join(PLOTS)}")
         with self._stores() as stores:
             source, store = self._find(stores, run_id)
-            svg = self._cached((source, run_id, len(store.done_keys(run_id)), name))
+            made = store.created(run_id)
+            svg = self._cached((source, run_id, made, len(store.done_keys(run_id)), name))
             if svg is not None:
                 return svg
             rep = build_report(store, run_id)
         if name not in available_plots(rep):
             raise NotFound(f"run {run_id!r} has no {name} plot")
-        key = (source, run_id, int(rep["games_played"]), name)
+        key = (source, run_id, made, int(rep["games_played"]), name)
         with self._render_lock:
             svg = self._cached(key)  # drawn meanwhile by another request?
             if svg is None:
@@ -281,6 +298,65 @@ class ArenaViews:
                 self._remember(key, svg)
         return svg
 
+    # ---- runs compared
+
+    def _compared(self, run_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """Each run's report, with its ``source`` and ``created``. Raises :class:`NotFound`."""
+        reports = []
+        with self._stores() as stores:
+            for run_id in run_ids:
+                source, store = self._find(stores, run_id)
+                rep = build_report(store, run_id)
+                rep["source"], rep["created"] = source, store.created(run_id)
+                reports.append(rep)
+        return reports
+
+    def compare(self, run_ids: Sequence[str]) -> dict[str, Any]:
+        """The runs side by side: ``rows`` (:func:`~banmen.arena.report.compare_rows`, as
+        ``banmen arena report RUN RUN…`` prints them), ``runs`` (each one's name, source,
+        status and games) and ``plot`` (the comparison plot's URL, ``None`` before any
+        game). Raises :class:`NotFound` for an unknown run."""
+        reports = self._compared(run_ids)
+        rows = compare_rows(reports)
+        runs = [
+            {
+                "run": rep["run"],
+                "source": rep["source"],
+                "status": rep["status"],
+                "games_played": rep["games_played"],
+                "games_planned": rep["games_planned"],
+            }
+            for rep in reports
+        ]
+        plot = compare_url(run_ids, svg=True) if any(r["games"] for r in rows) else None
+        out: dict[str, Any] = jsonable({"runs": runs, "rows": rows, "plot": plot})
+        return out
+
+    def compare_plot(self, run_ids: Sequence[str]) -> bytes:
+        """The comparison plot (SVG) of the runs. Raises :class:`NotFound`."""
+        with self._stores() as stores:  # from the cache if no run has a new game
+            key: tuple[Any, ...] = ("compare",)
+            for run_id in run_ids:
+                source, store = self._find(stores, run_id)
+                count = len(store.done_keys(run_id))
+                key += ((source, run_id, store.created(run_id), count),)
+            svg = self._cached(key)
+            if svg is not None:
+                return svg
+        reports = self._compared(run_ids)
+        key = ("compare", *((r["source"], r["run"], r["created"], r["games_played"])
+                            for r in reports))  # fmt: skip
+        with self._render_lock:
+            svg = self._cached(key)  # drawn meanwhile by another request?
+            if svg is None:
+                drawn = render_comparison_svg(compare_rows(reports))
+                self.renders += 1
+                if drawn is None:
+                    raise NotFound("no game played in these runs: nothing to plot")
+                svg = drawn
+                self._remember(key, svg)
+        return svg
+
 
 def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status, headers=_JSON_HEADERS)
@@ -288,7 +364,8 @@ def _error(message: str, status: int) -> JSONResponse:
 
 def arena_api_routes(views: ArenaViews) -> list[BaseRoute]:
     """The JSON and SVG routes under ``/api/arena``. Errors are one-line JSON: 404 for
-    unknown runs and plots, 500 (without a traceback) if the database cannot be read."""
+    unknown runs and plots, 400 for a comparison of fewer than 2 or more than
+    :data:`MAX_COMPARED` runs, 500 (without a traceback) if the database cannot be read."""
 
     async def runs(request: Request) -> Response:
         try:
@@ -323,12 +400,57 @@ def arena_api_routes(views: ArenaViews) -> list[BaseRoute]:
             return _error(f"cannot draw the plot {name[:40]!r} of {run_id!r}: {why}", 500)
         return Response(svg, media_type="image/svg+xml", headers=_SVG_HEADERS)
 
+    def compared(request: Request) -> list[str] | JSONResponse:
+        """The ``run`` parameters, or the error to answer (400; 404 for a bad name)."""
+        run_ids = request.query_params.getlist("run")
+        if len(run_ids) < 2 or len(run_ids) > MAX_COMPARED:
+            return _error(
+                f"compare 2 to {MAX_COMPARED} runs (?run=A&run=B...), got {len(run_ids)}", 400
+            )
+        for run_id in run_ids:
+            if not is_run_id(run_id):
+                return _error(f"no arena run {run_id[:80]!r}", 404)
+        if len(set(run_ids)) < len(run_ids):
+            return _error("name each run once", 400)
+        return run_ids
+
+    async def compare(request: Request) -> Response:
+        run_ids = compared(request)
+        if isinstance(run_ids, JSONResponse):
+            return run_ids
+        try:
+            return JSONResponse(
+                await run_in_threadpool(views.compare, run_ids), headers=_JSON_HEADERS
+            )
+        except NotFound as e:
+            return _error(str(e), 404)
+        except Exception as e:
+            return _error(f"cannot compare the runs: {one_line(e, 200)}", 500)
+
+    async def compare_plot(request: Request) -> Response:
+        run_ids = compared(request)
+        if isinstance(run_ids, JSONResponse):
+            return run_ids
+        try:
+            svg = await run_in_threadpool(views.compare_plot, run_ids)
+        except NotFound as e:
+            return _error(str(e), 404)
+        except Exception as e:
+            return _error(f"cannot draw the comparison: {one_line(e, 200)}", 500)
+        return Response(svg, media_type="image/svg+xml", headers=_SVG_HEADERS)
+
     async def not_found(request: Request) -> Response:
-        return _error("not found: the arena API has /api/arena/runs[/RUN[/plots/NAME.svg]]", 404)
+        return _error(
+            "not found: the arena API has /api/arena/runs[/RUN[/plots/NAME.svg]] and "
+            "/api/arena/compare[.svg]?run=A&run=B",
+            404,
+        )
 
     return [
         Route("/api/arena/runs", runs),
         Route("/api/arena/runs/{run}", report),
         Route("/api/arena/runs/{run}/plots/{name}.svg", plot),
+        Route("/api/arena/compare", compare),
+        Route("/api/arena/compare.svg", compare_plot),
         Route("/api/arena/{rest:path}", not_found),
     ]

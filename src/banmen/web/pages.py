@@ -443,6 +443,11 @@ PAGES: tuple[Page, ...] = (
                 "Pairings <small>score of the first-named player, 95% intervals</small>",
             ),
             "players": stats_table("players", 'Players <small id="players-note"></small>'),
+            "comparison": stats_table(
+                "comparison",
+                "Side by side <small>score of the first-named player, 95% intervals; "
+                "forfeits and time per move: each player over its run</small>",
+            ),
         },
     ),
 )

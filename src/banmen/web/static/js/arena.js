@@ -1,15 +1,20 @@
 // The arena results page: the runs in the app's database (and the arena CLI's default
-// one) and the report of one of them.
+// one) and the report of one of them, or several runs side by side.
 //
-// Everything comes from the JSON API (/api/arena/runs, /api/arena/runs/RUN) and the plots
-// are <img>s of /api/arena/runs/RUN/plots/NAME.svg. The selected run lives in the address
-// (#RUN); without one, the newest run is shown. While the page is visible it asks for the
-// list every few seconds, so a run started after the page opened appears by itself, and
-// the shown report is fetched again while its run plays (or when its counts change).
+// Everything comes from the JSON API (/api/arena/runs, /api/arena/runs/RUN,
+// /api/arena/compare?run=A&run=B) and the plots are <img>s of
+// /api/arena/runs/RUN/plots/NAME.svg and /api/arena/compare.svg?run=A&run=B. The selected
+// run lives in the address (#RUN), and so do compared runs (#compare=A,B: a run name has
+// no "=" nor ","); without either, the newest run is shown. While the page is visible it
+// asks for the list every few seconds, so a run started after the page opened appears by
+// itself, and the shown report or comparison is fetched again while a run of it plays
+// (or when its counts change). The page only reads: `banmen arena delete` deletes runs.
 
 import { $ } from "./page.js";
 
 const RUN_RE = /^[A-Za-z0-9_.+:-]{1,80}$/;
+const COMPARE = "compare=";
+const MAX_COMPARED = 20; // as the server (banmen.web.arena.MAX_COMPARED)
 const REFRESH_MS = 3000;
 
 const PLOT_TITLES = {
@@ -21,6 +26,8 @@ const PLOT_TITLES = {
 
 let runs = [];
 let shown = null; // the report on the page
+let compared = null; // the comparison on the page
+let picked = new Set(); // the runs ticked for a comparison, in the order they were ticked
 let timer = 0;
 
 // ------------------------------------------------------------------ formatting
@@ -102,6 +109,24 @@ function wantedRun() {
   return RUN_RE.test(id) ? id : null;
 }
 
+const comparing = () => location.hash.startsWith(`#${COMPARE}`);
+
+// The runs of #compare=A,B (two or more valid names, each once), or null.
+function comparedRuns() {
+  if (!comparing()) return null;
+  let ids;
+  try {
+    ids = location.hash.slice(1 + COMPARE.length).split(",").map(decodeURIComponent);
+  } catch {
+    return null;
+  }
+  const ok = ids.length >= 2 && ids.length <= MAX_COMPARED && new Set(ids).size === ids.length
+    && ids.every((id) => RUN_RE.test(id));
+  return ok ? ids : null;
+}
+
+const compareQuery = (ids) => ids.map((id) => `run=${encodeURIComponent(id)}`).join("&");
+
 function selectedRun() {
   const wanted = wantedRun();
   if (wanted) return wanted;
@@ -111,10 +136,26 @@ function selectedRun() {
 
 // ------------------------------------------------------------------ the run list
 
+function renderCompareBar() {
+  const n = picked.size;
+  const button = $("compare-button");
+  button.disabled = n < 2 || n > MAX_COMPARED;
+  button.textContent = n >= 2 ? `Compare ${n} runs` : "Compare";
+  $("compare-note").textContent = n === 0
+    ? "Tick two or more runs to see them side by side."
+    : n === 1 ? "1 run ticked: tick another to compare."
+      : n > MAX_COMPARED ? `${n} runs ticked: compare at most ${MAX_COMPARED}.`
+        : `${n} runs ticked, compared in that order.`;
+}
+
 function renderRuns() {
   $("empty").hidden = runs.length > 0;
   $("runs-panel").hidden = runs.length === 0;
-  const selected = selectedRun();
+  // A run deleted meanwhile (banmen arena delete) cannot be compared any more.
+  const viewable = new Set(runs.filter((r) => r.viewable).map((r) => r.id));
+  picked = new Set([...picked].filter((id) => viewable.has(id)));
+  renderCompareBar();
+  const selected = comparing() ? null : selectedRun();
   const list = $("runs");
   list.replaceChildren();
   for (const r of runs) {
@@ -133,7 +174,18 @@ function renderRuns() {
       ? el("a", { class: "run-card", href: `#${encodeURIComponent(r.id)}` }, ...body)
       : el("div", { class: "run-card", title: `view it with: banmen arena report ${r.id}` }, ...body);
     if (r.id === selected) item.setAttribute("aria-current", "true");
-    list.append(el("li", {}, item));
+    const li = el("li", {}, item);
+    if (r.viewable) {
+      const box = el("input", { type: "checkbox", value: r.id, "aria-label": `compare ${r.id}` });
+      box.checked = picked.has(r.id);
+      box.addEventListener("change", () => {
+        if (box.checked) picked.add(r.id);
+        else picked.delete(r.id);
+        renderCompareBar();
+      });
+      li.append(el("label", { class: "run-pick", title: "compare this run with others" }, box));
+    }
+    list.append(li);
   }
 }
 
@@ -233,6 +285,69 @@ function renderReport(rep) {
   renderPlots(rep);
 }
 
+// ------------------------------------------------------------------ runs side by side
+
+function runLink(id) {
+  return el("a", { href: `#${encodeURIComponent(id)}`, text: id });
+}
+
+const perMove = (a, b) => `${seconds(a)} / ${seconds(b)}`;
+
+// The table `banmen arena report A B` prints: a row per run and pairing.
+function renderComparison(data) {
+  compared = data;
+  const rows = data.rows.map((r) => {
+    const game = r.size ? `${r.game} ${r.size}×${r.size}` : r.game;
+    const cells = [
+      [runLink(r.run), `${game} · ${gamesText(r.games_played, r.games_planned)} · ${r.status}`],
+      [`${r.a} vs ${r.b}`, `${r.a_spec} vs ${r.b_spec}`],
+      String(r.games),
+    ];
+    if (!r.games) cells.push("–", "–", "–", "–");
+    else {
+      cells.push(
+        `${r.a_wins}-${r.draws}-${r.a_losses}`,
+        [pct(r.a_score), pctCi(r.a_score_ci95)],
+        [elo(r.elo_diff, r.a_score - 0.5), eloCi(r.elo_diff_ci95)],
+        [pct(r.first_player_score), pctCi(r.first_player_score_ci95)],
+      );
+    }
+    cells.push(`${r.a_forfeits} / ${r.b_forfeits}`, perMove(r.a_move_seconds, r.b_move_seconds));
+    return cells;
+  });
+  const columns = ["run", "pairing", "games", "W-D-L", "score", "Elo diff", "first mover", "forfeits", "per move"];
+  fillTable($("comparison"), columns, rows);
+  $("compare-summary").textContent = data.runs
+    .map((r) => `${r.run}: ${gamesText(r.games_played, r.games_planned)}, ${r.status}`
+      + (r.source === "cli" ? " (CLI's default database)" : ""))
+    .join(" · ");
+  const box = $("compare-plot");
+  $("compare-plot-panel").hidden = !data.plot;
+  const played = data.runs.reduce((n, r) => n + r.games_played, 0);
+  const want = data.plot ? `${data.plot}&games=${played}` : null;
+  if (!want) box.replaceChildren();
+  else if (box.querySelector("img")?.getAttribute("src") !== want) {
+    const title = "Scores of the runs side by side";
+    box.replaceChildren(el("figure", { class: "plot" },
+      el("img", { src: want, alt: title, decoding: "async" }),
+      el("figcaption", { text: `${title} (95% intervals)` })));
+  }
+}
+
+// Whether the comparison on the page may differ from the runs' comparison now.
+function comparisonStale(ids) {
+  if (!compared || compared.runs.map((r) => r.run).join(",") !== ids.join(",")) return true;
+  return compared.runs.some((c) => {
+    const r = runs.find((x) => x.id === c.run);
+    return !r || c.status === "running" || r.status !== c.status || r.games_played !== c.games_played;
+  });
+}
+
+$("compare-button").addEventListener("click", () => {
+  const ids = [...picked];
+  if (ids.length >= 2) location.hash = COMPARE + ids.map(encodeURIComponent).join(",");
+});
+
 // ------------------------------------------------------------------ loading
 
 // Whether the report on the page may differ from the run's report now.
@@ -244,30 +359,53 @@ function stale(id) {
 
 async function refresh() {
   clearTimeout(timer);
+  const ids = comparedRuns();
   try {
     runs = await getJson("/api/arena/runs");
     renderRuns();
-    const id = selectedRun();
-    if (id) {
-      if (stale(id)) renderReport(await getJson(`/api/arena/runs/${encodeURIComponent(id)}`));
-    } else {
-      shown = null;
+    if (ids) {
       $("report").hidden = true;
+      if (comparisonStale(ids)) renderComparison(await getJson(`/api/arena/compare?${compareQuery(ids)}`));
+      $("compare").hidden = false;
+    } else {
+      compared = null;
+      $("compare").hidden = true;
+      const id = selectedRun();
+      if (id) {
+        if (stale(id)) renderReport(await getJson(`/api/arena/runs/${encodeURIComponent(id)}`));
+      } else {
+        shown = null;
+        $("report").hidden = true;
+      }
     }
-    showMessage(location.hash.length > 1 && !wantedRun() ? "That is not a run name: showing the newest run." : "");
+    showMessage(
+      comparing() && !ids ? `Compare two to ${MAX_COMPARED} runs, each named once: showing the newest run.`
+        : location.hash.length > 1 && !ids && !wantedRun() ? "That is not a run name: showing the newest run." : "",
+    );
   } catch (err) {
-    if (wantedRun() && shown?.run !== wantedRun()) $("report").hidden = true;
+    if (ids) {
+      compared = null;
+      $("compare").hidden = true;
+    } else if (wantedRun() && shown?.run !== wantedRun()) $("report").hidden = true;
     showMessage(String(err.message ?? err));
   }
   // Look again in a while: new runs, new games (a hidden page waits until it is shown).
   if (!document.hidden) timer = setTimeout(refresh, REFRESH_MS);
 }
 
+// The ticks follow a comparison's address (#compare=A,B), opened or typed.
+function tickCompared() {
+  const ids = comparedRuns();
+  if (ids) picked = new Set(ids);
+}
+
 window.addEventListener("hashchange", () => {
-  refresh().then(() => $("report").scrollIntoView?.({ block: "start" }));
+  tickCompared();
+  refresh().then(() => $(comparedRuns() ? "compare" : "report").scrollIntoView?.({ block: "start" }));
 });
 document.addEventListener("visibilitychange", () => {
   if (!document.hidden) refresh();
 });
 
+tickCompared();
 refresh();
