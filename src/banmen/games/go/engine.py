@@ -52,6 +52,7 @@ subtree under them; :meth:`GoEngine.new_game` clears it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -61,7 +62,7 @@ from banmen.games.go import kernels as K
 from banmen.games.go import policy
 from banmen.games.go.board import BLACK, PASS, Board, vertex_name
 from banmen.games.go.game import RESIGN_NAME, Game, board_of
-from banmen.games.go.scoring import estimate_dead
+from banmen.games.go.scoring import capturing_move, estimate_dead
 from banmen.games.go.sets import SCORING, SEARCH, THREADS
 from banmen.search.limits import Limit, StopFlag
 from banmen.search.mcts import MCTS, MctsInfo, MctsResult
@@ -196,6 +197,24 @@ class GoEngine(Engine[Board | Game]):
         (:func:`~banmen.games.go.scoring.estimate_dead`), as sorted vertices."""
         b = board_of(board)
         return sorted(vertex_name(p, b.size) for p in estimate_dead(b, seed=self.seed))
+
+    def think_cleanup(self, board: Board | Game, limit: Limit | None = None) -> Result:
+        """The move in a cleanup (the game goes on after two passes because the players
+        named different dead stones, and is then counted with every stone alive: the
+        arena's :mod:`~banmen.games.go.settle`): :meth:`think`'s, except that a pass is
+        replaced by a capture while stones of the opponent that this engine calls dead
+        (:meth:`final_dead`'s estimate of the position) remain — a legal liberty of such
+        a chain (:func:`~banmen.games.go.scoring.capturing_move`). ``board`` is a position
+        going on (:meth:`Game.going_on <banmen.games.go.game.Game.going_on>`)."""
+        result = self.think(board, limit)
+        if result.move is None or result.move.lower() != "pass":
+            return result
+        b = board_of(board)
+        move = capturing_move(b, estimate_dead(b, seed=self.seed), b.turn)
+        if move == PASS:
+            return result
+        name = vertex_name(move, b.size)
+        return replace(result, move=name, pv=[name], depth=1)
 
     def new_game(self) -> None:
         """Forget the tree and restart the random numbers: the next game depends on
