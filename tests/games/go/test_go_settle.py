@@ -338,3 +338,84 @@ def test_the_report_counts_how_games_were_settled(tmp_path: Path) -> None:
     assert ds["counted_games"] == len(games) and ds["from_estimate"] == 0
     assert "agreed" in how and "cleanup" in how
     store.close()
+
+
+def test_the_rescore_tool_settles_an_older_record_by_play(tmp_path: Path) -> None:
+    """tools/go_rescore.py: a game recorded when banmen's estimate decided disputes is
+    played out by the run's players; an agreed one is left as it was counted."""
+    from dataclasses import replace
+
+    from banmen.arena.store import ArenaStore, RunConfig
+
+    sys.path.insert(0, str(paths.ROOT / "tools"))
+    import go_rescore
+
+    specs = {
+        "a": _fake(tmp_path / "a.log", moves=BLACK_MOVES, dead="B6,E4", cleanup="A6,B7,C6,B5"),
+        "b": _fake(tmp_path / "b.log", moves=WHITE_MOVES, dead="F6"),
+    }
+    played = _play(specs, 7)  # what the arena plays now: the reference
+    start = played.extra["cleanup_from"]
+    ended = _replay(played, 7, start)
+    answers = played.extra["dead_answers"]
+    dead = sorted(ended.board.move_name(p) for p in estimate_dead(ended.board))
+    ended.mark_dead(parse_vertex(v, 7) for v in dead)
+    s = ended.count()
+    kept = {"dead": dead, "dead_from": "estimate", "dead_answers": answers}
+    old = replace(played, moves=played.moves[:start], times=played.times[:start],
+                  result=_first_won(s.margin), score1=int(s.black), score2=int(s.white),
+                  extra=kept)  # fmt: skip
+    same = {"first": dead, "second": dead}
+    agreed = replace(old, pair=1, extra={**kept, "dead_from": "agreed", "dead_answers": same})
+    src = ArenaStore(tmp_path / "old.db")
+    # the run's players, as the tool starts them: the scripted fakes, but with no game
+    # moves left to play (the tool asks them for the cleanup only)
+    again = {
+        "a": _fake(tmp_path / "a2.log", cleanup="A6,B7,C6,B5"),
+        "b": _fake(tmp_path / "b2.log"),
+    }
+    players = [{"name": n, "spec": again[n]} for n in ("a", "b")]
+    src.create_run(RunConfig("go", players, 2, 1, size=7), "r")
+    src.add_games("r", [old, agreed])
+    src.close()
+    assert go_rescore.main([str(tmp_path / "old.db"), str(tmp_path / "new.db"), "r"]) == 0
+    new = {g.pair: g for g in ArenaStore(tmp_path / "new.db").games("r")}
+    assert new[0].extra["settled"] == "cleanup" and new[0].extra["dead_answers"] == answers
+    assert (new[0].moves, new[0].result) == (played.moves, played.result)
+    assert (new[0].score1, new[0].score2) == (played.score1, played.score2)
+    assert (new[1].extra["settled"], new[1].result) == ("agreed", agreed.result)
+    assert new[1].moves == agreed.moves
+    assert go_rescore.main([str(tmp_path / "nowhere.db"), str(tmp_path / "x.db"), "r"]) == 2
+
+
+SCRIPTED_PLAYER = """
+class Scripted:
+    '''Plays its moves in order (the game's, a pass, then the cleanup's), then passes;
+    it refuses to be asked about a game that is over.'''
+
+    def __init__(self):
+        self.moves = "D1 D2 D3 D4 D5 D6 D7 F6 pass A6 B7 C6 B5".split()
+
+    def play(self, board):
+        if board.is_game_over() or not board.legal_moves:
+            raise RuntimeError("asked for a move in a finished game")
+        return self.moves.pop(0) if self.moves else "pass"
+"""
+
+
+def test_a_python_player_plays_the_cleanup_on_a_game_going_on(tmp_path: Path) -> None:
+    path = tmp_path / "scripted.py"
+    path.write_text(SCRIPTED_PLAYER)
+    specs = {  # the python: player cannot say which stones are dead: a cleanup
+        "a": f"python:{path}:Scripted",
+        "b": _fake(tmp_path / "b.log", moves=WHITE_MOVES, dead="F6"),
+    }
+    g = _play(specs, 7)
+    x = g.extra
+    assert "forfeit" not in x, x
+    assert x["settled"] == "cleanup" and set(x["dead_answers"]) == {"second"}
+    assert x["cleanup_moves"][:7] == ["A6", "pass", "B7", "pass", "C6", "pass", "B5"]
+    final = _replay(g, 7).board
+    assert final.color_at(parse_vertex("B6", 7)) == EMPTY
+    margin = tromp_taylor(final)
+    assert (g.score1 - g.score2, g.result) == (margin + 0.5, _first_won(margin))

@@ -18,11 +18,13 @@ root); in the tree and the playouts, superko is ignored and suicide is never pla
 Passing and resigning:
 
 * If the opponent has just passed and the engine wins the count with the stones
-  :func:`~banmen.games.go.scoring.estimate_dead` calls dead removed (how the game will be
-  counted: the arena settles the dead stones with both players, GTP tools ask
+  :func:`~banmen.games.go.scoring.estimate_dead` calls dead removed (how the game is
+  counted when the players agree on them: the arena asks both, GTP tools ask
   ``final_status_list``), it passes at once, rather than capturing dead stones or filling
   its own area; under rules that count the board as it stands (``friendly_pass_ok`` off:
-  Tromp-Taylor) it must win that count too.
+  Tromp-Taylor) it must win that count too. If the players disagree, the arena plays the
+  game on (:mod:`~banmen.games.go.settle`), and :meth:`GoEngine.think_cleanup` then
+  captures those stones instead of passing.
 * Otherwise the pass is one of the root's moves; a finished game (two passes) inside the
   tree is scored by area counting with every stone alive (Tromp-Taylor), so the search
   only passes when the game as it stands is won — or when nothing else is better.
@@ -311,8 +313,8 @@ class GoEngine(Engine[Board | Game]):
 
     def _pass_is_safe(self, board: Board) -> bool:
         """Does the side to move win by passing now (the opponent having passed), counted
-        with the dead stones :func:`estimate_dead` names removed — as the game will be
-        counted (the arena settles them with both players, GTP tools ask
+        with the dead stones :func:`estimate_dead` names removed — as the game is counted
+        when the players agree on them (the arena asks both, GTP tools ask
         ``final_status_list``)? Then capturing dead stones or filling its own area
         would only waste moves. Under rules that count the board as it stands
         (``friendly_pass_ok`` off: Tromp-Taylor) it must also win that count."""
