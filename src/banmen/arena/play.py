@@ -13,6 +13,10 @@ the spot: the game is recorded with the result
 against it and ``extra["forfeit"]`` (its side, name and the reason, one line), its engine
 is dropped (the next game starts it afresh), and the run goes on. banmen's own engines
 are not judged so: an exception there is a bug, and fails the run (:class:`GameFailed`).
+The moves a game's ``settle`` hook plays on after its end (Go's cleanup of a dispute over
+dead stones, :mod:`banmen.games.go.settle`) are asked for through the arena
+(:class:`~banmen.games.Referee`): judged alike, and recorded after the game's moves; a
+forfeit there keeps what the hook had settled beside ``forfeit``.
 """
 
 from __future__ import annotations
@@ -25,8 +29,8 @@ from typing import Any
 
 from banmen.arena.schedule import Job
 from banmen.arena.store import GameRecord
-from banmen.engine import USER_KINDS, Engine, GameBoard, Result, parse_spec
-from banmen.games import GameDef, get_game, make_engine
+from banmen.engine import USER_KINDS, Engine, GameBoard, PlayerSpec, Result, parse_spec
+from banmen.games import Forfeit, GameDef, get_game, make_engine
 from banmen.games.engines import RandomEngine
 
 __all__ = [
@@ -166,19 +170,59 @@ def play_game(
             break
         board.push(move)  # Go's "resign" too: it ends the game
         moves.append(result.move or "")
+    extra: dict[str, Any] = {}
+    if forfeit is None and game.settle is not None:
+        referee = _Referee((job.first, job.second), parsed, moves, times, lost)
+        try:
+            extra = game.settle(board, (engines[1], engines[2]), {}, referee)
+        except Forfeit as e:  # a player failed in what settling played on (Go's cleanup)
+            forfeit, extra = e.info, e.extra
     if forfeit is not None:
         s1, s2 = game.scores(board)
         res = "0-1" if forfeit["side"] == 1 else "1-0"
         return GameRecord(job.pairing, job.pair, job.swapped, job.first, job.second,
                           job.deal_seed, res, int(s1), int(s2), moves, times,
-                          {"forfeit": forfeit})  # fmt: skip
-    extra = game.settle(board, (engines[1], engines[2]), {}) if game.settle else {}
+                          {**extra, "forfeit": forfeit})  # fmt: skip
     s1, s2 = game.scores(board)
     res = _first_mover_result(board.result())
     if res == "*":  # pragma: no cover - the ply guard tripped
         res = "1/2-1/2"
     return GameRecord(job.pairing, job.pair, job.swapped, job.first, job.second, job.deal_seed,
                       res, int(s1), int(s2), moves, times, extra)  # fmt: skip
+
+
+class _Referee:
+    """The arena as a :class:`~banmen.games.Referee`: the moves a ``settle`` hook plays on
+    after a game's end (Go's cleanup) are timed and judged as the game's own (a user's
+    player that fails there forfeits: :class:`~banmen.games.Forfeit`), and recorded
+    after the game's moves."""
+
+    def __init__(self, names: tuple[str, str], parsed: dict[str, PlayerSpec], moves: list[str],
+                 times: list[float], lost: Callable[[int, str, Exception], dict[str, Any]],
+                 ) -> None:  # fmt: skip
+        self.names, self.parsed, self.moves, self.times = names, parsed, moves, times
+        self.lost = lost
+
+    def move(self, side: int, board: GameBoard, think: Callable[[], Result]) -> Result:
+        name = self.names[side - 1]
+        spec = self.parsed[name]
+        judged = spec.kind in JUDGED
+        stated = spec.options.get("time") if judged else None
+        t0 = time.perf_counter()
+        try:
+            result = think()
+            took = time.perf_counter() - t0
+            _checked(board, result, took, stated)
+        except Exception as e:
+            if not judged:
+                raise  # banmen's own engine failed: a bug, not a forfeit
+            self.times.append(round(time.perf_counter() - t0, 6))
+            raise Forfeit(self.lost(side, name, e)) from None
+        return replace(result, seconds=took)
+
+    def played(self, move: str, seconds: float) -> None:
+        self.moves.append(move)
+        self.times.append(round(seconds, 6))
 
 
 def _checked(board: GameBoard, result: Result, took: float, limit_time: float | None) -> int | None:

@@ -159,14 +159,18 @@ def report_from(
     # raised, broke its protocol, played an illegal move or overran its time)
     report["forfeits"] = [{"player": p, "reason": r, "games": n}
                           for (p, r), n in sorted(lost.items())]  # fmt: skip
-    settled = [g.extra for g in games if "dead_from" in g.extra]
-    if settled:  # Go: how the dead stones of the counted games were agreed
+    settled = [g.extra for g in games if "settled" in g.extra or "dead_from" in g.extra]
+    if settled:  # Go: how the counted games were settled (banmen.games.go.settle)
         both = [x["dead_answers"] for x in settled if len(x.get("dead_answers", {})) == 2]
+        how = [x.get("settled", x.get("dead_from")) for x in settled]
         report["dead_stones"] = {
             "counted_games": len(settled),
             "both_engines_answered": len(both),
             "engines_disagreed": sum(1 for a in both if a["first"] != a["second"]),
-            "from_estimate": sum(1 for x in settled if x["dead_from"] == "estimate"),
+            "agreed": how.count("agreed"),
+            "cleanup": how.count("cleanup"),
+            # records from before the cleanup: a disagreement counted with banmen's estimate
+            "from_estimate": how.count("estimate"),
         }
     return report
 
@@ -305,9 +309,11 @@ def game_records(game_name: str, size: int | None, games: list[GameRecord],
     for g in games:
         board = game.new_board(g.deal_seed, size)
         for m in g.moves:
+            if board.is_game_over():  # (Go: a cleanup's moves follow; settle plays them)
+                break
             board.push(board.parse_move(m))
         if game.settle is not None and g.extra:
-            game.settle(board, (None, None), g.extra)  # the count as the game was scored
+            game.settle(board, (None, None), g.extra, None)  # the count as it was scored
         first, second = g.first, g.second
         text = write(board, f"{first} ({specs.get(first, '?')})",
                      f"{second} ({specs.get(second, '?')})")  # fmt: skip

@@ -100,7 +100,8 @@ class GameRecord(Job):
     score2: int
     moves: list[str] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
-    #: what the game's ``settle`` kept (Go: the dead stones and each engine's answer)
+    #: what the game's ``settle`` kept (Go: the agreed dead stones or the cleanup played,
+    #: and each engine's answer)
     extra: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0  # wall time of the whole game (not stored)
     stored: bool = True  # False if the database held this game already (not stored)

@@ -148,7 +148,12 @@ def report_tables(report: dict[str, Any]) -> Group:
         line.append(
             f"\ndead stones: {ds['counted_games']} counted games, both engines answered in "
             f"{ds['both_engines_answered']}, disagreed in {ds['engines_disagreed']}; "
-            f"banmen's estimate counted in {ds['from_estimate']}"
+            f"agreed in {ds['agreed']}, settled by a cleanup in {ds['cleanup']}"
+            + (
+                f", banmen's estimate counted in {ds['from_estimate']} (an older record)"
+                if ds["from_estimate"]
+                else ""
+            )
         )
     return Group(pairs, players, line)
 

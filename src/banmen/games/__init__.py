@@ -11,11 +11,13 @@ import importlib
 from typing import Any
 
 from banmen.engine import Engine, PlayerSpec, SpecError, parse_spec
-from banmen.games._base import EngineKind, GameBoard, GameDef
+from banmen.games._base import EngineKind, Forfeit, GameBoard, GameDef, Referee
 
 __all__ = [
+    "Forfeit",
     "GameBoard",
     "GameDef",
+    "Referee",
     "GAMES",
     "GAME_NAMES",
     "get_game",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, Self, TypeVar
 
-from banmen.engine import Engine, GameBoard, PlayerSpec
+from banmen.engine import Engine, GameBoard, PlayerSpec, Result
 from banmen.warm import KernelSet
 
 if TYPE_CHECKING:  # annotations only: importing a game's definition loads no numpy or numba
@@ -23,6 +23,8 @@ __all__ = [
     "GameDef",
     "EngineFactory",
     "EngineKind",
+    "Forfeit",
+    "Referee",
     "TextFormat",
     "StackBoard",
     "parse_json",
@@ -70,6 +72,37 @@ class EngineKind:
         return self.build(game, spec)
 
 
+class Forfeit(Exception):
+    """A player lost the game on the spot while a ``settle`` hook played on (the arena's
+    forfeits, :mod:`banmen.arena.play`): ``info`` is the forfeit as the arena records it
+    (``side``, ``player``, ``reason``), ``extra`` what the hook keeps of the game so
+    far (it adds it before the exception leaves it)."""
+
+    def __init__(self, info: dict[str, Any], extra: dict[str, Any] | None = None) -> None:
+        super().__init__(str(info.get("reason", "")))
+        self.info = info
+        self.extra: dict[str, Any] = dict(extra or {})
+
+
+class Referee(Protocol):
+    """Who asks the players for their moves once a game has ended, for a ``settle`` hook
+    that plays on (Go's cleanup, :mod:`banmen.games.go.settle`): the arena times, judges
+    and records each such move as it does the game's own."""
+
+    def move(self, side: int, board: GameBoard, think: Callable[[], Result]) -> Result:
+        """``think()``: the answer of side ``side``'s engine (1 or 2) for ``board``, with
+        its ``seconds`` measured, and checked: its move is ``None`` or legal on
+        ``board``. A user's player (``python:``, ``gtp:``, …) that raises, answers an
+        illegal move or overruns its stated time raises :class:`Forfeit`; any other
+        failure is raised as it is."""
+        ...
+
+    def played(self, move: str, seconds: float) -> None:
+        """Record a move the hook played on the game after its moves (with the time it
+        took): the arena appends it to the game's moves and times."""
+        ...
+
+
 @dataclass(frozen=True)
 class TextFormat(Generic[B]):
     """One of a game's text formats: ``write(board)`` and ``read(text)``.
@@ -115,12 +148,19 @@ class GameDef(Generic[B]):
     new_board: Callable[[int, int | None], B] | None = None
     #: ``scores(board)``: the two sides' points at the end (Mattix: pieces taken)
     scores: Callable[[B], tuple[int, int]] = lambda board: (0, 0)
-    #: ``settle(board, (first, second), recorded)``: once a game has ended, agree with its
-    #: two players' engines on what the count needs, before :attr:`scores` and the result
-    #: are read (Go: the dead stones); returns what to keep with the game (``{}``:
-    #: nothing). Given what an earlier ``settle`` returned (``recorded``), it applies that
-    #: again instead of asking (the engines are then ``None``): how a report re-counts.
-    settle: Callable[[B, tuple[Any, Any], dict[str, Any]], dict[str, Any]] | None = None
+    #: ``settle(board, (first, second), recorded, referee)``: once a game has ended,
+    #: settle with its two players' engines (sides 1 and 2) what the count needs, before
+    #: :attr:`scores` and the result are read, and return what to keep with the game
+    #: (``{}``: nothing). Go: the dead stones — the players' agreement, or else a cleanup
+    #: played on from the final position (:mod:`banmen.games.go.settle`), its moves asked
+    #: for through ``referee`` (:class:`Referee`: the arena judges and records them; a
+    #: player that forfeits there raises :class:`Forfeit`; ``None``: the engines are
+    #: asked directly). Given what an earlier ``settle`` returned (``recorded``), it
+    #: applies that again instead of asking (the engines are then ``None``): how a report
+    #: re-counts, after replaying the game's moves up to its end.
+    settle: (
+        Callable[[B, tuple[Any, Any], dict[str, Any], Referee | None], dict[str, Any]] | None
+    ) = None
     #: the longest possible game in plies (a guard for the arena)
     max_plies: int = 1000
     #: the engine kind a worker loads (and compiles) ahead of the first request

@@ -171,7 +171,7 @@ from banmen.games.go import (
 )
 from banmen.games.go.analysis import OWNERSHIP_PLAYOUTS, PERIOD, analyse
 from banmen.games.go.rules import komi_value
-from banmen.games.go.scoring import chains, seki_stones
+from banmen.games.go.scoring import capturing_move, chains, seki_stones
 from banmen.protocols._cap import capped, check_cap
 from banmen.search.limits import Limit, StopFlag
 
@@ -546,23 +546,8 @@ class GTPSession:
 
     def _cleanup_move(self, color: int) -> int:
         """A legal liberty of an opponent chain estimated dead (fewest liberties first),
-        or PASS when none is left."""
-        b = self.board
-        dead = self._dead()
-        other = WHITE if color == BLACK else BLACK
-        seen: set[int] = set()
-        chains = []
-        for p in sorted(dead):
-            if p in seen or b.color_at(p) != other:
-                continue
-            stones, libs = b.group(p)
-            seen.update(stones)
-            chains.append(libs)
-        for libs in sorted(chains, key=len):
-            for q in libs:
-                if b.why_illegal(q, color) is None:
-                    return q
-        return PASS
+        or PASS when none is left (:func:`~banmen.games.go.scoring.capturing_move`)."""
+        return capturing_move(self.board, self._dead(), color)
 
     # ---- time
 

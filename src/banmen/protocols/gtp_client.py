@@ -14,9 +14,12 @@ through it. Before each ``genmove`` the engine's board is brought to ours:
 The engine's own ``genmove`` answer is played on its board too, so the usual game costs
 one ``play`` and one ``genmove`` per move pair. With a time limit, ``time_settings 0 T 1``
 and ``time_left`` tell the engine it has T seconds a move (engines without those commands
-are not asked again). ``resign`` comes back as the move ``"resign"``, as banmen's own Go
-engine gives it: not a board move; a game record reads it and ends the game
-(:meth:`Game.parse_move <banmen.games.go.game.Game.parse_move>`, as the arena plays).
+are not asked again). In a cleanup after a dispute over dead stones (the arena's
+:mod:`~banmen.games.go.settle`), :meth:`GTPEngine.think_cleanup` asks with
+``kgs-genmove_cleanup`` instead, if ``known_command`` says the engine has it. ``resign``
+comes back as the move ``"resign"``, as banmen's own Go engine gives it: not a board
+move; a game record reads it and ends the game (:meth:`Game.parse_move
+<banmen.games.go.game.Game.parse_move>`, as the arena plays).
 
 Every command carries an id, and a response with another id is a protocol error. The
 process failing to start, exiting, not answering in time, answering ``?`` to a command it
@@ -34,6 +37,7 @@ from banmen.games.go.board import BLACK, PASS, WHITE, Board, parse_vertex, verte
 from banmen.games.go.errors import GoError
 from banmen.games.go.game import RESIGN_NAME, Game, board_of, is_resignation
 from banmen.protocols._lines import EngineClient
+from banmen.search.limits import Limit
 
 __all__ = ["GTPEngine", "GTPError", "GTPCommandError"]
 
@@ -73,6 +77,10 @@ class GTPEngine(EngineClient[Board | Game]):
         self._setup: tuple[tuple[int, ...], tuple[int, ...]] | None = None
         self._moves: list[tuple[int, int]] = []
         self._time_sent: int | None = None
+        #: what ``known_command`` answered, by command (asked once per engine)
+        self._known: dict[str, bool] = {}
+        #: the command that asks for a move (``kgs-genmove_cleanup`` in a cleanup)
+        self._genmove = "genmove"
 
     # -- process
 
@@ -209,6 +217,30 @@ class GTPEngine(EngineClient[Board | Game]):
         except (GTPError, GoError):
             return None
 
+    def knows(self, command: str) -> bool:
+        """Whether the engine knows ``command`` (``known_command``; asked once per
+        engine). ``False`` if it cannot say: no ``known_command``, an engine that
+        failed."""
+        if command not in self._known:
+            try:
+                answer = self._optional(f"known_command {command}")
+            except GTPError:
+                return False
+            self._known[command] = (answer or "").strip().lower() == "true"
+        return self._known[command]
+
+    def think_cleanup(self, board: Board | Game, limit: Limit | None = None) -> Result:
+        """The engine's move in a cleanup (the game goes on after two passes because the
+        players named different dead stones, then is counted with every stone alive:
+        the arena's :mod:`~banmen.games.go.settle`): ``kgs-genmove_cleanup`` if the
+        engine knows it (GNU Go, Pachi, KataGo: a move that takes dead stones off the
+        board rather than a pass), else ``genmove``."""
+        self._genmove = "kgs-genmove_cleanup" if self.knows("kgs-genmove_cleanup") else "genmove"
+        try:
+            return self.think(board, limit)
+        finally:
+            self._genmove = "genmove"
+
     # -- Engine
 
     def choose(self, board: Board | Game, request: Request) -> Result:
@@ -222,7 +254,7 @@ class GTPEngine(EngineClient[Board | Game]):
         if limit.time is not None:
             self._send_time(color, limit.time)
             wait += limit.time
-        answer = self.command(f"genmove {_color(color)}", timeout=wait)
+        answer = self.command(f"{self._genmove} {_color(color)}", timeout=wait)
         seconds = request.elapsed()
         stopped_by = "time" if limit.time is not None else "depth"
         word = answer.split()[0] if answer.split() else ""

@@ -102,6 +102,13 @@ class UGIEngine(EngineClient[GameBoard]):
     def _forget(self) -> None:
         self._new = True
 
+    def think_cleanup(self, board: GameBoard, limit: Any = None) -> Result:
+        """Go's cleanup (the game goes on after two passes because the players named
+        different dead stones: :mod:`banmen.games.go.settle`) cannot be put to a UGI
+        engine, whose position is a start and the moves the rules replay, over after two
+        passes: the player passes, unasked."""
+        return Result("pass", stopped_by="game_over")
+
     # -- a move
 
     def _position(self, board: GameBoard) -> str:

@@ -55,13 +55,21 @@ def test_final_score_agrees_where_the_dead_stones_do() -> None:
 
 
 class _Says:
-    """An engine that names fixed dead stones (as a GTP engine's final_status_list)."""
+    """An engine that names fixed dead stones (as a GTP engine's final_status_list) and,
+    asked for a move in a cleanup, passes."""
 
     def __init__(self, names: list[str]) -> None:
         self.names = names
+        self.asked = 0
 
     def final_dead(self, board: object) -> list[str]:
         return self.names
+
+    def think(self, board: object) -> Any:
+        from banmen.engine import Result
+
+        self.asked += 1
+        return Result("pass")
 
 
 def _final(g: dict[str, Any]) -> Any:
@@ -73,30 +81,41 @@ def _final(g: dict[str, Any]) -> Any:
     return game
 
 
-def test_settle_takes_an_agreement_and_keeps_a_disagreement() -> None:
-    from banmen.games.go import GoEngine, estimate_dead, settle_dead, vertex_name
+def test_settle_takes_an_agreement_and_plays_out_a_disagreement() -> None:
+    from banmen.games.go import WHITE, GoEngine, parse_vertex, settle_dead, vertex_name
+    from banmen.games.go.settle import PASS_RETRIES
 
     g = next(g for g in _games("go-dead-9x9.jsonl") if len(g["gnugo_dead"]) >= 2)
     theirs = sorted(g["gnugo_dead"])
     game = _final(g)
     kept = settle_dead(game, (_Says(theirs), _Says(theirs)), {})
-    assert kept["dead_from"] == "agreed" and kept["dead"] == theirs
+    assert kept["settled"] == "agreed" and kept["dead"] == theirs
     assert {vertex_name(p, 9) for p in game.dead} >= set(theirs)
     counted = game.result()
 
+    # a disagreement: the game goes on; both pass (the claimant's pass is refused
+    # PASS_RETRIES times while stones it called dead stand), and the board counts as it
+    # stands, every stone alive: no one's list decides
     game = _final(g)
-    kept = settle_dead(game, (_Says(theirs), _Says([])), {})
-    assert kept["dead_from"] == "estimate"
+    names_white = any(game.board.color_at(parse_vertex(v, 9)) == WHITE for v in theirs)
+    claims, silent = _Says(theirs), _Says([])
+    kept = settle_dead(game, (claims, silent), {})
+    assert kept["settled"] == "cleanup" and kept["cleanup_end"] == "two passes"
     assert kept["dead_answers"] == {"first": theirs, "second": []}
-    assert kept["dead"] == sorted(vertex_name(p, 9) for p in estimate_dead(game.board))
+    assert kept["cleanup_moves"] == ["pass", "pass"] and game.dead == frozenset()
+    assert (claims.asked, silent.asked) == (1 + (PASS_RETRIES if names_white else 0), 1)
+    assert game.result() == game.board.score().result != counted
 
-    game = _final(g)  # an engine that cannot say (random) leaves it to the estimate
+    game = _final(g)  # an engine that cannot say (none, or random) plays it out too
     kept = settle_dead(game, (None, GoEngine(seed=3)), {})
-    assert kept["dead_from"] == "estimate" and set(kept["dead_answers"]) == {"second"}
+    assert kept["settled"] == "cleanup" and set(kept["dead_answers"]) == {"second"}
 
     again = _final(g)  # a report re-counts from what was kept, asking nobody
-    assert settle_dead(again, (None, None), {"dead": theirs, "dead_from": "agreed"})
+    assert settle_dead(again, (None, None), {"settled": "agreed", "dead": theirs})
     assert again.result() == counted
+    older = _final(g)  # (and from records kept before the cleanup existed)
+    assert settle_dead(older, (None, None), {"dead": theirs, "dead_from": "estimate"})
+    assert older.result() == counted
 
 
 def test_settle_leaves_a_resignation_alone() -> None:

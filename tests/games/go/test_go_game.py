@@ -57,6 +57,23 @@ def test_resignation_is_read_in_one_place() -> None:
     assert game.reopen() is None
 
 
+def test_a_record_goes_on_after_two_passes_for_a_cleanup() -> None:
+    game = game_of("E5", "pass", "pass")
+    view = game.going_on()  # what the arena's cleanup asks players about
+    assert game.counting and not view.is_game_over() and view.turn == WHITE
+    assert view.legal_moves and view.move_stack == game.move_stack
+    assert not Game(view.board).is_game_over()  # (a record of it goes on too)
+    assert game.counting  # the record itself is still being counted
+    view.push(PASS)  # a pass there ends the game again
+    assert view.is_game_over()
+    with pytest.raises(IllegalMoveError, match="cannot resign"):
+        game.resign()
+    game.resign(WHITE, tolerant=True)  # a resignation in the cleanup
+    assert game.result() == "B+R" and not game.counting
+    with pytest.raises(IllegalMoveError, match="cannot resign"):
+        game.resign(BLACK, tolerant=True)
+
+
 def test_tolerant_play_goes_on_where_push_stops() -> None:
     game = game_of("E5", "pass", "pass")
     assert game.counting and game.board.is_game_over()

@@ -14,21 +14,23 @@ From the bottom up:
 * :mod:`.game` — :class:`Game`, the game record (KataGo's ``BoardHistory``): tolerant
   replay, resignation, counting with dead-stone marks, the :class:`Outcome`;
 * :mod:`.formats` — reading and writing SGF FF[4];
-* :mod:`.policy` and :mod:`.engine` — the Monte-Carlo tree search player (``mcts``).
+* :mod:`.policy` and :mod:`.engine` — the Monte-Carlo tree search player (``mcts``);
+* :mod:`.settle` — how the arena settles a passed-out game: the players' agreement on
+  the dead stones, or else a cleanup played on and the Tromp-Taylor count.
 
 :data:`GAME` registers Go with the engine layer and the arena: its boards are game
 records (:class:`Game`, so a resignation ends an arena game like a move), empty (the
 arena's seed picks nothing: games of a pair differ by colour, and seeded players by their
 seeds), Chinese rules with komi 7.5, 9x9 unless a size is given; ``scores`` are the two
 sides' area points by the board as it stands (white's with komi, rounded down); the
-arena's records are SGF (its text format too); ``kernel_moves`` are the compiled rules'
-moves (:func:`.game.kernel_moves`); terminal play draws the board as :class:`Game`'s
-``str``.
+arena's ``settle`` hook is :func:`.settle.settle_dead`; its records are SGF (its text
+format too); ``kernel_moves`` are the compiled rules' moves (:func:`.game.kernel_moves`);
+terminal play draws the board as :class:`Game`'s ``str``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from banmen.engine import Engine, PlayerSpec
 
@@ -86,6 +88,7 @@ from banmen.games.go.rules import (
 )
 from banmen.games.go.scoring import Score, benson, estimate_dead, pass_alive, score
 from banmen.games.go.sets import KERNEL_SETS
+from banmen.games.go.settle import settle_dead
 
 #: the arena's default board size
 DEFAULT_SIZE = 9
@@ -100,42 +103,6 @@ def _new_board(seed: int, size: int | None) -> Game:
 def _scores(game: Game) -> tuple[int, int]:
     s = game.count() if game.counting else game.board.score()
     return int(s.black), int(s.white)
-
-
-def settle_dead(
-    game: Game, engines: tuple[Any, Any], recorded: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """The dead stones of a game both players passed out, for the arena's count: each
-    engine that can say (``final_dead``: a GTP engine's ``final_status_list dead``,
-    banmen's :func:`estimate_dead`) is asked; if both answer alike their list is taken,
-    otherwise :func:`estimate_dead`'s — and both answers are kept, so a disagreement
-    shows in the record. With ``recorded`` (what this returned for the game before) its
-    ``dead`` stones are marked again, nobody asked. Nothing for a resignation or a game
-    still going on."""
-    if not game.counting or game.done:
-        return {}
-    size = game.board.size
-    if recorded and "dead" in recorded:
-        game.mark_dead(parse_vertex(v, size) for v in recorded["dead"])
-        return dict(recorded)
-    answers: dict[str, list[str]] = {}
-    for side, engine in zip(("first", "second"), engines, strict=True):
-        ask = getattr(engine, "final_dead", None)
-        answer = ask(game) if callable(ask) else None
-        if answer is not None:
-            answers[side] = list(answer)
-    if len(answers) == 2 and answers["first"] == answers["second"]:
-        names, source = answers["first"], "agreed"
-    else:
-        names = sorted(vertex_name(p, size) for p in estimate_dead(game.board))
-        source = "estimate"
-    try:
-        game.mark_dead(parse_vertex(v, size) for v in names)
-    except GoError:  # an engine named a pass-alive or empty point: count the estimate
-        names = sorted(vertex_name(p, size) for p in estimate_dead(game.board))
-        game.mark_dead(parse_vertex(v, size) for v in names)
-        source = "estimate"
-    return {"dead": names, "dead_from": source, "dead_answers": answers}
 
 
 def _write_record(game: Game, black: str, white: str) -> str:

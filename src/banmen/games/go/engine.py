@@ -18,11 +18,13 @@ root); in the tree and the playouts, superko is ignored and suicide is never pla
 Passing and resigning:
 
 * If the opponent has just passed and the engine wins the count with the stones
-  :func:`~banmen.games.go.scoring.estimate_dead` calls dead removed (how the game will be
-  counted: the arena settles the dead stones with both players, GTP tools ask
+  :func:`~banmen.games.go.scoring.estimate_dead` calls dead removed (how the game is
+  counted when the players agree on them: the arena asks both, GTP tools ask
   ``final_status_list``), it passes at once, rather than capturing dead stones or filling
   its own area; under rules that count the board as it stands (``friendly_pass_ok`` off:
-  Tromp-Taylor) it must win that count too.
+  Tromp-Taylor) it must win that count too. If the players disagree, the arena plays the
+  game on (:mod:`~banmen.games.go.settle`), and :meth:`GoEngine.think_cleanup` then
+  captures those stones instead of passing.
 * Otherwise the pass is one of the root's moves; a finished game (two passes) inside the
   tree is scored by area counting with every stone alive (Tromp-Taylor), so the search
   only passes when the game as it stands is won — or when nothing else is better.
@@ -52,6 +54,7 @@ subtree under them; :meth:`GoEngine.new_game` clears it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -61,7 +64,7 @@ from banmen.games.go import kernels as K
 from banmen.games.go import policy
 from banmen.games.go.board import BLACK, PASS, Board, vertex_name
 from banmen.games.go.game import RESIGN_NAME, Game, board_of
-from banmen.games.go.scoring import estimate_dead
+from banmen.games.go.scoring import capturing_move, estimate_dead
 from banmen.games.go.sets import SCORING, SEARCH, THREADS
 from banmen.search.limits import Limit, StopFlag
 from banmen.search.mcts import MCTS, MctsInfo, MctsResult
@@ -197,6 +200,24 @@ class GoEngine(Engine[Board | Game]):
         b = board_of(board)
         return sorted(vertex_name(p, b.size) for p in estimate_dead(b, seed=self.seed))
 
+    def think_cleanup(self, board: Board | Game, limit: Limit | None = None) -> Result:
+        """The move in a cleanup (the game goes on after two passes because the players
+        named different dead stones, and is then counted with every stone alive: the
+        arena's :mod:`~banmen.games.go.settle`): :meth:`think`'s, except that a pass is
+        replaced by a capture while stones of the opponent that this engine calls dead
+        (:meth:`final_dead`'s estimate of the position) remain — a legal liberty of such
+        a chain (:func:`~banmen.games.go.scoring.capturing_move`). ``board`` is a position
+        going on (:meth:`Game.going_on <banmen.games.go.game.Game.going_on>`)."""
+        result = self.think(board, limit)
+        if result.move is None or result.move.lower() != "pass":
+            return result
+        b = board_of(board)
+        move = capturing_move(b, estimate_dead(b, seed=self.seed), b.turn)
+        if move == PASS:
+            return result
+        name = vertex_name(move, b.size)
+        return replace(result, move=name, pv=[name], depth=1)
+
     def new_game(self) -> None:
         """Forget the tree and restart the random numbers: the next game depends on
         nothing played before."""
@@ -292,8 +313,8 @@ class GoEngine(Engine[Board | Game]):
 
     def _pass_is_safe(self, board: Board) -> bool:
         """Does the side to move win by passing now (the opponent having passed), counted
-        with the dead stones :func:`estimate_dead` names removed — as the game will be
-        counted (the arena settles them with both players, GTP tools ask
+        with the dead stones :func:`estimate_dead` names removed — as the game is counted
+        when the players agree on them (the arena asks both, GTP tools ask
         ``final_status_list``)? Then capturing dead stones or filling its own area
         would only waste moves. Under rules that count the board as it stands
         (``friendly_pass_ok`` off: Tromp-Taylor) it must also win that count."""

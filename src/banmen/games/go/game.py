@@ -163,6 +163,9 @@ class Game:
         self._propose = False
         for move, color in zip(board.move_stack, board.colors, strict=True):
             self._apply(move, color, tolerant=True)
+        if self.board.is_game_over() and not board.is_game_over():
+            # a board going on after two passes (:meth:`position_for`): so does the record
+            self.board.position.meta[K.M_PASSES] = board.position.meta[K.M_PASSES]
         self.propose_dead = propose_dead
 
     # ---- the board API the front ends use
@@ -243,11 +246,16 @@ class Game:
         self._reset_count()
         return move
 
-    def resign(self, color: int | None = None) -> None:
-        """``color`` (default: the side to move) resigns: the game is over."""
-        if self.is_game_over():
+    def resign(self, color: int | None = None, *, tolerant: bool = False) -> None:
+        """``color`` (default: the side to move) resigns: the game is over. Raises
+        :class:`~.errors.IllegalMoveError` once it is over, unless ``tolerant`` and it is
+        only being counted: a record's resignation after two passes, as :meth:`play`
+        takes a record's moves there (the arena's cleanup, :mod:`.settle`)."""
+        if self._resigned is not None or (self.is_game_over() and not tolerant):
             raise IllegalMoveError(f"cannot resign: {self._over()}", "game over")
-        self._resigned = self.turn if color is None else parse_color(color)
+        who = self.turn if color is None else parse_color(color)
+        self._reset_count()
+        self._resigned = who
 
     @property
     def resigned(self) -> int | None:
@@ -423,6 +431,12 @@ class Game:
         if meta[K.M_PASSES] >= 2:
             meta[K.M_PASSES] = 1
         return view
+
+    def going_on(self) -> Game:
+        """A copy of the record with the game going on, the side to move to play: after
+        two passes too (as :meth:`position_for` gives the board, its own pass would end
+        the game again). What the arena's cleanup asks players about (:mod:`.settle`)."""
+        return Game(self.position_for(self.turn))
 
     # ---- records
 

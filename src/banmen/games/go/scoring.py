@@ -67,6 +67,7 @@ __all__ = [
     "seki_stones",
     "ownership",
     "estimate_dead",
+    "capturing_move",
 ]
 
 
@@ -408,3 +409,33 @@ def estimate_dead(
         ):
             dead |= stones
     return frozenset(dead)
+
+
+def capturing_move(board: Board, dead: Iterable[int], color: int) -> int:
+    """A move for ``color`` that takes ``dead`` stones of the other colour off the board:
+    a legal liberty of such a chain, the chains with the fewest liberties first (then by
+    point); :data:`~.kernels.PASS` when none of them is left or none has a legal liberty.
+    What a player in a cleanup plays instead of passing (GTP ``kgs-genmove_cleanup``,
+    :meth:`GoEngine.think_cleanup <banmen.games.go.engine.GoEngine.think_cleanup>`).
+
+    >>> from banmen.games.go.board import Board, parse_vertex
+    >>> b = Board(5)
+    >>> b.setup(black=[parse_vertex(v, 5) for v in ("B2", "C3", "D2")],
+    ...         white=[parse_vertex("C2", 5)])
+    >>> b.move_name(capturing_move(b, [parse_vertex("C2", 5)], BLACK))
+    'C1'
+    """
+    other = WHITE if color == BLACK else BLACK
+    seen: set[int] = set()
+    found: list[tuple[int, int, list[int]]] = []
+    for p in sorted(set(dead)):
+        if p in seen or board.color_at(p) != other:
+            continue
+        stones, libs = board.group(p)
+        seen.update(stones)
+        found.append((len(libs), min(stones), sorted(libs)))
+    for _, _, libs in sorted(found):
+        for q in libs:
+            if board.why_illegal(q, color) is None:
+                return q
+    return K.PASS
