@@ -11,13 +11,27 @@ import importlib
 from typing import Any
 
 from banmen.engine import Engine, PlayerSpec, SpecError, parse_spec
-from banmen.games._base import EngineKind, Forfeit, GameBoard, GameDef, Referee
+from banmen.games._base import (
+    EngineKind,
+    Forfeit,
+    GameBoard,
+    GameDef,
+    GridView,
+    Referee,
+    SolveLimits,
+    Solver,
+    TextFormat,
+)
 
 __all__ = [
     "Forfeit",
     "GameBoard",
     "GameDef",
     "Referee",
+    "GridView",
+    "SolveLimits",
+    "Solver",
+    "TextFormat",
     "GAMES",
     "GAME_NAMES",
     "get_game",

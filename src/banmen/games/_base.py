@@ -24,6 +24,9 @@ __all__ = [
     "EngineFactory",
     "EngineKind",
     "Forfeit",
+    "GridView",
+    "SolveLimits",
+    "Solver",
     "Referee",
     "TextFormat",
     "StackBoard",
@@ -118,6 +121,63 @@ class TextFormat(Generic[B]):
 
 
 @dataclass(frozen=True)
+class SolveLimits:
+    """What ``banmen solve`` asks of a game's :class:`Solver`: give up after ``time``
+    seconds or ``nodes`` nodes (``None``: no bound), a table of ``hash_mb`` MB (``None``:
+    the solver's default), and ``all_best``: every move that reaches the value."""
+
+    time: float | None = None
+    nodes: int | None = None
+    hash_mb: int | None = None
+    all_best: bool = False
+
+
+@dataclass(frozen=True)
+class Solver(Generic[B]):
+    """A game's exact solver, for ``banmen solve GAME POSITION`` (the position read by
+    :attr:`GameDef.board_from_text`).
+
+    ``solve(board, limits)`` returns a JSON-ready record with at least ``status``
+    (``"solved"`` — or the game's own proved words, such as ``"mate"`` / ``"no_mate"`` —
+    or ``"unknown"`` when a limit came first: then nothing is claimed), ``nodes`` and
+    ``seconds`` (the solve's own time, compiled code loaded before its clock);
+    ``lines(record)`` is the record for people, a line each; ``takes`` names the
+    :class:`SolveLimits` fields beyond ``time`` it honours (``"nodes"``, ``"hash_mb"``,
+    ``"all_best"``): the CLI refuses the others in one line."""
+
+    solve: Callable[[B, SolveLimits], dict[str, Any]]
+    lines: Callable[[dict[str, Any]], list[str]]
+    takes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GridView(Generic[B]):
+    """How a game that brings no web page of its own is drawn on the generic board page
+    (:mod:`banmen.web.grid`): a grid of ``rows`` × ``cols`` cells, square or hex.
+
+    * ``cells(board)``: one key per cell, row by row from the top, ``""`` for an empty
+      cell; ``pieces`` maps each key to how it is drawn: ``(colour, letter)`` — a CSS
+      colour for a disc and a letter written on it (either may be ``""``);
+    * ``click``: what a click means, ``"cell"`` (one click, one move: ``move_at(board,
+      cell)`` gives the move's name, ``None`` if a click there is no legal move) or
+      ``"from-to"`` (two clicks: ``move_between(board, a, b)``);
+    * ``cell_of(board, move)``: the cell where a move's name is shown (its analysis value,
+      the last-move mark; ``None``: nowhere, e.g. a pass).
+
+    ``rows`` and ``cols`` are functions of the board (a game may have sizes)."""
+
+    rows: Callable[[B], int]
+    cols: Callable[[B], int]
+    cells: Callable[[B], list[str]]
+    pieces: Mapping[str, tuple[str, str]]
+    move_at: Callable[[B, int], str | None]
+    cell_of: Callable[[B, str], int | None]
+    shape: str = "square"
+    click: str = "cell"
+    move_between: Callable[[B, int, int], str | None] | None = None
+
+
+@dataclass(frozen=True)
 class GameDef(Generic[B]):
     """A game as the engine layer and the front ends see it.
 
@@ -204,6 +264,20 @@ class GameDef(Generic[B]):
     #: (Go: a ``Game`` record from a bare ``Board``, which GTP keeps); ``None``: the
     #: front ends hold the game's boards already (a copy is ``board.copy()``)
     record: Callable[[Any], B] | None = None
+    #: how a position is typed for ``board_from_text`` (``banmen analyse`` / ``solve``
+    #: help and errors): "a Mattix layout string"
+    position_hint: str = ""
+    #: the exact solver ``banmen solve`` runs (:class:`Solver`); ``None``: none
+    solver: Solver[B] | None = None
+    #: one or two sentences for the web app's home page
+    summary: str = ""
+    #: the game's own web page adapter, ``"module:Class"`` (a
+    #: :class:`banmen.web.games.WebGame` subclass; the web layer imports it, the game
+    #: never does); ``None``: the generic board page drawn from :attr:`grid`, or no page
+    web: str | None = None
+    #: how the generic board page draws the game (:class:`GridView`); ``None`` with no
+    #: :attr:`web` either: the game has no web page
+    grid: GridView[B] | None = None
 
     def kernel_set(self, name: str) -> KernelSet | None:
         """The set called ``name`` (``None``: the game has none)."""

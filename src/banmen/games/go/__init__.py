@@ -176,6 +176,13 @@ GAME: GameDef[Game] = GameDef(
     kernel_sets=KERNEL_SETS,
     ugi=TextFormat(write_position, read_position),
     record=lambda board: Game(board_of(board)),
+    position_hint="an SGF record (text or a file name): the position after its main line",
+    summary=(
+        "Go on 9×9, 13×13 or 19×19 under Chinese, Japanese, AGA, New Zealand or Tromp-Taylor "
+        "rules: play the Monte-Carlo CPU or a friend on one screen, watch two CPUs, count the "
+        "end with dead stones marked, save and load SGF."
+    ),
+    web="banmen.web.games.go:GoGame",
 )
 
 __all__ = [

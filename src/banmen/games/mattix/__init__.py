@@ -109,4 +109,10 @@ GAME: GameDef[Board] = GameDef(
     analyse=analyse,
     kernel_sets=KERNEL_SETS,
     ugi=TextFormat(Board.layout, Board.from_layout),
+    position_hint="a Mattix layout string",
+    summary=(
+        "Gakken's number-taking game on a 4×4 or 6×6 board: player 1 takes from the chip's "
+        "row, player 2 from its column. Play the CPU, or watch two CPUs."
+    ),
+    web="banmen.web.games.mattix:MattixGame",
 )

@@ -160,4 +160,10 @@ GAME: GameDef[Board] = GameDef(
     analyse=analyse,
     kernel_sets=KERNEL_SETS,
     ugi=TextFormat(Board.to_string, Board.from_string),
+    position_hint="an Othello board string (64 squares X/O/- and X or O) or a transcript",
+    summary=(
+        "The classic 8×8 disc-flipping game. Play the CPU with either colour, watch two CPUs, "
+        "solve endgames exactly, or paste a transcript or position to study."
+    ),
+    web="banmen.web.games.othello:OthelloGame",
 )

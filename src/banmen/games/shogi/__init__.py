@@ -101,6 +101,7 @@ GAME: GameDef[Board] = GameDef(
     analyse=analyse,
     kernel_sets=KERNEL_SETS,
     ugi=TextFormat(Board.sfen, Board),
+    position_hint="a mate problem as SFEN (the attacker to move)",
 )
 
 __all__ = [
