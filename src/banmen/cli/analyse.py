@@ -9,7 +9,6 @@ search's verdict (see :mod:`banmen.analysis`). ``--json`` prints one object with
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -22,43 +21,18 @@ if TYPE_CHECKING:
     from banmen.games import GameDef
     from banmen.search.limits import Limit
 
-#: the games ``banmen analyse`` knows how to read a position of, and what it expects
-POSITIONS = {
-    "mattix": "a Mattix layout string",
-    "othello": "an Othello board string (64 squares X/O/- and X or O) or a transcript",
-    "go": "an SGF record (text or a file name): the position after its main line",
-    "shogi": "a mate problem as SFEN (the attacker to move)",
-}
-
-
-_EXPECTED = "; ".join(f"{k}: {v}" for k, v in POSITIONS.items())
-
-
-def _read(game: str, text: str) -> Any:
-    """The position ``text`` gives for ``game`` (a ValueError saying what was expected)."""
-    from banmen.games import get_game
-
-    g = get_game(game)
-    if game == "go":
-        from banmen.games.go.formats import read_sgf
-
-        path = Path(text)
-        if len(text) < 4096 and not text.lstrip().startswith("(") and path.is_file():
-            text = path.read_text(encoding="utf-8", errors="replace")
-        return read_sgf(text).game
-    if game == "shogi":
-        from banmen.games.shogi.board import Board
-
-        return Board(text)
-    assert g.board_from_text is not None
-    return g.board_from_text(text)
-
 
 def analyse(
-    game: Annotated[str, typer.Argument(help=f"Game: {', '.join(POSITIONS)}.")],
+    game: Annotated[
+        str, typer.Argument(help="Game: any game with an analysis (banmen players lists games).")
+    ],
     position: Annotated[
         str,
-        typer.Argument(help="The position: " + _EXPECTED),
+        typer.Argument(
+            help="The position, as the game reads one: a Mattix layout string, an Othello "
+            "board string or transcript, a Go SGF record (text or a file name: the position "
+            "after its main line), a shogi mate problem as SFEN, …"
+        ),
     ],
     seconds: Annotated[
         float, typer.Option("--time", help="Analyse for at most this many seconds.")
@@ -82,28 +56,32 @@ def analyse(
 ) -> None:
     """The value of every legal move: exact where proved, otherwise labelled as what it is."""
     leave_quickly()
-    name = game.strip().lower()
-    if name not in POSITIONS:
-        raise fail(f"unknown game {game!r}: expected one of {', '.join(POSITIONS)}")
     if not seconds > 0 or seconds != seconds or seconds == float("inf"):
         raise fail(f"--time must be a positive number of seconds, got {seconds}")
     if depth is not None and depth < 1:
         raise fail(f"--depth must be a positive number of plies, got {depth}")
-    from banmen.games import get_game
+    from banmen.games import UnknownGameError, get_game, load_games
     from banmen.search.limits import Limit
 
-    g = get_game(name)
-    if g.analyse is None:
-        raise fail(f"{g.title} has no analysis yet")
     try:
-        board = _read(name, position)
+        g = get_game(game)
+    except UnknownGameError as e:
+        raise fail(str(e)) from None
+    if g.board_from_text is None or (g.analyse is None and engine is None):
+        able = [n for n, d in load_games(on_broken=lambda _: None).items()
+                if d.analyse is not None and d.board_from_text is not None]  # fmt: skip
+        raise fail(f"{g.title} has no analysis yet: expected one of {', '.join(able)}")
+    try:
+        board = g.board_from_text(position)
     except ValueError as e:
-        raise fail(f"bad {name} position: {e} (expected {POSITIONS[name]})") from None
+        hint = f" (expected {g.position_hint})" if g.position_hint else ""
+        raise fail(f"bad {g.name} position: {' '.join(str(e).split())}{hint}") from None
     if board.is_game_over():
         raise fail("the game is over: there is no move to analyse")
     if engine is not None:
         result = _with_engine(g, engine, board, Limit(time=seconds, depth=depth))
     else:
+        assert g.analyse is not None
         result = g.analyse(board, Limit(time=seconds, depth=depth), None, None)
     if as_json:
         typer.echo(json.dumps(result.to_dict(), ensure_ascii=False))

@@ -1,10 +1,10 @@
-"""Othello commands: ``banmen perft``, ``banmen nboard`` and the Othello part of ``solve``."""
+"""Othello commands: ``banmen perft`` and ``banmen nboard``."""
 
 from __future__ import annotations
 
 import json
 import time
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -75,43 +75,6 @@ def perft(
         f"perft({depth}) = {leaves:,} leaves ({convention}); {nodes:,} moves made, "
         f"passes among them, in {seconds:.3f} s = {nodes / rate / 1e6:.1f} M moves/s"
     )
-
-
-def solve_othello(position: str, timeout: float | None, all_best: bool) -> dict[str, Any]:
-    from banmen.games.othello import BLACK, Board, square_name
-    from banmen.games.othello.endgame import EndgameSolver
-
-    board = Board.from_string(position)
-    p, o = (board.black, board.white) if board.turn == BLACK else (board.white, board.black)
-    solver = EndgameSolver()
-    sol = solver.solve(p, o, time_limit=timeout, all_best=all_best)
-    return {
-        "game": "othello",
-        "board": board.to_string(),
-        "to_move": "X" if board.turn == BLACK else "O",
-        "empties": board.empties(),
-        "status": sol.status,
-        "stopped_by": sol.stopped_by or None,
-        "score": sol.score,
-        "best_moves": [square_name(m) for m in sol.best_moves],
-        "nodes": sol.nodes,
-        "seconds": sol.seconds,
-    }
-
-
-def print_othello(rec: dict[str, Any]) -> None:
-    side = "black (X)" if rec["to_move"] == "X" else "white (O)"
-    if rec["status"] == "solved":
-        typer.echo(
-            f"score: {rec['score']:+d} — final disc difference for {side} to move under "
-            f"perfect play (proved; {rec['empties']} empties)"
-        )
-        label = "best moves" if len(rec["best_moves"]) > 1 else "best move"
-        typer.echo(f"{label}: {' '.join(rec['best_moves']) or '(none: the game is over)'}")
-    else:
-        typer.echo(f"unknown: stopped by {rec['stopped_by']} before the solve finished")
-    nps = rec["nodes"] / rec["seconds"] if rec["seconds"] > 0 else 0.0
-    typer.echo(f"nodes: {rec['nodes']:,} in {rec['seconds']:.3f} s ({nps / 1e6:.1f} M nodes/s)")
 
 
 def nboard(

@@ -191,7 +191,7 @@ def test_bad_input_is_one_error_line(args: list[str], fragment: str, fake: Fake)
 
 def test_shogi_options_are_for_shogi_only() -> None:
     res = runner.invoke(app, ["solve", "mattix", "3,X,7,1/5,2,8,4/6,1,2,7/5,3,4,6", "--nodes", "5"])
-    assert res.exit_code == 2 and "error: --nodes and --hash are for shogi only" in res.output
+    assert res.exit_code == 2 and "error: --nodes is not an option of Mattix's solver" in res.output
 
 
 @pytest.mark.parametrize(

@@ -113,6 +113,23 @@ def _read_sgf(text: str) -> Game:
     return read_sgf(text).game
 
 
+def _from_text(text: str) -> Game:
+    """A game typed as text: an SGF record, or the name of a file holding one (a short
+    text that is not SGF and names a regular file); the position after its main line."""
+    from pathlib import Path
+
+    if len(text) < 4096 and not text.lstrip().startswith("("):
+        path = Path(text)
+        try:
+            if path.is_file():
+                if path.stat().st_size > 4_000_000:
+                    raise GoError(f"{text}: the file is over 4 MB: not an SGF record")
+                text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as e:
+            raise GoError(f"{text}: cannot read it ({e.strerror or e})") from None
+    return read_sgf(text).game
+
+
 def _write_sgf(game: Game) -> str:
     return write_sgf(game)
 
@@ -176,6 +193,7 @@ GAME: GameDef[Game] = GameDef(
     kernel_sets=KERNEL_SETS,
     ugi=TextFormat(write_position, read_position),
     record=lambda board: Game(board_of(board)),
+    board_from_text=_from_text,
     position_hint="an SGF record (text or a file name): the position after its main line",
     summary=(
         "Go on 9×9, 13×13 or 19×19 under Chinese, Japanese, AGA, New Zealand or Tromp-Taylor "

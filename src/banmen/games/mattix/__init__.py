@@ -26,6 +26,7 @@ from banmen.games.mattix.errors import (
 from banmen.games.mattix.formats import CHIP, parse_layout, parse_square, square_name, write_layout
 from banmen.games.mattix.kernels import KERNELS, kernel_moves, kernel_position
 from banmen.games.mattix.sets import KERNEL_SETS
+from banmen.games.mattix.solve import SOLVER
 
 if TYPE_CHECKING:
     from banmen.analysis import Analysis, OnUpdate
@@ -109,6 +110,7 @@ GAME: GameDef[Board] = GameDef(
     analyse=analyse,
     kernel_sets=KERNEL_SETS,
     ugi=TextFormat(Board.layout, Board.from_layout),
+    solver=SOLVER,
     position_hint="a Mattix layout string",
     summary=(
         "Gakken's number-taking game on a 4×4 or 6×6 board: player 1 takes from the chip's "

@@ -30,6 +30,7 @@ from banmen.games.othello.errors import (
 from banmen.games.othello.evaluation import kernel_moves
 from banmen.games.othello.formats import BLACK, PASS, WHITE, parse_square, square_name
 from banmen.games.othello.sets import KERNEL_SETS
+from banmen.games.othello.solve import SOLVER
 from banmen.protocols.nboard_client import NBoardEngine
 
 if TYPE_CHECKING:
@@ -160,6 +161,7 @@ GAME: GameDef[Board] = GameDef(
     analyse=analyse,
     kernel_sets=KERNEL_SETS,
     ugi=TextFormat(Board.to_string, Board.from_string),
+    solver=SOLVER,
     position_hint="an Othello board string (64 squares X/O/- and X or O) or a transcript",
     summary=(
         "The classic 8×8 disc-flipping game. Play the CPU with either colour, watch two CPUs, "

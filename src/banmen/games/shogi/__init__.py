@@ -37,6 +37,7 @@ from banmen.games.shogi.errors import (
 )
 from banmen.games.shogi.formats import STARTPOS, normalize_sfen, parse_sfen
 from banmen.games.shogi.sets import KERNEL_SETS
+from banmen.games.shogi.solve import SOLVER
 
 if TYPE_CHECKING:
     from banmen.analysis import Analysis, OnUpdate
@@ -101,6 +102,8 @@ GAME: GameDef[Board] = GameDef(
     analyse=analyse,
     kernel_sets=KERNEL_SETS,
     ugi=TextFormat(Board.sfen, Board),
+    solver=SOLVER,
+    board_from_text=Board,
     position_hint="a mate problem as SFEN (the attacker to move)",
 )
 

@@ -1,22 +1,22 @@
-"""The Mattix part of ``banmen solve``."""
+"""Mattix's exact solver for ``banmen solve mattix LAYOUT`` (:class:`~banmen.games.Solver`):
+the shared alpha-beta with no depth bound, within the time asked."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import typer
+from banmen.games._base import SolveLimits, Solver
+from banmen.games.mattix.board import Board
 
 
-def solve_mattix(layout: str, timeout: float | None = None) -> dict[str, Any]:
-    """Solve a Mattix layout; the record the CLI prints (``value`` is the final score margin
-    for the side to move under perfect play, or ``None`` if the time ran out first)."""
+def solve(board: Board, limits: SolveLimits) -> dict[str, Any]:
+    """The record ``solve mattix`` prints (``value`` is the final score margin for the
+    side to move under perfect play, or ``None`` if the time ran out first)."""
     from banmen.games import get_game
     from banmen.games.engines import AlphaBetaEngine
-    from banmen.games.mattix import Board
     from banmen.search.limits import Limit
 
-    board = Board.from_layout(layout)
-    engine = AlphaBetaEngine(get_game("mattix"), Limit(time=timeout))
+    engine = AlphaBetaEngine(get_game("mattix"), Limit(time=limits.time))
     engine.warm_up()  # so that "seconds" is the solve's own time
     r = engine.think(board)
     solved = r.exact
@@ -36,24 +36,29 @@ def solve_mattix(layout: str, timeout: float | None = None) -> dict[str, Any]:
     }
 
 
-def print_mattix(rec: dict[str, Any]) -> None:
-    """The human form of a :func:`solve_mattix` record."""
+def lines(rec: dict[str, Any]) -> list[str]:
+    """The human form of a :func:`solve` record."""
+    out = []
     side = f"player {rec['turn']} ({'row' if rec['turn'] == 1 else 'column'}) to move"
     if rec["status"] == "solved":
         if rec["best_move"] is None:
-            typer.echo(f"value: {rec['value']:+d} (the game is over; {side})")
+            out.append(f"value: {rec['value']:+d} (the game is over; {side})")
         else:
-            typer.echo(
+            out.append(
                 f"value: {rec['value']:+d} — final score margin for {side} "
                 "under perfect play (proved)"
             )
-            typer.echo(f"best move: {rec['best_move']}")
-            typer.echo(f"best line: {' '.join(rec['pv'])}")
+            out.append(f"best move: {rec['best_move']}")
+            out.append(f"best line: {' '.join(rec['pv'])}")
     else:
         b = rec["best_so_far"]
-        typer.echo(
+        out.append(
             f"unknown: stopped by {rec['stopped_by']} before the solve finished; "
             f"best so far {b['move']} (score {b['score']:+d} at depth {b['depth']}, not proved)"
         )
     nps = rec["nodes"] / rec["seconds"] if rec["seconds"] > 0 else 0.0
-    typer.echo(f"nodes: {rec['nodes']:,} in {rec['seconds']:.3f} s ({nps / 1e6:.1f} M nodes/s)")
+    out.append(f"nodes: {rec['nodes']:,} in {rec['seconds']:.3f} s ({nps / 1e6:.1f} M nodes/s)")
+    return out
+
+
+SOLVER: Solver[Board] = Solver(solve, lines)
