@@ -408,7 +408,7 @@ class EngineWorker:
 
     def __init__(
         self,
-        warm: Sequence[str] = ("mattix",),
+        warm: Sequence[str] = (),
         on_event: Callable[[tuple[Any, ...]], None] | None = None,
     ) -> None:
         self._warm = tuple(warm)
@@ -720,7 +720,7 @@ class EnginePool:
     def __init__(
         self,
         size: int | None = None,
-        warm: Sequence[str] = ("mattix",),
+        warm: Sequence[str] = (),
         *,
         max_queued: int | None = None,
         max_waiting_per_owner: int = 1,

@@ -189,3 +189,73 @@ def test_numba_decorators_come_from_banmen_jit_only(tmp_path: Path) -> None:
     found = [h for p in sorted(PACKAGE.rglob("*.py")) if p.name != "_jit.py"
              for h in _numba_decorators(p)]  # fmt: skip
     assert found == [], "numba's decorators taken directly: " + ", ".join(found)
+
+
+# --------------------------------------------------------------------------- game names
+
+#: Where a game's name may be written outside its package: what belongs to one game by
+#: nature — a game's own protocol and its commands (GTP is Go's, NBoard Othello's, USI
+#: shogi's), a game's own web adapter and page (named by ``GameDef.web``), its benchmarks,
+#: the bitboard visualiser's Othello walkthroughs. Everything else reaches a game through
+#: the registry and its ``GameDef`` (docs/DESIGN.md, "No layer tests a game's name").
+GAME_OWN = (
+    "games/",
+    "bench/",
+    "protocols/gtp.py",
+    "protocols/gtp_client.py",
+    "protocols/nboard.py",
+    "protocols/nboard_client.py",
+    "protocols/usi.py",
+    "cli/gtp.py",
+    "cli/othello.py",
+    "cli/shogi.py",
+    "web/games/go.py",
+    "web/games/mattix.py",
+    "web/games/othello.py",
+    "web/tsume.py",
+    "web/lagbench.py",
+    "viz/",
+    # the web app's game lists, until it derives them from the games (issue 30, web part)
+    "web/catalog.py",
+    "web/games/__init__.py",
+    "web/pages.py",
+    "web/session.py",
+)
+#: words that are a game's name and something else too, by file: UGI's ``go`` command
+NOT_A_GAME = {"protocols/ugi.py": {"go"}}
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    ids = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                ids.add(id(body[0].value))
+    return ids
+
+
+def _game_names_in(path: Path, names: set[str], root: Path = PACKAGE) -> list[str]:
+    """Where ``path`` writes one of ``names`` as a string (docstrings left out)."""
+    rel = path.relative_to(root).as_posix()
+    allowed = NOT_A_GAME.get(rel, set())
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _docstrings(tree)
+    return [f"{rel}:{node.lineno} {node.value!r}" for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in skip and node.value in names - allowed]  # fmt: skip
+
+
+def test_the_game_name_finder_finds_one(tmp_path: Path) -> None:
+    q = tmp_path / "m.py"
+    q.write_text('"""About mattix."""\nx = "mattix"\ny = "mattix board"\nz = {"go": 1}\n')
+    assert _game_names_in(q, {"mattix", "go"}, tmp_path) == ["m.py:2 'mattix'", "m.py:4 'go'"]
+
+
+def test_no_layer_outside_a_game_names_it() -> None:
+    from banmen.games import BUILT_IN
+
+    found = [hit for path in sorted(PACKAGE.rglob("*.py"))
+             if not path.relative_to(PACKAGE).as_posix().startswith(GAME_OWN)
+             for hit in _game_names_in(path, set(BUILT_IN))]  # fmt: skip
+    assert found == [], "a game named outside its own code: " + ", ".join(found)
