@@ -60,10 +60,10 @@ class Report:
 def kernel_sets(games: Iterable[str] | None = None, everything: bool = False) -> list[KernelSet]:
     """The sets of ``games`` (default: every game), the default ones unless
     ``everything``."""
-    from banmen.games import GAME_NAMES, get_game
+    from banmen.games import get_game, load_games
 
     out: list[KernelSet] = []
-    for name in games or GAME_NAMES:
+    for name in games if games is not None else list(load_games(on_broken=lambda _: None)):
         out += [k for k in get_game(name).kernel_sets if everything or k.default]
     return out
 

@@ -19,10 +19,10 @@ def players(
 
     Every game offers python: (your own player in Python) and ugi: (a program speaking
     UGI); docs/YOUR_AI.md shows both."""
-    from banmen.games import GAME_NAMES, get_game, kinds
+    from banmen.games import get_game, kinds, load_games
 
     try:
-        defs = [get_game(g) for g in (games or GAME_NAMES)]
+        defs = [get_game(g) for g in games] if games else list(load_games().values())
     except ValueError as e:
         raise fail(str(e)) from None
     for k, game in enumerate(defs):

@@ -40,14 +40,12 @@ def warm_up(
     numba keeps what it compiles on disk; each command then loads it in a fraction of a
     second. Sets already compiled (and unchanged since) are skipped.
     """
-    from banmen.games import GAME_NAMES, UnknownGameError, get_game
+    from banmen.games import UnknownGameError, get_game, load_games
     from banmen.warmup import kernel_sets
     from banmen.warmup import warm_up as run
 
-    names = [g.strip().lower() for g in games or GAME_NAMES]
     try:
-        for g in names:
-            get_game(g)
+        names = [get_game(g).name for g in games] if games else list(load_games())
     except UnknownGameError as e:
         raise fail(str(e)) from None
     sets = kernel_sets(names, everything)
