@@ -46,7 +46,10 @@ def _describe(result: Result) -> str:
 
 
 def play(
-    game: Annotated[str, typer.Argument(help="Game to play: mattix or othello.")],
+    game: Annotated[
+        str,
+        typer.Argument(help="Game to play: any game drawn in the terminal (banmen players)."),
+    ],
     size: Annotated[
         int | None,
         typer.Option(help="Board size (default: the game's; Mattix deals: 4 or 6)."),

@@ -10,7 +10,7 @@ from banmen.cli._app import fail
 
 
 def ugi(
-    game: Annotated[str, typer.Option("--game", help="The game: mattix, othello, go, shogi.")],
+    game: Annotated[str, typer.Option("--game", help="The game (banmen players lists them).")],
     engine: Annotated[
         str | None,
         typer.Option(
