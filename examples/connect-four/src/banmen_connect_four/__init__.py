@@ -117,9 +117,14 @@ def _splitmix64(seed: int) -> list[int]:
 
 
 def new_board(seed: int, size: int | None = None) -> Board:
-    """The empty board and then ``OPENING_PLIES`` random moves chosen by ``seed`` (the
-    arena's seeded openings: both games of a pair start from the same one), on the move
-    stack. Connect Four has one size: ``size`` must be ``None``."""
+    """The position after ``OPENING_PLIES`` random moves from the empty board, chosen by
+    ``seed`` (the arena's seeded openings: both games of a pair start from the same one),
+    as a fresh start: no moves on the stack, the opening kept (:meth:`Board.fresh`).
+    Connect Four has one size: ``size`` must be ``None``.
+
+    >>> new_board(7).to_dict()["opening"]
+    '34'
+    """
     if size is not None:
         raise InvalidPositionError(
             f"Connect Four is played on {COLS} columns and {ROWS} rows only, got size {size}"
@@ -130,7 +135,7 @@ def new_board(seed: int, size: int | None = None) -> Board:
     for r in _splitmix64(seed):
         legal = b.legal_moves
         b.push(legal[r % len(legal)])
-    return b
+    return b.fresh()
 
 
 @cache
@@ -222,7 +227,8 @@ GAME: GameDef[Board] = GameDef(
     diagram=str,
     board_from_text=Board.from_text,
     text_formats={
-        "moves": TextFormat(Board.moves, Board.from_moves, game=True),
+        # (a position format: a game's record holds its start apart from its moves)
+        "moves": TextFormat(Board.moves, Board.from_moves),
         "FEN": TextFormat(Board.fen, Board.from_fen),
         "diagram": TextFormat(str, Board.from_diagram),
     },

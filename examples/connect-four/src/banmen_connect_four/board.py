@@ -18,7 +18,7 @@ The compiled kernels (:mod:`.kernels`) use the same layout.
      . . . . . . .
      . . . x . . .
      . . . o . . .
-     . . x x x . .
+     . . o x x . .
     yellow (o) to move
 """
 
@@ -98,6 +98,9 @@ class Board(StackBoard[int]):
         self.move_stack: list[int] = []
         self._undo: list[int] = []
         self._start = (0, 0)
+        #: the columns played from the empty board to the start position (``None``: not
+        #: known, a position read from a FEN or a diagram)
+        self._opening: tuple[int, ...] | None = ()
 
     # ---- construction
 
@@ -155,6 +158,7 @@ class Board(StackBoard[int]):
         b.turn = side
         b._winner = winner
         b._start = (red, yellow)
+        b._opening = () if occupied == 0 else None
         return b
 
     @classmethod
@@ -219,11 +223,22 @@ class Board(StackBoard[int]):
         b.move_stack = list(self.move_stack)
         b._undo = list(self._undo)
         b._start = self._start
+        b._opening = self._opening
         return b
 
     def start_board(self) -> Board:
         """The position this board's move stack starts from."""
-        return Board.from_discs(*self._start)
+        b = Board.from_discs(*self._start)
+        b._opening = self._opening
+        return b
+
+    def fresh(self) -> Board:
+        """This position as the start of a new game: no moves on the stack (the moves
+        that led here, if known, are its opening: :meth:`moves` still writes them)."""
+        b = Board.from_discs(*self._discs)
+        if self._opening is not None:
+            b._opening = self._opening + tuple(self.move_stack)
+        return b
 
     # ---- state
 
@@ -351,14 +366,16 @@ class Board(StackBoard[int]):
         return write_fen(self.cells(), self.turn)
 
     def moves(self) -> str:
-        """The move sequence of this game from the empty board (``"4453"``); raises
-        :class:`InvalidPositionError` if the game did not start from the empty board."""
-        if self._start != (0, 0):
+        """The move sequence from the empty board to this position (``"4453"``): the
+        opening of its start, if any, then the moves on the stack. Raises
+        :class:`InvalidPositionError` for a game from a FEN or a diagram (no moves known
+        lead to its start)."""
+        if self._opening is None:
             raise InvalidPositionError(
-                "this game did not start from the empty board: it has no move sequence "
-                "(write its FEN instead)"
+                "this game started from a position given as a FEN or a diagram: no move "
+                "sequence is known to lead to it (write its FEN instead)"
             )
-        return write_moves(self.move_stack)
+        return write_moves(self._opening + tuple(self.move_stack))
 
     def status(self) -> str:
         """One line: who is to move, or how the game ended."""
@@ -371,30 +388,38 @@ class Board(StackBoard[int]):
         return f"{name} ({letter}) to move"
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready record: the start position (FEN) plus the moves, and the current
-        state."""
-        start = self.start_board()
-        return {
-            "game": "connect-four",
-            "start": start.fen(),
-            "moves": [column_name(c) for c in self.move_stack],
-            "fen": self.fen(),
-            "turn": self.turn,
-            "result": self.result(),
-        }
+        """JSON-ready record: the start position (FEN; with ``opening``, the moves from
+        the empty board that lead to it, when there are some and they are known) plus the
+        moves, and the current state."""
+        d: dict[str, Any] = {"game": "connect-four", "start": self.start_board().fen()}
+        if self._opening:
+            d["opening"] = write_moves(self._opening)
+        d.update(
+            moves=[column_name(c) for c in self.move_stack],
+            fen=self.fen(),
+            turn=self.turn,
+            result=self.result(),
+        )
+        return d
 
     @classmethod
     def from_dict(cls, d: Any) -> Board:
         """Rebuild a board from :meth:`to_dict` output (the start, default the empty
         board, and its moves replayed)."""
         rec = read_record(d, "connect-four", "a Connect Four record", InvalidPositionError)
-        start = rec.get("start")
-        if start is None:
-            b = cls()
-        elif isinstance(start, str):
+        start, opening = rec.get("start"), rec.get("opening")
+        if start is not None and not isinstance(start, str):
+            raise InvalidPositionError("'start' must be a FEN string")
+        if opening is not None and not isinstance(opening, str):
+            raise InvalidPositionError("'opening' must be a move sequence such as '4453'")
+        if opening is not None:
+            b = cls.from_moves(opening).fresh()
+            if start is not None and cls.from_fen(start) != b:
+                raise InvalidPositionError("'opening' does not lead to the 'start' position")
+        elif start is not None:
             b = cls.from_fen(start)
         else:
-            raise InvalidPositionError("'start' must be a FEN string")
+            b = cls()
         replay_names(b, rec.get("moves", []), InvalidPositionError, ConnectFourError)
         return b
 

@@ -51,6 +51,7 @@ __all__ = [
     "kernel_moves",
     "search_moves",
     "perft",
+    "count_positions",
     "evaluate_board",
     "legal_moves",
     "play",
@@ -147,6 +148,41 @@ def _perft(cur: Any, mask: Any, depth: Any, bufs: Any) -> Any:
         c2, m2 = play(cur, mask, buf[i])
         total += _perft(c2, m2, depth - 1, bufs)
     return total
+
+
+@njit(cache=True)
+def _positions(depth: Any, counts: Any) -> None:
+    """``counts[n]``: the distinct positions after ``n`` plies from the empty board (a
+    finished game is counted, and not played on), level by level, deduplicated by key."""
+    cur = np.zeros(1, dtype=np.int64)
+    mask = np.zeros(1, dtype=np.int64)
+    buf = np.zeros(COLS, dtype=np.int64)
+    counts[0] = 1
+    for ply in range(1, depth + 1):
+        n = cur.shape[0]
+        nc = np.empty(n * COLS, dtype=np.int64)
+        nm = np.empty(n * COLS, dtype=np.int64)
+        k = 0
+        for i in range(n):
+            m = legal_moves(cur[i], mask[i], buf)
+            for j in range(m):
+                nc[k], nm[k] = play(cur[i], mask[i], buf[j])
+                k += 1
+        keys = nc[:k] + nm[:k]  # unique per position (see the module's doc)
+        order = np.argsort(keys)
+        uc = np.empty(k, dtype=np.int64)
+        um = np.empty(k, dtype=np.int64)
+        u = 0
+        last = -1
+        for idx in order:
+            if keys[idx] != last:
+                last = keys[idx]
+                uc[u] = nc[idx]
+                um[u] = nm[idx]
+                u += 1
+        counts[ply] = u
+        cur = uc[:u].copy()
+        mask = um[:u].copy()
 
 
 # --------------------------------------------------------------------------- search
@@ -284,3 +320,13 @@ def perft(board: Board, depth: int) -> int:
     bufs = np.zeros((depth + 1, COLS), dtype=np.int64)
     cur, mask = _state(board)
     return int(_perft(cur, mask, np.int64(depth), bufs))
+
+
+def count_positions(depth: int) -> list[int]:
+    """The number of distinct positions after 0, 1, …, ``depth`` plies from the empty
+    board (OEIS A212693), by the compiled rules."""
+    if not isinstance(depth, int) or not 0 <= depth <= 12:
+        raise ValueError(f"depth must be a whole number from 0 to 12, got {depth!r}")
+    counts = np.zeros(depth + 1, dtype=np.int64)
+    _positions(np.int64(depth), counts)
+    return [int(c) for c in counts]
