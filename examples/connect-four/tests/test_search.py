@@ -160,3 +160,13 @@ def test_the_analysis_values_every_move_exactly_near_the_end() -> None:
         for row in a.moves:
             child = oracle.play(p, board.parse_move(row.move))
             assert row.value == -oracle.value(child), (board.moves(), row)
+
+
+def test_every_limit_kind_gives_a_legal_move() -> None:
+    board = Board.from_moves("4453")
+    for spec in ("alphabeta:depth=5", "alphabeta:time=0.05", "alphabeta:nodes=5000",
+                 "perfect:nodes=5000", "random:seed=3"):  # fmt: skip
+        r = make_engine(GAME, spec).think(board)
+        assert r.move is not None and board.parse_move(r.move) in board.legal_moves, spec
+        if spec.startswith("perfect"):
+            assert not r.exact  # (a node limit on the whole game: nothing proved)
