@@ -139,16 +139,18 @@ def _versions() -> dict[str, str]:
     return {"numba": numba.__version__, "python": platform.python_version()}
 
 
-def _sources() -> list[list[Any]]:
-    """The banmen source files loaded in this process that hold compiled functions (numba
-    recompiles when one of them changes; an edit to a command's module does not make
-    anything cold), with their sizes and modification times."""
+def _sources(also: str = "banmen") -> list[list[Any]]:
+    """The source files loaded in this process that hold compiled functions, banmen's and
+    those of the package ``also`` (a game package's, named by its set's loader), with
+    their sizes and modification times: numba recompiles when one of them changes; an
+    edit to a command's module does not make anything cold."""
     from numba.core.dispatcher import Dispatcher
 
+    tops = {"banmen", also}
     out = []
     for mod in list(sys.modules.values()):
         f = getattr(mod, "__file__", None)
-        if not f or not getattr(mod, "__name__", "").startswith("banmen"):
+        if not f or getattr(mod, "__name__", "").split(".")[0] not in tops:
             continue
         if not any(isinstance(v, Dispatcher) for v in list(vars(mod).values())):
             continue
@@ -187,7 +189,8 @@ def is_warm(ks: KernelSet) -> bool:
 def _write_stamp(ks: KernelSet, seconds: float, compiled: int) -> None:
     path = _stamp_path(ks)
     body = {"set": ks.id, "seconds": round(seconds, 3), "compiled": compiled,
-            "written": time.time(), "versions": _versions(), "files": _sources()}  # fmt: skip
+            "written": time.time(), "versions": _versions(),
+            "files": _sources(ks.loader.split(":")[0].split(".")[0])}  # fmt: skip
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".tmp.{os.getpid()}")

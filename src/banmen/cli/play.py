@@ -176,7 +176,7 @@ def play(
             with console.status("thinking…"):
                 r = hint_engine.think(board)
             console.print(
-                f"hint: {r.move}, {_describe(r)}; line {' '.join(r.pv[:8])}", markup=False
+                f"hint: {r.move}{_describe(r)}; line {' '.join(r.pv[:8])}", markup=False
             )
             continue
         try:

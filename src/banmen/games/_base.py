@@ -307,7 +307,7 @@ def replay_names(board: GameBoard, moves: Any, error: type[ValueError],
     """Play ``moves`` (a list of move names) on ``board`` with ``push_name``; a bad list
     or move raises ``error`` naming the move's number (``catch``: the game's errors)."""
     if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
-        raise error("'moves' must be a list of square names")
+        raise error("'moves' must be a list of move names")
     for i, m in enumerate(moves):
         try:
             board.push_name(m)

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-from banmen._jit import kernel, njit
+from banmen.jit import kernel, njit
 from banmen.search.alphabeta import Kernels
 from numba import types
 
