@@ -29,8 +29,11 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	@touch $@
 
-$(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
+# the tests also install the example game package (examples/connect-four): banmen's
+# contract test and front ends then meet a game found by entry point, as a user's would be
+$(VENV)/.installed-test: pyproject.toml examples/connect-four/pyproject.toml $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e examples/connect-four
 	@touch $@
 
 serve: $(VENV)/.installed
@@ -44,6 +47,7 @@ warm-up: $(VENV)/.installed-test
 
 test: $(VENV)/.installed-test lint typecheck warm-up
 	$(PYTEST)
+	cd examples/connect-four && $(CURDIR)/$(PYTEST)
 
 test-fast: $(VENV)/.installed-test warm-up
 	$(PYTEST) -m "$(FAST)"
@@ -52,8 +56,8 @@ test-slow: $(VENV)/.installed-test warm-up
 	$(PYTEST) -m slow
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check src tests tools
-	$(BIN)/ruff format --check src tests tools
+	$(BIN)/ruff check src tests tools examples
+	$(BIN)/ruff format --check src tests tools examples
 
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy

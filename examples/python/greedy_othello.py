@@ -22,7 +22,7 @@ class Greedy:
             return "pass"
         names = {sq: board.move_name(sq) for sq in counts}
         if self.corners:
-            for sq, name in names.items():
+            for name in names.values():
                 if name in CORNERS:
                     return name
         best = max(counts, key=lambda sq: counts[sq])

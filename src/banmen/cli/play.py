@@ -175,9 +175,7 @@ def play(
                 hint_engine.warm_up()
             with console.status("thinking…"):
                 r = hint_engine.think(board)
-            console.print(
-                f"hint: {r.move}{_describe(r)}; line {' '.join(r.pv[:8])}", markup=False
-            )
+            console.print(f"hint: {r.move}{_describe(r)}; line {' '.join(r.pv[:8])}", markup=False)
             continue
         try:
             board.push(board.parse_move(text))
