@@ -22,7 +22,7 @@ from typing import Any
 
 from banmen.engine import SpecError
 from banmen.games import GameDef, load_games
-from banmen.web.games._base import WebGame
+from banmen.web.games._base import AdapterError, WebGame
 from banmen.web.replies import one_line
 
 __all__ = [
@@ -50,10 +50,6 @@ class GameEntry:
 
     def to_dict(self) -> dict[str, str]:
         return {"name": self.name, "title": self.title, "path": self.path, "summary": self.summary}
-
-
-class AdapterError(ValueError):
-    """A game's web adapter that cannot be made; the message is one line naming the game."""
 
 
 def has_page(game: GameDef[Any]) -> bool:

@@ -39,8 +39,7 @@ from typing import Any
 from banmen.engine import GameBoard, Result
 from banmen.games import GameDef, GridView
 from banmen.web import parts
-from banmen.web.catalog import AdapterError
-from banmen.web.games._base import STOPPED_BY, Defaults, RecordFile, WebGame
+from banmen.web.games._base import STOPPED_BY, AdapterError, Defaults, RecordFile, WebGame
 from banmen.web.levels import HUMAN, MOVE_TIME_CAP, Level
 from banmen.web.protocol import GameRules, NewGame, ProtocolError
 from banmen.web.replies import one_line
@@ -122,7 +121,7 @@ def _has_scores(game: GameDef[Any]) -> bool:
     return game.scores is not default
 
 
-class GridGame(WebGame[Any]):
+class GridGame(WebGame[GameBoard]):
     """A game on the generic board page, from its :class:`~banmen.games.GameDef` (see the
     module docstring). :class:`~banmen.web.catalog.AdapterError` if the game has no
     ``grid`` or no way to start a game; anything its hooks raise while the adapter is
@@ -155,7 +154,7 @@ class GridGame(WebGame[Any]):
             raise AdapterError(
                 f"{game.title}'s GridView: shape must be 'square' or 'hex', got {game.grid.shape!r}"
             )
-        self.gamedef = game
+        self.gamedef: GameDef[GameBoard] = game
         self.view: GridView[Any] = game.grid
         self.name = game.name
         self.title = game.title
@@ -202,14 +201,14 @@ class GridGame(WebGame[Any]):
 
     # ------------------------------------------------------------------ boards
 
-    def _start_board(self, seed: int) -> Any:
+    def _start_board(self, seed: int) -> GameBoard:
         g = self.gamedef
         if g.new_board is not None:
             return g.new_board(seed, None)
         assert g.sample is not None
         return g.sample()
 
-    def new_board(self, msg: NewGame, current: Any | None) -> tuple[Any, int | None]:
+    def new_board(self, msg: NewGame, current: GameBoard | None) -> tuple[GameBoard, int | None]:
         seed = None
         if self.seeded:
             # Short random seeds are easy to read out and type in again to replay a deal.
@@ -219,7 +218,7 @@ class GridGame(WebGame[Any]):
         except Exception as e:  # the game's own refusal (a seed it cannot deal)
             raise ProtocolError(f"cannot start a {self.title} game: {one_line(e)}") from None
 
-    def board_from_record(self, data: Any) -> Any:
+    def board_from_record(self, data: Any) -> GameBoard:
         try:
             return self.gamedef.board_from_dict(data)
         except (ValueError, TypeError, KeyError):
@@ -227,21 +226,25 @@ class GridGame(WebGame[Any]):
         except Exception as e:  # whatever the game's reader raises: still one line
             raise ValueError(f"not a {self.title} board: {one_line(e)}") from None
 
-    def copy(self, board: Any) -> Any:
+    def copy(self, board: GameBoard) -> GameBoard:
         """A board of its own with ``board``'s position and moves."""
         own = getattr(board, "copy", None)
-        return own() if callable(own) else self.gamedef.board_from_dict(board.to_dict())
+        if callable(own):
+            copied: GameBoard = own()
+            return copied
+        return self.gamedef.board_from_dict(board.to_dict())
 
-    def start_of(self, board: Any) -> Any:
+    def start_of(self, board: GameBoard) -> GameBoard:
         own = getattr(board, "start_board", None)
         if callable(own):
-            return own()
+            start: GameBoard = own()
+            return start
         start = self.copy(board)
         while start.move_stack:
             start.pop()
         return start
 
-    def read(self, text: str) -> Any:
+    def read(self, text: str) -> GameBoard:
         assert self.gamedef.board_from_text is not None
         try:
             return self.gamedef.board_from_text(text)
@@ -267,7 +270,7 @@ class GridGame(WebGame[Any]):
             return {}
         return {board.move_name(m): m for m in board.legal_moves}
 
-    def parse_move(self, board: Any, text: str) -> int:
+    def parse_move(self, board: GameBoard, text: str) -> int:
         try:
             move: int = board.parse_move(text)
         except Exception as e:  # the board's own message, one line
@@ -285,7 +288,7 @@ class GridGame(WebGame[Any]):
     def _cell_words(self, cell: int, cols: int) -> str:
         return f"row {cell // cols + 1}, column {cell % cols + 1}"
 
-    def move_between(self, board: Any, a: int, b: int) -> int:
+    def move_between(self, board: GameBoard, a: int, b: int) -> int:
         between = self.view.move_between
         if between is None:
             raise ProtocolError(f"{self.title} is played by clicking one cell, not two")
@@ -307,7 +310,7 @@ class GridGame(WebGame[Any]):
 
     # ------------------------------------------------------------------ the state
 
-    def describe(self, board: Any, start: Any) -> dict[str, Any]:
+    def describe(self, board: GameBoard, start: GameBoard) -> dict[str, Any]:
         v = self.view
         rows, cols = v.rows(board), v.cols(board)
         n = rows * cols
@@ -316,7 +319,7 @@ class GridGame(WebGame[Any]):
             raise ValueError(f"{self.title}'s GridView gives {len(keys)} cells for {rows}x{cols}")
         legal = self._legal_names(board)
 
-        def cell_of(b: Any, name: str) -> int | None:
+        def cell_of(b: GameBoard, name: str) -> int | None:
             c = v.cell_of(b, name)
             return c if c is not None and 0 <= c < n else None
 

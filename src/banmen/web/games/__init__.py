@@ -6,6 +6,6 @@ game the app serves."""
 
 from __future__ import annotations
 
-from banmen.web.games._base import STOPPED_BY, Defaults, RecordFile, WebGame
+from banmen.web.games._base import STOPPED_BY, AdapterError, Defaults, RecordFile, WebGame
 
-__all__ = ["Defaults", "RecordFile", "WebGame", "STOPPED_BY"]
+__all__ = ["AdapterError", "Defaults", "RecordFile", "WebGame", "STOPPED_BY"]

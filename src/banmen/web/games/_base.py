@@ -46,7 +46,7 @@ from banmen.web.protocol import GameRules, NewGame, ProtocolError
 if TYPE_CHECKING:
     from banmen.games import GameDef
 
-__all__ = ["Defaults", "RecordFile", "WebGame", "STOPPED_BY"]
+__all__ = ["AdapterError", "Defaults", "RecordFile", "WebGame", "STOPPED_BY"]
 
 #: the game's board type (its own ``Board``; Go: the game record ``Game``)
 B = TypeVar("B", bound=GameBoard)
@@ -72,6 +72,10 @@ STOPPED_BY = {
     "forced": "forced",
     "random": "random",
 }
+
+
+class AdapterError(ValueError):
+    """A game's web adapter that cannot be made; the message is one line naming the game."""
 
 
 class RecordFile(NamedTuple):
@@ -135,11 +139,6 @@ class WebGame(ABC, Generic[B]):
         from banmen.games import get_game
 
         return get_game(self.name)
-
-    @property
-    def summary(self) -> str:
-        """The home page's line about the game (:attr:`banmen.games.GameDef.summary`)."""
-        return self.definition.summary
 
     def side_name(self, side: int) -> str:
         return self.sides[side - 1]
