@@ -123,6 +123,9 @@ def assert_shows(state: Msg, board: Board) -> None:
     ]
     assert state["over"] == board.is_game_over()
     assert state["result"] == board.result() and state["winner"] == board.winner()
+    # the piece each side plays, as soon as its first move shows it
+    first_two = range(min(2, len(board.move_stack)))
+    assert state["side_keys"] == {str(1 + k % 2): "xo"[k % 2] for k in first_two}
 
 
 class Tags(HTMLParser):
@@ -321,6 +324,7 @@ def test_hopper_from_cell_to_cell(hopper: Conn) -> None:
     moved = hopper.do({"type": "move", "from": 2, "to": 6})
     board.push_name("2-6")
     assert moved["history"] == [{"ply": 1, "player": 1, "square": "2-6", "cell": 6}]
+    assert moved["side_keys"] == {"1": "a"}
     assert moved["cells"][6] == "a" and moved["cells"][2] == ""
     assert moved["scores"] == list(board.scores()) == [1, 0]
     assert moved["move_cells"] == {board.move_name(m): m % 100 for m in board.legal_moves}

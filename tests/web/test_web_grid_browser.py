@@ -109,6 +109,12 @@ def test_a_click_plays_the_cpu_answers_and_a_reload_keeps_it(
         assert reply in board.legal_moves  # a legal answer, by the toy's own rules
         board.push(reply)
         assert tab.moves() == ["X: b2", f"O: {square_name(reply)}"]
+        # the sides' colours are their pieces' (X's blue, O's red: the toy's own)
+        colours = tab.page.evaluate(
+            """() => [1, 2].map(s => getComputedStyle(document.body)
+                   .getPropertyValue(`--p${s}`).trim())"""
+        )
+        assert colours == [toy_grid.GAME.grid.pieces[k][0] for k in ("x", "o")]  # type: ignore[union-attr]
         last = tab.page.get_attribute("#board-svg .last-move", "data-cell")
         assert last == str(reply)
         # the cells still open are the ones the toy's board has open

@@ -331,13 +331,18 @@ class GridGame(WebGame[GameBoard]):
                 if name is not None and name in legal:
                     clicks[str(c)] = name
         history = []
+        # which piece each side plays: the key its first move left on its cell
+        side_keys: dict[str, str] = {}
         replay = self.copy(start)
         for k, mv in enumerate(board.move_stack):
             name = replay.move_name(mv)
-            history.append(
-                {"ply": k + 1, "player": replay.turn, "square": name, "cell": cell_of(replay, name)}
-            )
+            player, cell = replay.turn, cell_of(replay, name)
+            history.append({"ply": k + 1, "player": player, "square": name, "cell": cell})
             replay.push(mv)
+            if str(player) not in side_keys and cell is not None:
+                key = str(v.cells(replay)[cell])
+                if key:
+                    side_keys[str(player)] = key
         scores = None
         if self.has_scores:
             try:
@@ -355,6 +360,7 @@ class GridGame(WebGame[GameBoard]):
             "scores": scores,
             "history": history,
             "last": history[-1] if history else None,
+            "side_keys": side_keys,
         }
 
     def verdict(self, player: int, result: Result) -> str:

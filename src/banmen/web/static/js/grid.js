@@ -20,6 +20,15 @@ function scoreText(player, score, exact) {
   return `${exact ? "proved: " : ""}${side} +${Math.abs(score)}`;
 }
 
+// The sides' colours (the scoreboard's swatches, the move list, the legal-move markers):
+// the colour of the piece each side's first move left, once it is known.
+function sideColours(state) {
+  for (const side of ["1", "2"]) {
+    const colour = GAME.pieces[state.side_keys?.[side]]?.[0];
+    if (colour) document.body.style.setProperty(`--p${side}`, colour);
+  }
+}
+
 function onlyPass(state) {
   return state.legal.length === 1 && state.legal[0] === "pass";
 }
@@ -72,6 +81,7 @@ const page = gamePage(GAME.name, {
   loadField: "load-text",
   loaded: (state) => `Loaded: ${plural(state.history.length, "move")}, ${SIDES[state.turn]} to move.`,
   render(state) {
+    sideColours(state);
     if (GAME.scores) {
       for (const side of [1, 2]) {
         $(`score-${side}`).textContent = state.scores ? String(state.scores[side - 1]) : "–";
