@@ -467,3 +467,28 @@ def test_the_page_of_a_generic_game_has_what_the_scripts_fill(toys: None, tmp_pa
     assert len(ids) == len(set(ids))
     assert "Paste nine squares x, o or . row by row from a1" in text
     assert "Download this game (.ttt)" in text
+
+
+def test_a_hook_that_raises_for_one_move_leaves_it_unmarked() -> None:
+    assert toy_grid.GAME.grid is not None
+    real = toy_grid.GAME.grid
+
+    def cell_of(board: Any, name: str) -> int | None:
+        if name == "b2":
+            raise ValueError("no cell for b2")
+        return real.cell_of(board, name)
+
+    def move_at(board: Any, cell: int) -> str | None:
+        if cell == 0:
+            raise IndexError("cell 0")
+        return real.move_at(board, cell)
+
+    view = dataclasses.replace(real, cell_of=cell_of, move_at=move_at)
+    game = GridGame(dataclasses.replace(toy_grid.GAME, name="quirky", grid=view))
+    board = Board()
+    state = game.describe(board, game.start_of(board))
+    assert "b2" in state["legal"] and "b2" not in state["move_cells"]
+    assert "0" not in state["clicks"] and state["clicks"]["4"] == "b2"
+    board.push_name("b2")
+    state = game.describe(board, game.start_of(board))
+    assert state["history"][0]["cell"] is None and state["side_keys"] == {}

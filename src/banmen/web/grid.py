@@ -32,6 +32,7 @@ hook raises on a player's request is a one-line reply and changes nothing.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import secrets
 from collections.abc import Mapping
 from typing import Any
@@ -319,15 +320,26 @@ class GridGame(WebGame[GameBoard]):
             raise ValueError(f"{self.title}'s GridView gives {len(keys)} cells for {rows}x{cols}")
         legal = self._legal_names(board)
 
+        # (a hook that raises for one move or cell — a pass, say — leaves it unmarked)
         def cell_of(b: GameBoard, name: str) -> int | None:
-            c = v.cell_of(b, name)
+            try:
+                got = v.cell_of(b, name)
+                c = None if got is None else operator.index(got)  # (a numpy integer too)
+            except Exception:  # the hook's own error
+                return None
             return c if c is not None and 0 <= c < n else None
+
+        def move_at(c: int) -> str | None:
+            try:
+                return v.move_at(board, c)
+            except Exception:
+                return None
 
         move_cells = {name: c for name in legal if (c := cell_of(board, name)) is not None}
         clicks: dict[str, str] = {}
         if v.click == "cell" and legal:
             for c in range(n):
-                name = v.move_at(board, c)
+                name = move_at(c)
                 if name is not None and name in legal:
                     clicks[str(c)] = name
         history = []

@@ -121,6 +121,9 @@ __all__ = [
 
 log = logging.getLogger("banmen.web")
 
+#: what a downloaded file's name may not hold (it goes into a header, quoted)
+_FILE_NAME_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
 #: Frames above this are refused by the WebSocket layer itself (the connection closes);
 #: frames between MAX_MESSAGE_BYTES and this get a polite error reply.
 WS_MAX_FRAME = 64 * 1024
@@ -462,13 +465,12 @@ def create_app(
                 {"error": f"game {gid!r} is a {what} game: {what} has no record format"},
                 status_code=404,
             )
+        name = _FILE_NAME_UNSAFE.sub("", f"banmen-{found.game}-{gid}{file.suffix}")
         return Response(
             file.text,
             media_type=file.media_type,
             headers={
-                "Content-Disposition": (
-                    f'attachment; filename="banmen-{found.game}-{gid}{file.suffix}"'
-                ),
+                "Content-Disposition": f'attachment; filename="{name}"',
                 "Cache-Control": "no-store",
                 "X-Content-Type-Options": "nosniff",
             },
