@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +27,7 @@ from banmen.web.replies import one_line
 
 __all__ = [
     "AdapterError",
+    "CATALOG",
     "GameEntry",
     "adapter_class",
     "catalog",
@@ -133,9 +134,23 @@ def make_games(
     return out
 
 
-def __getattr__(name: str) -> Any:
-    # CATALOG (the entries of every game with a page) is read when asked: installed game
-    # packages count, and importing this module loads no game.
-    if name == "CATALOG":
-        return catalog()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+class _Catalog(Sequence[GameEntry]):
+    """:data:`CATALOG`: the entries of every game that has a page, read each time it is
+    used (not when it is imported: importing this module loads no game)."""
+
+    def __getitem__(self, index: Any) -> Any:
+        return catalog()[index]
+
+    def __len__(self) -> int:
+        return len(catalog())
+
+    def __iter__(self) -> Iterator[GameEntry]:
+        return iter(catalog())
+
+    def __repr__(self) -> str:
+        return f"CATALOG{catalog()!r}"
+
+
+#: the entries of every game that has a page (:func:`catalog`), read when used: installed
+#: game packages count
+CATALOG: Sequence[GameEntry] = _Catalog()
