@@ -31,7 +31,8 @@ from banmen.games import get_game
 from banmen.games.mattix import Board as MattixBoard
 from banmen.games.othello import Board as OthelloBoard
 from banmen.search.limits import Limit
-from banmen.web.levels import GO_LEVELS, make_levels
+from banmen.web.games.go import GO_LEVELS
+from banmen.web.levels import make_levels
 from banmen.web.pages import PAGES, render_page
 from banmen.web.protocol import AnalysisSwitch, GameRules, ProtocolError, parse_message
 from banmen.web.server import create_app

@@ -24,6 +24,7 @@ with warnings.catch_warnings():
 
 from banmen.games.mattix import Board
 from banmen.search.limits import Limit
+from banmen.web.games.mattix import MATTIX_LEVELS
 from banmen.web.lag import LagMonitor, percentile
 from banmen.web.levels import MOVE_TIME_CAP, capped_limit, make_levels
 from banmen.web.protocol import MAX_MESSAGE_BYTES
@@ -94,7 +95,8 @@ def test_pages_and_static_files_are_served(client: TestClient) -> None:
         text = client.get(path).text
         assert "https://" not in text and "//cdn" not in text, path
 
-    assert client.get("/api/games").json()[0]["path"] == "/mattix"
+    games = {g["name"]: g for g in client.get("/api/games").json()}
+    assert games["mattix"]["path"] == "/mattix" and games["mattix"]["title"] == "Mattix"
     assert client.get("/static/nope.js").status_code == 404
 
 
@@ -474,17 +476,17 @@ def test_cpu_moves_are_capped_in_time() -> None:
 
 
 def test_levels_and_their_specs() -> None:
-    levels = make_levels()
+    levels = make_levels(None, MATTIX_LEVELS)
     assert levels["human"].spec is None
     assert levels["normal"].spec == "alphabeta:depth=1"
     assert levels["strong"].spec == "alphabeta:depth=3"
     assert levels["1s"].spec == "alphabeta:time=1"
     assert levels["perfect"].spec == "perfect"
-    assert make_levels({"bench": "alphabeta:time=2"})["bench"].is_cpu
+    assert make_levels({"bench": "alphabeta:time=2"}, MATTIX_LEVELS)["bench"].is_cpu
     with pytest.raises(ValueError):
-        make_levels({"bad": "deepblue"})
+        make_levels({"bad": "deepblue"}, MATTIX_LEVELS)
     with pytest.raises(ValueError):
-        make_levels({"human": "alphabeta:depth=1"})
+        make_levels({"human": "alphabeta:depth=1"}, MATTIX_LEVELS)
 
 
 def test_default_db_path_honours_banmen_db(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -86,7 +86,7 @@ def test_serving_every_page_and_message_loads_nothing(port: int, tmp_path: Path)
             ws.send(json.dumps({"type": "analysis", "on": False}))
             _state(ws, {"type": "score"})  # the dead-stone estimate, on the loop
             assert _state(ws, {"type": "done"})["over"]
-            assert http.get(f"/api/sgf/{s['id']}").status_code == 200
+            assert http.get(f"/api/record/{s['id']}").status_code == 200
             _state(ws, {"type": "load", "text": "(;SZ[9]KM[7.5];B[ee];W[cc])"})
             s = _state(ws, {"type": "new", "size": 9, "players": {"1": "human", "2": "quick"}})
             ws.send(json.dumps({"type": "move", "square": "E5"}))

@@ -25,8 +25,7 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from banmen.games import go
-from banmen.web.games.go import GO_MAX_LOAD, GoGame
-from banmen.web.levels import GO_LEVELS
+from banmen.web.games.go import GO_LEVELS, GO_MAX_LOAD, GoGame
 from banmen.web.server import create_app
 
 pytestmark = [
@@ -132,10 +131,17 @@ def test_go_page_home_page_and_api(client: TestClient) -> None:
         r = client.get(path)
         assert r.status_code == 200 and len(r.content) > 1000, path
         assert "https://" not in r.text and "//cdn" not in r.text, path
+    # the games with a page, in the registry's order (by name), on the home page too
+    # (banmen's own, and any installed game package's)
     home = client.get("/").text
-    assert home.index('href="/othello"') < home.index('href="/go"')
     games = [g["name"] for g in client.get("/api/games").json()]
-    assert games == ["mattix", "othello", "go"]
+    assert games == sorted(games)
+    assert [g for g in games if g in ("go", "mattix", "othello", "shogi")] == [
+        "go",
+        "mattix",
+        "othello",
+    ]
+    assert sorted(games, key=lambda g: home.index(f'href="/{g}"')) == games
 
 
 def test_levels_and_their_specs() -> None:
@@ -387,7 +393,7 @@ def test_resigning_ends_the_game_and_undo_takes_it_back(client: TestClient, conn
     assert resigned["history"] == before["history"]  # a resignation is not a move
     assert "Black resigned" in conn.error({"type": "move", "square": "D4"})
     assert "resigned" in conn.error({"type": "score"})
-    sgf = client.get(f"/api/sgf/{resigned['id']}").text
+    sgf = client.get(f"/api/record/{resigned['id']}").text
     assert "RE[W+R]" in sgf
     undone = conn.do({"type": "undo"})
     assert stable(undone) == stable(before)
@@ -432,7 +438,7 @@ def test_sgf_download_and_upload_round_trip(client: TestClient, conn: Conn) -> N
     conn.new(size=13, rules="japanese", komi=0.5, players=HUMANS)
     moves = [*KO, "J1", "J2", "D5", "pass"]
     played = conn.play(moves)
-    r = client.get(f"/api/sgf/{played['id']}")
+    r = client.get(f"/api/record/{played['id']}")
     assert r.status_code == 200
     assert r.headers["content-type"] == "application/x-go-sgf"
     assert "attachment" in r.headers["content-disposition"]
@@ -448,7 +454,7 @@ def test_sgf_download_and_upload_round_trip(client: TestClient, conn: Conn) -> N
     assert loaded["id"] != played["id"] and loaded["players"] == played["players"]
     same = ("cells", "history", "prisoners", "komi", "rules", "size", "turn", "legal", "ko")
     assert {k: loaded[k] for k in same} == {k: played[k] for k in same}
-    again = client.get(f"/api/sgf/{loaded['id']}").text
+    again = client.get(f"/api/record/{loaded['id']}").text
     assert go.read_sgf(again).board.move_stack == game.board.move_stack
     # and the loaded game plays on
     state = conn.move("pass")
@@ -463,19 +469,19 @@ def test_an_uploaded_finished_game_is_counted_and_its_result_downloads(
     assert loaded["over"] is True and loaded["counting"]["done"] is False
     assert loaded["rules"]["name"] == "aga" and loaded["komi"] == 6.5
     done = conn.do({"type": "done"})
-    text = client.get(f"/api/sgf/{done['id']}").text
+    text = client.get(f"/api/record/{done['id']}").text
     assert f"RE[{done['result']}]" in text
     board = go.read_sgf(text).board
     assert board.is_game_over() and len(board.move_stack) == 4
 
 
 def test_sgf_download_of_unknown_or_other_games(client: TestClient) -> None:
-    assert client.get("/api/sgf/nosuchgame").status_code == 404
-    assert client.get("/api/sgf/bad%20id!").status_code == 404
+    assert client.get("/api/record/nosuchgame").status_code == 404
+    assert client.get("/api/record/bad%20id!").status_code == 404
     with client.websocket_connect("/ws/othello") as ws:
         othello = Conn(ws).join()
-    r = client.get(f"/api/sgf/{othello['id']}")
-    assert r.status_code == 404 and "Go games" in r.json()["error"]
+    r = client.get(f"/api/record/{othello['id']}")
+    assert r.status_code == 404 and "Othello has no record format" in r.json()["error"]
 
 
 def _sgf_error(text: str) -> str:

@@ -238,7 +238,7 @@ def test_passes_counting_dead_stones_and_sgf(tab: Tab) -> None:
     tab.wait_phase("over")
     assert pg.is_visible("#gameover") and "territory scoring" in pg.inner_text("#gameover")
     href = pg.get_attribute("#sgf-download", "href")
-    assert href == f"/api/sgf/{tab.game_id()}"
+    assert href == f"/api/record/{tab.game_id()}"
     r = pg.request.get(tab.base + href)
     assert r.ok and r.headers["content-type"] == "application/x-go-sgf"
     sgf = r.text()

@@ -25,8 +25,7 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from banmen.games.othello import PASS, Board, OthelloError, square_name
-from banmen.web.games import OthelloGame
-from banmen.web.levels import OTHELLO_LEVELS
+from banmen.web.games.othello import OTHELLO_LEVELS, OthelloGame
 from banmen.web.protocol import MAX_LOAD_CHARS
 from banmen.web.server import create_app
 

@@ -1,6 +1,8 @@
 """Who plays a side in the web app: a human or a CPU level, and the caps on CPU moves.
 
 A level is a name the page shows plus a player spec (see :func:`banmen.engine.parse_spec`).
+Each game's own levels come with its web adapter (:attr:`banmen.web.games.WebGame.base_levels`;
+the generic board page's from the engines its game offers, :mod:`banmen.web.grid`).
 Every CPU move runs under a time cap, whatever its spec says, so one request can never keep
 a worker busy for long; the size of the engine pool caps how many searches run at once.
 """
@@ -15,9 +17,6 @@ from banmen.search.limits import Limit
 
 __all__ = [
     "Level",
-    "DEFAULT_LEVELS",
-    "OTHELLO_LEVELS",
-    "GO_LEVELS",
     "MOVE_TIME_CAP",
     "HUMAN",
     "capped_limit",
@@ -46,42 +45,6 @@ class Level:
         return {"name": self.name, "label": self.label, "spec": self.spec, "note": self.note}
 
 
-DEFAULT_LEVELS: tuple[Level, ...] = (
-    Level(HUMAN, "Human", None),
-    Level("normal", "CPU normal", "alphabeta:depth=1"),
-    Level("strong", "CPU strong", "alphabeta:depth=3"),
-    Level("1s", "CPU 1 s", "alphabeta:time=1"),
-    Level("perfect", "CPU perfect", "perfect"),
-)
-
-#: Othello's levels. The exact solver only finishes near the end of a game; earlier it runs
-#: into the move time cap and then plays a quick heuristic move (not called proved).
-OTHELLO_LEVELS: tuple[Level, ...] = (
-    Level(HUMAN, "Human", None),
-    Level("easy", "CPU easy", "alphabeta:depth=1", "looks one move ahead"),
-    Level("normal", "CPU normal", "alphabeta:depth=4", "looks four moves ahead"),
-    Level("strong", "CPU strong", "alphabeta:time=1", "searches for one second a move"),
-    Level(
-        "perfect",
-        "CPU perfect endgame",
-        "perfect",
-        f"exact solver, for positions with about 22 empty squares or fewer; with more it "
-        f"stops at the {MOVE_TIME_CAP:g} s cap and plays a quick, unproved move",
-    ),
-)
-
-
-#: Go's levels: Monte-Carlo tree search by the time it may take a move (it passes and
-#: resigns by itself), and random moves (for tests and demonstrations).
-GO_LEVELS: tuple[Level, ...] = (
-    Level(HUMAN, "Human", None),
-    Level("random", "CPU random", "random", "plays uniformly random legal moves"),
-    Level("quick", "CPU quick", "mcts:time=0.5", "Monte-Carlo tree search, half a second a move"),
-    Level("normal", "CPU normal", "mcts:time=2", "Monte-Carlo tree search, two seconds a move"),
-    Level("strong", "CPU strong", "mcts:time=5", "Monte-Carlo tree search, five seconds a move"),
-)
-
-
 def capped_limit(spec: str, cap: float = MOVE_TIME_CAP) -> Limit:
     """The spec's own limit with its time bound lowered to ``cap`` seconds."""
     own = parse_spec(spec).limit
@@ -90,13 +53,13 @@ def capped_limit(spec: str, cap: float = MOVE_TIME_CAP) -> Limit:
 
 
 def make_levels(
-    extra: Mapping[str, str] | None = None,
-    base: tuple[Level, ...] = DEFAULT_LEVELS,
+    extra: Mapping[str, str] | None,
+    base: tuple[Level, ...],
     players: Mapping[str, str] | None = None,
 ) -> dict[str, Level]:
-    """The ``base`` levels (Mattix's by default) plus ``extra`` (name -> spec) and the
-    user's ``players`` (name -> spec: ``banmen serve --player``); raises ``SpecError`` on
-    a bad spec."""
+    """The ``base`` levels (a game's own) plus ``extra`` (name -> spec) and the user's
+    ``players`` (name -> spec: ``banmen serve --player``); raises ``SpecError`` on a bad
+    spec."""
     levels = {lv.name: lv for lv in base}
     for name, spec in (players or {}).items():
         if not name or name == HUMAN:

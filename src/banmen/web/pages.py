@@ -10,11 +10,16 @@ body in ``<name>.html``. The game pages share one frame, ``game.html`` (the scor
 status line, board, result, buttons, CPU panel, new-game form, players and "This game"
 panels), and ``<name>.html`` holds only the game's blocks: each starts at a marker line
 ``<!--BLOCK-->`` and fills the frame's line with the same marker (a marker left unfilled
-is dropped). The blocks every game page has alike are made here (:data:`GAME_PARTS`: the
+is dropped). A game page is made from its game's web adapter (:func:`game_page`): its
+body and script (``mattix``, ``othello``, ``go``; ``grid``, the generic board page's, for
+every game drawn from its ``GridView``), and the blocks it makes in Python
+(:meth:`~banmen.web.games.WebGame.parts`, from :mod:`banmen.web.parts`: the
 scoreboard's cards, the buttons, the analysis switch of the games that have one, the CPU
-panel and the players panel). Data for a page's scripts goes into ``<body data-*>`` as
-JSON: the game pages get :data:`~banmen.web.games.STOPPED_BY`, so the words for why a
-search ended are written once, in Python.
+panel and the players panel). No game is named here: the home page lists, and the app
+serves, the games the catalog finds (:mod:`banmen.web.catalog`). Data for a page's scripts
+goes into ``<body data-*>`` as JSON: the game pages get
+:data:`~banmen.web.games.STOPPED_BY`, so the words for why a search ended are written
+once, in Python, and their adapter's :meth:`~banmen.web.games.WebGame.page_data`.
 
 The pages are rendered once, when the app is made (:func:`render_pages`): a request gets
 the finished text, with no template work and no client-side templating.
@@ -25,20 +30,24 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from banmen.web.catalog import CATALOG, GameEntry
-from banmen.web.games import STOPPED_BY
+from banmen.web.catalog import GameEntry
+from banmen.web.games import STOPPED_BY, WebGame
+from banmen.web.parts import attr as _attr
 
 __all__ = [
     "Page",
-    "PAGES",
+    "app_pages",
+    "default_pages",
+    "game_page",
     "PAGE_HEADERS",
     "STATIC_DIR",
     "blocks",
@@ -80,10 +89,6 @@ class Page:
     parts: Mapping[str, str] = field(default_factory=dict)
     #: JSON for the page's scripts, as ``<body data-NAME>``
     data: Mapping[str, object] = field(default_factory=dict)
-
-
-def _attr(value: str) -> str:
-    return html.escape(value, quote=True)
 
 
 def _json_attr(value: object) -> str:
@@ -199,127 +204,6 @@ def game_cards(entries: Sequence[GameEntry]) -> str:
     )
 
 
-#: The game pages' buttons: id -> (label, tooltip).
-BUTTONS = {
-    "pass": ("Pass", ""),
-    "resign": ("Resign", ""),
-    "undo": ("Undo", ""),
-    "score": ("Score", "Stop playing and count the game now"),
-    "stop": ("Stop", "Make the thinking CPU move now"),
-    "pause": ("Pause", ""),
-}
-
-
-def buttons(*names: str, titles: Mapping[str, str] | None = None) -> str:
-    """A game page's row of buttons (:data:`BUTTONS`), all disabled until the first state;
-    ``titles`` overrides tooltips."""
-    rows = []
-    for name in names:
-        label, title = BUTTONS[name]
-        title = (titles or {}).get(name, title)
-        tip = f' title="{_attr(title)}"' if title else ""
-        rows.append(f'        <button id="{name}" type="button" disabled{tip}>{label}</button>')
-    return "\n".join(['      <div class="actions">', *rows, "      </div>"])
-
-
-def analysis_switch(hint: str = "each move's value for the side to move", extra: str = "") -> str:
-    """The analysis switch under the buttons and its status line (filled by
-    static/js/game-page.js): each legal move's value, drawn on the board. ``hint`` (HTML)
-    says what is drawn; ``extra`` (HTML: the game's own options of the analysis) is shown
-    only while the analysis is on."""
-    more = f'\n        <div class="analysis-only">{extra}</div>' if extra else ""
-    return f"""\
-      <div class="analysis-bar" data-on="false">
-        <label class="toggle"><input type="checkbox" id="analysis" role="switch">
-          Analysis <small>{hint}</small></label>{more}
-        <p id="analysis-status" class="analysis-status" role="status" aria-live="polite" hidden></p>
-      </div>"""
-
-
-def thinking_panel(stats: Sequence[tuple[str, str]], pv_label: str = "PV") -> str:
-    """The CPU panel: its head line, the figures (element id, label), the line it expects
-    and the verdict — filled by static/js/game-page.js."""
-    figures = "\n".join(
-        f'          <div><dt>{html.escape(label)}</dt><dd id="{_attr(id_)}">–</dd></div>'
-        for id_, label in stats
-    )
-    return f"""\
-      <section class="panel thinking" aria-labelledby="thinking-title">
-        <h2 id="thinking-title">CPU</h2>
-        <p id="think-head" class="think-head">—</p>
-        <dl class="stats">
-{figures}
-        </dl>
-        <p class="pv"><span class="label">{html.escape(pv_label)}</span>
-          <span id="think-pv">–</span></p>
-        <p id="verdict" class="verdict"></p>
-      </section>"""
-
-
-def players_panel(sides: tuple[tuple[str, str], tuple[str, str]]) -> str:
-    """The players panel: a level menu per side ((name, note) each), the levels' notes and
-    the delay between CPU moves."""
-    menus = "\n".join(
-        f'        <label class="field">{html.escape(name)}'
-        f"{f' <small>{html.escape(note)}</small>' if note else ''}\n"
-        f'          <select id="level-{side}"></select>\n'
-        "        </label>"
-        for side, (name, note) in enumerate(sides, start=1)
-    )
-    return f"""\
-      <div class="panel">
-        <h2>Players</h2>
-{menus}
-        <p id="level-note" class="hint-text" hidden></p>
-        <label class="field">Delay between CPU moves (CPU vs CPU): <output id="delay-out">–</output>
-          <input type="range" id="delay" min="0" max="3000" step="100" value="700">
-        </label>
-      </div>"""
-
-
-def player_cards(
-    sides: tuple[tuple[str, str], tuple[str, str]], figures: Callable[[int], Sequence[str]]
-) -> str:
-    """The scoreboard: a card per side ((class, name) each; the name is HTML, a note in
-    ``<small>`` may follow it) with the side's swatch and name, its controller (filled by
-    static/js/game-page.js) and the game's figures for the side: ``figures(side)``'s lines."""
-    cards = []
-    for side, (cls, name) in enumerate(sides, start=1):
-        cards += [
-            f'        <div class="player {cls}" id="player-{side}">',
-            '          <div class="who"><span class="swatch" aria-hidden="true"></span>'
-            f"{name}</div>",
-            f'          <div class="ctl" id="ctl-{side}">…</div>',
-            *(f"          {line}" for line in figures(side)),
-            "        </div>",
-        ]
-    return "\n".join(cards)
-
-
-def _mattix_figures(side: int) -> list[str]:
-    return [
-        f'<div class="score" id="score-{side}" aria-label="Player {side} score">0</div>',
-        f'<div class="taken" id="taken-{side}" aria-label="Pieces taken by player {side}"></div>',
-    ]
-
-
-def _othello_figures(side: int) -> list[str]:
-    name = ("Black", "White")[side - 1]
-    return [f'<div class="score" id="discs-{side}" aria-label="{name} discs">2</div>']
-
-
-def _go_figures(side: int) -> list[str]:
-    me, other = ("Black", "White") if side == 1 else ("White", "Black")
-    what = f"{other} stones captured by {me}"
-    return [
-        f'<div class="score captures" title="{what}">',
-        f'  <span class="cap-stone {other.lower()}" aria-hidden="true"></span>'
-        f'<span id="prisoners-{side}" aria-label="{what}">0</span>',
-        "</div>",
-        f'<div class="taken points" id="points-{side}" hidden></div>',
-    ]
-
-
 def stats_table(table_id: str, heading: str) -> str:
     """A panel with an empty statistics table (``heading`` is HTML), filled by the page's
     script."""
@@ -335,127 +219,74 @@ def stats_table(table_id: str, heading: str) -> str:
       </div>"""
 
 
-#: The CPU figures of a game whose CPU is an alpha-beta search.
-SEARCH_FIGURES = (("think-depth", "depth"), ("think-score", "score"), ("think-nodes", "nodes"))
-NPS = ("think-nps", "nodes/s")
-
-#: Each game's parts (by catalog name): its buttons, CPU panel and players panel.
-GAME_PARTS: dict[str, dict[str, str]] = {
-    "mattix": {
-        "cards": player_cards(
-            (("p1", "Player 1 <small>row</small>"), ("p2", "Player 2 <small>column</small>")),
-            _mattix_figures,
-        ),
-        "buttons": buttons("undo", "stop", "pause"),
-        "analysis": analysis_switch(),
-        "thinking": thinking_panel((*SEARCH_FIGURES, NPS)),
-        "players": players_panel(
-            (
-                ("Player 1", "(takes from the chip's row)"),
-                ("Player 2", "(takes from the chip's column)"),
-            )
-        ),
-    },
-    "othello": {
-        "cards": player_cards(
-            (("side-black", "Black <small>moves first</small>"), ("side-white", "White")),
-            _othello_figures,
-        ),
-        "buttons": buttons(
-            "pass",
-            "undo",
-            "stop",
-            "pause",
-            titles={"pass": "Pass: only when you have no legal move"},
-        ),
-        "analysis": analysis_switch(),
-        "thinking": thinking_panel(
-            (SEARCH_FIGURES[0], ("think-score", "score (discs)"), SEARCH_FIGURES[2], NPS)
-        ),
-        "players": players_panel((("Black", "(moves first)"), ("White", ""))),
-    },
-    "go": {
-        "cards": player_cards(
-            (
-                ("side-black", "Black <small>moves first</small>"),
-                ("side-white", 'White <small id="komi-note">komi</small>'),
-            ),
-            _go_figures,
-        ),
-        "buttons": buttons("pass", "resign", "undo", "score", "stop", "pause"),
-        "analysis": analysis_switch(
-            "win rates and visits of the best candidates (estimates)",
-            '<label class="toggle"><input type="checkbox" id="analysis-territory" checked>'
-            " Territory <small>each point's likely owner (an estimate)</small></label>",
-        ),
-        "thinking": thinking_panel(
-            (
-                ("think-playouts", "playouts"),
-                ("think-winrate", "win rate"),
-                ("think-nps", "playouts/s"),
-                ("think-time", "time"),
-            ),
-            pv_label="Best line",
-        ),
-        "players": players_panel((("Black", "(moves first)"), ("White", ""))),
-    },
-}
-
-
-def _game_page(entry: GameEntry) -> Page:
+def game_page(game: WebGame[Any]) -> Page:
+    """The page of ``game`` at ``/<name>``: the game frame filled with its adapter's
+    blocks (its body, ``static/pages/<template>.html``, and its :meth:`~banmen.web.games.
+    WebGame.parts`), its script, and the data its script reads."""
     return Page(
-        entry.path,
-        entry.name,
-        entry.title,
+        f"/{game.name}",
+        game.page_script,
+        game.title,
+        styles=game.styles,
         live=True,
         frame="game",
-        parts=GAME_PARTS[entry.name],
-        data={"stopped-by": STOPPED_BY},
+        parts=game.parts(),
+        data={"stopped-by": STOPPED_BY, **game.page_data()},
     )
 
 
-#: Every page of the app.
-PAGES: tuple[Page, ...] = (
-    Page(
-        "/",
-        "home",
-        None,
-        script=False,
-        nav=(("/arena", "Arena results"),),
-        parts={"games": game_cards(CATALOG)},
-    ),
-    *(_game_page(e) for e in CATALOG),
-    Page("/tsume", "tsume", "Tsume-shogi", styles=("tsume",), live=True),
-    Page(
-        "/viz",
-        "viz",
-        "Bitboard visualiser",
-        styles=("viz",),
-        nav=(("/othello", "Othello"), *ARENA_LINK),
-    ),
-    Page(
-        "/arena",
-        "arena",
-        "Arena results",
-        parts={
-            "pairings": stats_table(
-                "pairings",
-                "Pairings <small>score of the first-named player, 95% intervals</small>",
-            ),
-            "players": stats_table("players", 'Players <small id="players-note"></small>'),
-            "comparison": stats_table(
-                "comparison",
-                "Side by side <small>score of the first-named player, 95% intervals; "
-                "forfeits and time per move: each player over its run</small>",
-            ),
-        },
-    ),
-)
+def app_pages(games: Mapping[str, WebGame[Any]]) -> tuple[Page, ...]:
+    """Every page of an app serving ``games`` (by name, in the order the home page lists
+    them): the home page, a page per game, and the tools."""
+    entries = [GameEntry.of(g.definition) for g in games.values()]
+    return (
+        Page(
+            "/",
+            "home",
+            None,
+            script=False,
+            nav=(("/arena", "Arena results"),),
+            parts={"games": game_cards(entries)},
+        ),
+        *(game_page(g) for g in games.values()),
+        Page("/tsume", "tsume", "Tsume-shogi", styles=("tsume",), live=True),
+        Page(
+            "/viz",
+            "viz",
+            "Bitboard visualiser",
+            styles=("viz",),
+            nav=(("/othello", "Othello"), *ARENA_LINK),
+        ),
+        Page(
+            "/arena",
+            "arena",
+            "Arena results",
+            parts={
+                "pairings": stats_table(
+                    "pairings",
+                    "Pairings <small>score of the first-named player, 95% intervals</small>",
+                ),
+                "players": stats_table("players", 'Players <small id="players-note"></small>'),
+                "comparison": stats_table(
+                    "comparison",
+                    "Side by side <small>score of the first-named player, 95% intervals; "
+                    "forfeits and time per move: each player over its run</small>",
+                ),
+            },
+        ),
+    )
 
 
-def render_pages(pages: Sequence[Page] = PAGES) -> dict[str, str]:
-    """Each page's HTML by its path."""
-    return {p.path: render_page(p) for p in pages}
+def default_pages() -> tuple[Page, ...]:
+    """The pages of an app serving every game that has a page (:mod:`banmen.web.catalog`)."""
+    from banmen.web.catalog import make_games
+
+    return app_pages(make_games())
+
+
+def render_pages(pages: Sequence[Page] | None = None) -> dict[str, str]:
+    """Each page's HTML by its path (default: :func:`default_pages`)."""
+    return {p.path: render_page(p) for p in (default_pages() if pages is None else pages)}
 
 
 #: The headers of every page: everything is served from here (no inline scripts, no
@@ -472,8 +303,10 @@ PAGE_HEADERS = {
 }
 
 
-def page_routes(pages: Sequence[Page] = PAGES) -> list[Route]:
-    """A route for every page, each answering with its finished HTML."""
+def page_routes(pages: Sequence[Page] | None = None) -> list[Route]:
+    """A route for every page (default: :func:`default_pages`), each answering with its
+    finished HTML."""
+    pages = default_pages() if pages is None else pages
     rendered = render_pages(pages)
 
     def route(page: Page) -> Route:
@@ -482,6 +315,14 @@ def page_routes(pages: Sequence[Page] = PAGES) -> list[Route]:
         async def endpoint(request: Request) -> Response:
             return HTMLResponse(body, headers=PAGE_HEADERS)
 
-        return Route(page.path, endpoint, name=f"page-{page.name}")
+        return Route(page.path, endpoint, name=f"page-{page.path.strip('/') or 'home'}")
 
     return [route(p) for p in pages]
+
+
+def __getattr__(name: str) -> Any:
+    # PAGES (every page of an app serving every game that has one) is made when asked:
+    # installed game packages count, and importing this module loads no game.
+    if name == "PAGES":
+        return default_pages()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,7 +18,10 @@ Every client message is one JSON object with a ``type``; anything else is answer
 ``{"type": "move", "square": "c2"}``
     the human to move plays that square (Mattix: takes the piece there; Othello: puts a
     disc there, or ``"pass"`` when it has no move; Go: a GTP vertex like ``"D4"``,
-    ``"pass"`` or ``"resign"``).
+    ``"pass"`` or ``"resign"``; a game on the generic board page: a move's name, as the
+    state's ``clicks`` give them). A game played from cell to cell on the generic board
+    page (:attr:`GameRules.cell_pairs`) also takes ``{"type": "move", "from": 12, "to":
+    20}``: the cells clicked, numbered row by row from the top.
 ``{"type": "load", "text": "f5d6c3..."}``
     Othello and Go: a new game (a new id, same players) from pasted text — Othello: a
     transcript or a board string (64 squares ``X``/``O``/``-`` and the side to move); Go:
@@ -76,6 +79,7 @@ __all__ = [
     "MAX_SEED",
     "MAX_LOAD_CHARS",
     "MAX_KOMI",
+    "MAX_CELLS",
     "ProtocolError",
     "GameRules",
     "Join",
@@ -100,6 +104,8 @@ MAX_SEED = 2**64 - 1
 MAX_LOAD_CHARS = 1000
 #: Largest 'komi' a new game may ask for, either sign.
 MAX_KOMI = 100
+#: Cells of the largest board a 'move' from cell to cell may name.
+MAX_CELLS = 10_000
 
 
 class ProtocolError(ValueError):
@@ -134,6 +140,11 @@ class GameRules:
     max_load: int = MAX_LOAD_CHARS
     #: whether the game has an 'analysis' message (its GameDef.analyse)
     analysis: bool = False
+    #: whether 'move' also takes two cells, 'from' and 'to' (a game played from cell to
+    #: cell on the generic board page)
+    cell_pairs: bool = False
+    #: the longest move name (a 'square') the game takes
+    max_square: int = 8
     #: the message types this game accepts, in the order error messages list them
     types: tuple[str, ...] = field(init=False)
 
@@ -145,6 +156,8 @@ class GameRules:
     def fields(self, kind: str) -> tuple[str, ...]:
         if kind in self.actions:
             return self.actions[kind]
+        if kind == "move" and self.cell_pairs:
+            return ("square", "from", "to")
         if kind != "new":
             return _FIELDS[kind]
         wanted = {"size": bool(self.sizes), "seed": self.seeds, "rules": bool(self.rule_sets)}
@@ -169,7 +182,10 @@ class NewGame:
 
 @dataclass(frozen=True)
 class Move:
+    """'move': a move's name, or (games played from cell to cell) the two cells clicked."""
+
     square: str
+    cells: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -288,10 +304,10 @@ def _players(value: Any, levels: Collection[str]) -> dict[int, str]:
     return out
 
 
-def _square(value: Any, ex: str) -> str:
+def _square(value: Any, ex: str, longest: int = 8) -> str:
     if not isinstance(value, str):
         raise ProtocolError(f"'square' must be a string like '{ex}', got {_kind(value)}")
-    if len(value) > 8:
+    if len(value) > longest:
         raise ProtocolError(f"bad square {value[:12]!r}...: expected a name like '{ex}'")
     return value
 
@@ -416,9 +432,17 @@ def parse_message(raw: str | bytes | None, rules: GameRules) -> Message:
             _handicap(data.get("handicap")),
         )
     if kind == "move":
+        if rules.cell_pairs and ("from" in data or "to" in data):
+            if "square" in data:
+                raise ProtocolError("'move' takes a 'square' or 'from' and 'to', not both")
+            cells = (
+                _int(data.get("from"), "from", 0, MAX_CELLS - 1),
+                _int(data.get("to"), "to", 0, MAX_CELLS - 1),
+            )
+            return Move("", cells)
         if "square" not in data:
             raise ProtocolError(f"'move' needs a 'square', like {_example(ex)}")
-        return Move(_square(data["square"], ex))
+        return Move(_square(data["square"], ex, rules.max_square))
     if kind in rules.actions:
         if "square" not in allowed:
             return Action(kind)

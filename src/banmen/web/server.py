@@ -1,10 +1,13 @@
 """The banmen web app: Starlette routes, the app's lifespan, and ``serve()`` for the CLI.
 
-Routes: ``/`` (the games), one page per game (``/mattix``, ``/othello``, ``/go``; every
-page is rendered from one shell, see :mod:`banmen.web.pages`),
-``/ws/<game>`` (one WebSocket per game view, see :mod:`banmen.web.protocol`),
-``/static/...`` (ES modules, CSS, SVG — no build step), ``/api/health``, ``/api/games``,
-``/api/saved/<id>`` and ``/api/sgf/<id>`` (a Go game as an SGF file);
+Routes: ``/`` (the games), one page per game that has one (``/<name>``: banmen's
+``/mattix``, ``/othello``, ``/go``, and every installed game package's, from the games
+themselves, see :mod:`banmen.web.catalog`; every page is rendered from one shell, see
+:mod:`banmen.web.pages`), ``/ws/<game>`` (one WebSocket per game view, see
+:mod:`banmen.web.protocol`), ``/static/...`` (ES modules, CSS, SVG — no build step),
+``/api/health``, ``/api/games``, ``/api/saved/<id>`` and ``/api/record/<id>`` (a saved
+game as a file of its game's record format, :attr:`banmen.games.GameDef.write_record`:
+Go's SGF);
 ``/arena`` shows the arena runs in the same database, from ``/api/arena/...`` (see
 :mod:`banmen.web.arena`); ``/tsume`` solves shogi mate problems (``/api/tsume/sfen``,
 ``/ws/tsume``; see :mod:`banmen.web.tsume`); ``/viz`` steps through bitboard operations
@@ -62,6 +65,7 @@ import os
 import re
 import socket
 import sqlite3
+import sys
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -85,13 +89,13 @@ from starlette.websockets import WebSocket
 
 from banmen.arena.store import default_db_path  # one file for saved games and arena runs
 from banmen.web.arena import ArenaViews, arena_api_routes
-from banmen.web.catalog import CATALOG, GameEntry
+from banmen.web.catalog import GameEntry, make_games
 from banmen.web.engines import EngineNews
-from banmen.web.games import make_games
+from banmen.web.games import WebGame
 from banmen.web.lag import LagMonitor, LoopDiscipline
 from banmen.web.levels import MOVE_TIME_CAP
 from banmen.web.limits import Limits, client_address
-from banmen.web.pages import STATIC_DIR, page_routes
+from banmen.web.pages import STATIC_DIR, app_pages, page_routes
 from banmen.web.protocol import MAX_MESSAGE_BYTES
 from banmen.web.replies import one_line
 from banmen.web.session import Hub, Services, serve_socket
@@ -103,6 +107,7 @@ from banmen.worker import EnginePool
 __all__ = [
     "create_app",
     "load_boards",
+    "warm_games",
     "serve",
     "run_uvicorn",
     "default_db_path",
@@ -115,6 +120,9 @@ __all__ = [
 ]
 
 log = logging.getLogger("banmen.web")
+
+#: what a downloaded file's name may not hold (it goes into a header, quoted)
+_FILE_NAME_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 #: Frames above this are refused by the WebSocket layer itself (the connection closes);
 #: frames between MAX_MESSAGE_BYTES and this get a polite error reply.
@@ -294,8 +302,9 @@ async def _announce_ready(pool: EnginePool, started: float) -> None:
 
 def load_boards(games: Sequence[str]) -> None:
     """Load the compiled code the games' boards run (``KernelSet.board``: the Othello and
-    Go rules, Go's count) in this process, compiling it first if it is cold: the event loop
-    then never compiles, nor imports, a kernel when a page plays a move."""
+    Go rules, Go's count; an installed game's own) in this process, compiling it first if
+    it is cold: the event loop then never compiles, nor imports, a kernel when a page plays
+    a move."""
     from banmen.games import get_game
     from banmen.warm import ensure
 
@@ -303,6 +312,31 @@ def load_boards(games: Sequence[str]) -> None:
         for ks in get_game(name).kernel_sets:
             if ks.board:
                 ensure(ks)
+
+
+def warm_games(
+    games: Mapping[str, WebGame[Any]], on_broken: Callable[[str], None] | None = None
+) -> dict[str, WebGame[Any]]:
+    """``games`` whose pages' first requests run (:meth:`WebGame.warm`: a new board and
+    its description, after :func:`load_boards`), so that no game's code is first imported
+    or compiled while the app serves; a game that fails is left out with one line to
+    ``on_broken`` (default: stderr)."""
+    out: dict[str, WebGame[Any]] = {}
+    for name, game in games.items():
+        try:
+            game.warm()
+        except Exception as e:  # anything a game package's board does
+            line = (
+                f"{game.title}'s web page left out: it fails to start a game: "
+                f"{type(e).__name__}: {one_line(e)}"
+            )
+            if on_broken is None:
+                print(f"banmen: {line}", file=sys.stderr, flush=True)
+            else:
+                on_broken(line)
+            continue
+        out[name] = game
+    return out
 
 
 def create_app(
@@ -327,14 +361,15 @@ def create_app(
     n_workers = workers if workers is not None else default_workers()
     if n_workers < 1:
         raise ValueError(f"workers must be at least 1, got {n_workers}")
+    # The games are loaded, their boards' compiled code too, and a game started on each
+    # page before the app serves: the event loop then loads no game's code.
     games_by_name = make_games(extra_levels, players)
-    missing = [e.name for e in CATALOG if e.name not in games_by_name]
-    if missing:  # a catalog entry without a session adapter: a programming error
-        raise RuntimeError(f"no web adapter for the catalog's games {missing}")
-    pages = page_routes()
-    arena = ArenaViews(path)
     tsume = SolverService(max_queued=lim.max_queued_solves, max_seconds=lim.max_solve_seconds)
     load_boards([*games_by_name, tsume.game])
+    games_by_name = warm_games(games_by_name)
+    entries = [GameEntry.of(g.definition) for g in games_by_name.values()]
+    pages = page_routes(app_pages(games_by_name))
+    arena = ArenaViews(path)
     connections = Connections(lim)
     discipline = LoopDiscipline()
 
@@ -402,7 +437,7 @@ def create_app(
         )
 
     async def games(request: Request) -> Response:
-        return JSONResponse([e.to_dict() for e in CATALOG])
+        return JSONResponse([e.to_dict() for e in entries])
 
     async def saved(request: Request) -> Response:
         gid = request.path_params["game_id"]
@@ -411,28 +446,31 @@ def create_app(
             return JSONResponse({"error": f"no saved game {gid[:64]!r}"}, status_code=404)
         return JSONResponse(found.to_dict(), headers={"Cache-Control": "no-store"})
 
-    async def sgf(request: Request) -> Response:
+    async def record(request: Request) -> Response:
         gid = request.path_params["game_id"]
         found = await request.app.state.store.aload(gid) if is_game_id(gid) else None
         if found is None:
             return JSONResponse({"error": f"no saved game {gid[:64]!r}"}, status_code=404)
         game = games_by_name.get(found.game)
         try:
-            text = game.sgf(found.state, found.created[:10]) if game is not None else None
-        except (ValueError, TypeError, KeyError) as e:
+            file = game.record_file(found.state, found.created[:10]) if game is not None else None
+        except Exception as e:  # a saved record its game cannot read (or a game's bug)
             return JSONResponse(
-                {"error": f"saved game {gid!r} could not be read: {e}"}, status_code=422
+                {"error": f"saved game {gid!r} could not be read: {one_line(e)}"},
+                status_code=422,
             )
-        if text is None:
+        if file is None:
+            what = game.title if game is not None else found.game
             return JSONResponse(
-                {"error": f"game {gid!r} is a {found.game} game: SGF is for Go games"},
+                {"error": f"game {gid!r} is a {what} game: {what} has no record format"},
                 status_code=404,
             )
+        name = _FILE_NAME_UNSAFE.sub("", f"banmen-{found.game}-{gid}{file.suffix}")
         return Response(
-            text,
-            media_type="application/x-go-sgf",
+            file.text,
+            media_type=file.media_type,
             headers={
-                "Content-Disposition": f'attachment; filename="banmen-go-{gid}.sgf"',
+                "Content-Disposition": f'attachment; filename="{name}"',
                 "Cache-Control": "no-store",
                 "X-Content-Type-Options": "nosniff",
             },
@@ -443,11 +481,11 @@ def create_app(
         Route("/api/health", health),
         Route("/api/games", games),
         Route("/api/saved/{game_id}", saved),
-        Route("/api/sgf/{game_id}", sgf),
+        Route("/api/record/{game_id}", record),
         *arena_api_routes(arena),
         *tsume_routes(tsume),
         *viz_routes(),
-        *(game_socket(e) for e in CATALOG),
+        *(game_socket(e) for e in entries),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     app = Starlette(

@@ -77,12 +77,8 @@ RECORD_VERSION = 1
 
 
 class SessionBoard(GameBoard, Protocol):
-    """What a session needs of a board beyond the engine contract: the position its move
-    stack starts from, and who has won."""
-
-    def start_board(self) -> SessionBoard: ...
-
-    def winner(self) -> int | None: ...
+    """What a session needs of a board: the engine contract (the position its move stack
+    starts from is the game adapter's to find: :meth:`WebGame.start_of`)."""
 
 
 @dataclass
@@ -224,7 +220,7 @@ class GameSession:
         self.paused = paused
         self.cpu = cpu  # the last CPU move's search result, for display
         self.clients: set[Client] = set()
-        self._start = board.start_board()
+        self._start = game.start_of(board)
         self._turn: _CpuTurn | None = None
         self._info: dict[str, Any] | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -431,7 +427,7 @@ class GameSession:
         """Carry out a validated message; raises :class:`ProtocolError` and changes nothing
         if it cannot be done."""
         if isinstance(msg, Move):
-            await self._human_move(msg.square)
+            await self._human_move(msg)
         elif isinstance(msg, Undo):
             await self._undo()
         elif isinstance(msg, Stop):
@@ -448,7 +444,7 @@ class GameSession:
         else:  # join / new / load are the hub's business
             raise ProtocolError(f"unexpected {type(msg).__name__} message")
 
-    async def _human_move(self, square: str) -> None:
+    async def _human_move(self, msg: Move) -> None:
         b = self.board
         if b.is_game_over():
             raise ProtocolError(self.game.over_message(b))
@@ -458,7 +454,11 @@ class GameSession:
                 f"not a human's turn: {self.game.side_name(b.turn)} is played by {lv.label}; "
                 "wait for its move (or press Stop)"
             )
-        b.push(self.game.parse_move(b, square))
+        if msg.cells is not None:  # a game played from cell to cell
+            move = self.game.move_between(b, *msg.cells)
+        else:
+            move = self.game.parse_move(b, msg.square)
+        b.push(move)
         await self._commit()
 
     async def _undo(self) -> None:

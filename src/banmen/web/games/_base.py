@@ -14,11 +14,21 @@ differs between games is small and lives in a :class:`WebGame`:
 - how a CPU result reads (``verdict``), what the sides are called, which levels exist and
   which messages the socket takes (``rules``);
 - optionally, ``load``: a new game from pasted text (Othello transcripts and board strings,
-  Go SGF records), ``sgf``: the game as an SGF record (Go), ``act``: the game's own
-  messages (Go's scoring: ``score``, ``toggle``, ``done``), and ``unwind``: undo steps
-  that are not moves (a resignation, the counting of a Go game).
+  Go SGF records), ``record_file``: the game in its own record format (Go: SGF; by
+  default :attr:`banmen.games.GameDef.write_record`), ``act``: the game's own messages
+  (Go's scoring: ``score``, ``toggle``, ``done``), and ``unwind``: undo steps that are not
+  moves (a resignation, the counting of a Go game).
 
-:func:`banmen.web.games.make_games` builds one adapter per game the app serves.
+An adapter also brings what its page is made of: its levels (:attr:`WebGame.base_levels`,
+before the server's extra levels and the user's players), its page's parts
+(:meth:`WebGame.parts`: the blocks of the game frame made in Python, see
+:mod:`banmen.web.parts`), its body and script (:attr:`WebGame.template`) and the data its
+script reads (:meth:`WebGame.page_data`). Nothing outside the adapter names the game.
+
+A game names its adapter in :attr:`banmen.games.GameDef.web` (``"module:Class"``); a game
+with a :attr:`~banmen.games.GameDef.grid` and no adapter of its own gets the generic board
+page's (:class:`banmen.web.grid.GridGame`). :func:`banmen.web.catalog.make_games` builds
+one adapter per game the app serves, with :meth:`WebGame.from_game`.
 """
 
 from __future__ import annotations
@@ -26,13 +36,17 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from banmen.engine import GameBoard, Result
-from banmen.web.levels import HUMAN, Level
+from banmen.web import parts as html_parts
+from banmen.web.levels import HUMAN, Level, make_levels
 from banmen.web.protocol import GameRules, NewGame, ProtocolError
 
-__all__ = ["Defaults", "WebGame", "STOPPED_BY"]
+if TYPE_CHECKING:
+    from banmen.games import GameDef
+
+__all__ = ["AdapterError", "Defaults", "RecordFile", "WebGame", "STOPPED_BY"]
 
 #: the game's board type (its own ``Board``; Go: the game record ``Game``)
 B = TypeVar("B", bound=GameBoard)
@@ -60,22 +74,119 @@ STOPPED_BY = {
 }
 
 
-class WebGame(ABC, Generic[B]):
-    """One game as the web sessions see it. Boards are the game's own ``Board`` class."""
+class AdapterError(ValueError):
+    """A game's web adapter that cannot be made; the message is one line naming the game."""
 
-    #: the game's registry name (``banmen.games.GAMES``), store column and socket path
+
+class RecordFile(NamedTuple):
+    """A game as a file of its own record format: the text, the file name's suffix
+    (``".sgf"``) and the media type it is served as."""
+
+    text: str
+    suffix: str
+    media_type: str = "text/plain; charset=utf-8"
+
+
+class WebGame(ABC, Generic[B]):
+    """One game as the web sessions see it. Boards are the game's own ``Board`` class.
+
+    Made with the server's ``extra_levels`` (name -> spec, added to every game's levels)
+    and the user's ``players`` of this game (name -> spec: ``banmen serve --player``);
+    raises ``SpecError`` on a bad spec."""
+
+    #: the game's registry name (:func:`banmen.games.get_game`), store column, socket path
+    #: (``/ws/<name>``) and page (``/<name>``)
     name: str
     title: str
     #: how the page and error messages name side 1 and side 2
     sides: tuple[str, str]
     defaults: Defaults = Defaults()
+    #: the levels the page offers, Human first (the server's extra levels and the user's
+    #: players come after them)
+    base_levels: tuple[Level, ...] = ()
+    #: the page's own body and script, ``static/pages/<template>.html`` and
+    #: ``static/js/<template>.js`` (``None``: the game's name); also the ``<body>``'s class
+    template: str | None = None
+    #: the page's own stylesheets (``static/css/<style>.css``), after ``app.css``
+    styles: tuple[str, ...] = ()
 
-    def __init__(self, levels: dict[str, Level], rules: GameRules) -> None:
-        self.levels = levels
-        self.rules = rules
+    def __init__(
+        self,
+        extra_levels: Mapping[str, str] | None = None,
+        players: Mapping[str, str] | None = None,
+    ) -> None:
+        self.levels = make_levels(extra_levels, self.base_levels, players)
+        self.rules = self.make_rules(self.levels)
+
+    @classmethod
+    def from_game(
+        cls,
+        game: GameDef[Any],
+        extra_levels: Mapping[str, str] | None = None,
+        players: Mapping[str, str] | None = None,
+    ) -> WebGame[Any]:
+        """The adapter of ``game`` (whose :attr:`~banmen.games.GameDef.web` names this
+        class); an adapter that needs the game's definition overrides this."""
+        return cls(extra_levels, players)
+
+    @abstractmethod
+    def make_rules(self, levels: Mapping[str, Level]) -> GameRules:
+        """What the game's socket accepts (``levels``: the names a side may be given)."""
+
+    @property
+    def definition(self) -> GameDef[Any]:
+        """The game's :class:`~banmen.games.GameDef` (from the registry)."""
+        from banmen.games import get_game
+
+        return get_game(self.name)
 
     def side_name(self, side: int) -> str:
         return self.sides[side - 1]
+
+    # ------------------------------------------------------------------ the page
+
+    @property
+    def page_script(self) -> str:
+        """The page's body, script and ``<body>`` class (see :attr:`template`)."""
+        return self.template or self.name
+
+    def parts(self) -> dict[str, str]:
+        """The blocks of the game frame made in Python (:mod:`banmen.web.parts`), by
+        marker name: ``cards`` (the scoreboard), ``buttons``, ``analysis`` (the switch, for
+        a game with an analysis), ``thinking`` (the CPU panel) and ``players``. By default
+        a card per side with its name, Undo / Stop / Pause, and an alpha-beta CPU panel."""
+        names = [s[:1].upper() + s[1:] for s in self.sides]
+        out = {
+            "cards": html_parts.player_cards(
+                (("p1", html_parts.text(names[0])), ("p2", html_parts.text(names[1]))),
+                lambda side: [],
+            ),
+            "buttons": html_parts.buttons("undo", "stop", "pause"),
+            "thinking": html_parts.thinking_panel((*html_parts.SEARCH_FIGURES, html_parts.NPS)),
+            "players": html_parts.players_panel(((names[0], ""), (names[1], ""))),
+        }
+        if self.rules.analysis:
+            out["analysis"] = html_parts.analysis_switch()
+        return out
+
+    def page_data(self) -> dict[str, object]:
+        """JSON for the page's script beyond what every game page gets (``<body data-*>``,
+        by name)."""
+        return {}
+
+    def warm(self) -> None:
+        """Run, before the app serves, the code a page's first requests run (a new
+        board, its description): the event loop then imports and compiles nothing for
+        it. Raises whatever the game raises (the app then leaves the game out)."""
+        board, _ = self.new_board(NewGame(None, None, None), None)
+        self.describe(board, self.start_of(board))
+
+    # ------------------------------------------------------------------ boards
+
+    def start_of(self, board: B) -> B:
+        """The position ``board``'s move stack starts from (a board of its own)."""
+        start: B = board.start_board()  # type: ignore[attr-defined]
+        return start
 
     @abstractmethod
     def new_board(self, msg: NewGame, current: B | None) -> tuple[B, int | None]:
@@ -143,10 +254,36 @@ class WebGame(ABC, Generic[B]):
         (after a CPU's resignation: it would only resign again)."""
         raise ProtocolError("nothing to undo")
 
-    def sgf(self, record: Mapping[str, Any], date: str | None = None) -> str | None:
-        """The saved game ``record`` (a session record) as an SGF file, or ``None`` if the
-        game has no SGF; raises ``ValueError`` if the record cannot be read."""
-        return None
+    def move_between(self, board: B, a: int, b: int) -> int:
+        """The legal move a click on cell ``a`` then cell ``b`` means (games played from
+        cell to cell: :attr:`GameRules.cell_pairs`); raises :class:`ProtocolError` (one
+        line) if there is none."""
+        raise ProtocolError(f"{self.title} moves are named, not played from cell to cell")
+
+    def player_names(self, record: Mapping[str, Any]) -> dict[int, str | None]:
+        """Who played sides 1 and 2 of the saved game ``record``, for its record file:
+        a level's label (a CPU's with its spec); ``None``: unknown."""
+        players = record.get("players")
+        names: dict[int, str | None] = {1: None, 2: None}
+        if isinstance(players, dict):
+            for side in (1, 2):
+                lv = self.levels.get(str(players.get(str(side))))
+                if lv is not None:
+                    names[side] = lv.label if lv.spec is None else f"banmen {lv.label} ({lv.spec})"
+        return names
+
+    def record_file(self, record: Mapping[str, Any], date: str | None = None) -> RecordFile | None:
+        """The saved game ``record`` (a session record) as a file of the game's own record
+        format (:attr:`banmen.games.GameDef.write_record`), or ``None`` if the game has
+        none; raises ``ValueError`` (or ``TypeError``, ``KeyError``) if the record cannot
+        be read."""
+        game = self.definition
+        if game.write_record is None:
+            return None
+        board = self.board_from_record(record.get("board"))
+        names = self.player_names(record)
+        text = game.write_record(board, names[1] or "?", names[2] or "?")
+        return RecordFile(text, game.record_suffix or ".txt")
 
     @abstractmethod
     def describe(self, board: B, start: B) -> dict[str, Any]:

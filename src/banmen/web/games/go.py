@@ -9,9 +9,22 @@ from typing import Any
 
 from banmen.engine import Result
 from banmen.games import go
-from banmen.web.games._base import STOPPED_BY, WebGame
-from banmen.web.levels import GO_LEVELS, make_levels
+from banmen.web import parts
+from banmen.web.games._base import STOPPED_BY, RecordFile, WebGame
+from banmen.web.levels import HUMAN, Level
 from banmen.web.protocol import GameRules, NewGame, ProtocolError
+
+__all__ = ["GO_LEVELS", "GO_RULES", "GO_SIZES", "GoGame"]
+
+#: Go's levels: Monte-Carlo tree search by the time it may take a move (it passes and
+#: resigns by itself), and random moves (for tests and demonstrations).
+GO_LEVELS: tuple[Level, ...] = (
+    Level(HUMAN, "Human", None),
+    Level("random", "CPU random", "random", "plays uniformly random legal moves"),
+    Level("quick", "CPU quick", "mcts:time=0.5", "Monte-Carlo tree search, half a second a move"),
+    Level("normal", "CPU normal", "mcts:time=2", "Monte-Carlo tree search, two seconds a move"),
+    Level("strong", "CPU strong", "mcts:time=5", "Monte-Carlo tree search, five seconds a move"),
+)
 
 #: the Go presets the page offers, in its order
 GO_RULES = ("chinese", "japanese", "tromp-taylor", "aga", "new-zealand")
@@ -24,6 +37,18 @@ GO_MAX_MESSAGE = 60_000
 
 def _side(color: int) -> str:
     return "Black" if color == go.BLACK else "White"
+
+
+def _figures(side: int) -> list[str]:
+    me, other = ("Black", "White") if side == 1 else ("White", "Black")
+    what = f"{other} stones captured by {me}"
+    return [
+        f'<div class="score captures" title="{what}">',
+        f'  <span class="cap-stone {other.lower()}" aria-hidden="true"></span>'
+        f'<span id="prisoners-{side}" aria-label="{what}">0</span>',
+        "</div>",
+        f'<div class="taken points" id="points-{side}" hidden></div>',
+    ]
 
 
 class GoGame(WebGame[go.Game]):
@@ -42,14 +67,10 @@ class GoGame(WebGame[go.Game]):
     errors = go.GoError
     sides = ("Black", "White")
     default_size = 9
+    base_levels = GO_LEVELS
 
-    def __init__(
-        self,
-        extra_levels: Mapping[str, str] | None = None,
-        players: Mapping[str, str] | None = None,
-    ) -> None:
-        levels = make_levels(extra_levels, GO_LEVELS, players)
-        rules = GameRules(
+    def make_rules(self, levels: Mapping[str, Level]) -> GameRules:
+        return GameRules(
             levels,
             sizes=GO_SIZES,
             load=True,
@@ -62,7 +83,33 @@ class GoGame(WebGame[go.Game]):
             max_load=GO_MAX_LOAD,
             analysis=True,
         )
-        super().__init__(levels, rules)
+
+    def parts(self) -> dict[str, str]:
+        return {
+            "cards": parts.player_cards(
+                (
+                    ("side-black", "Black <small>moves first</small>"),
+                    ("side-white", 'White <small id="komi-note">komi</small>'),
+                ),
+                _figures,
+            ),
+            "buttons": parts.buttons("pass", "resign", "undo", "score", "stop", "pause"),
+            "analysis": parts.analysis_switch(
+                "win rates and visits of the best candidates (estimates)",
+                '<label class="toggle"><input type="checkbox" id="analysis-territory" checked>'
+                " Territory <small>each point's likely owner (an estimate)</small></label>",
+            ),
+            "thinking": parts.thinking_panel(
+                (
+                    ("think-playouts", "playouts"),
+                    ("think-winrate", "win rate"),
+                    ("think-nps", "playouts/s"),
+                    ("think-time", "time"),
+                ),
+                pv_label="Best line",
+            ),
+            "players": parts.players_panel((("Black", "(moves first)"), ("White", ""))),
+        }
 
     def new_board(self, msg: NewGame, current: go.Game | None) -> tuple[go.Game, int | None]:
         now = None if current is None else current.board
@@ -242,19 +289,13 @@ class GoGame(WebGame[go.Game]):
             f"(an estimate: {why})"
         )
 
-    def sgf(self, record: Mapping[str, Any], date: str | None = None) -> str | None:
+    def record_file(self, record: Mapping[str, Any], date: str | None = None) -> RecordFile | None:
         game = go.Game.from_dict(record.get("board"))
-        players = record.get("players")
-        names: dict[int, str | None] = {1: None, 2: None}
-        if isinstance(players, dict):
-            for side in (1, 2):
-                lv = self.levels.get(str(players.get(str(side))))
-                if lv is not None:
-                    names[side] = lv.label if lv.spec is None else f"banmen {lv.label} ({lv.spec})"
+        names = self.player_names(record)
         final = game.resigned is not None or game.done
         # An unrecorded count is no result: no RE (write_sgf would count every stone alive).
         info = {"result": game.result() if final else ""}
         for key, value in (("black", names[1]), ("white", names[2]), ("date", date)):
             if value:
                 info[key] = value
-        return go.write_sgf(game, **info)
+        return RecordFile(go.write_sgf(game, **info), ".sgf", "application/x-go-sgf")

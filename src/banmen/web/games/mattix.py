@@ -8,9 +8,29 @@ from typing import Any
 
 from banmen.engine import Result
 from banmen.games import mattix
+from banmen.web import parts
 from banmen.web.games._base import STOPPED_BY, WebGame
-from banmen.web.levels import DEFAULT_LEVELS, make_levels
+from banmen.web.levels import HUMAN, Level
 from banmen.web.protocol import GameRules, NewGame
+
+__all__ = ["MATTIX_LEVELS", "MattixGame"]
+
+#: Mattix's levels: alpha-beta by depth or time, and the exact solver (a 6x6 game is
+#: solved from its start within the move time cap)
+MATTIX_LEVELS: tuple[Level, ...] = (
+    Level(HUMAN, "Human", None),
+    Level("normal", "CPU normal", "alphabeta:depth=1"),
+    Level("strong", "CPU strong", "alphabeta:depth=3"),
+    Level("1s", "CPU 1 s", "alphabeta:time=1"),
+    Level("perfect", "CPU perfect", "perfect"),
+)
+
+
+def _figures(side: int) -> list[str]:
+    return [
+        f'<div class="score" id="score-{side}" aria-label="Player {side} score">0</div>',
+        f'<div class="taken" id="taken-{side}" aria-label="Pieces taken by player {side}"></div>',
+    ]
 
 
 class MattixGame(WebGame[mattix.Board]):
@@ -19,17 +39,27 @@ class MattixGame(WebGame[mattix.Board]):
     sides = ("player 1", "player 2")
     default_size = 6
     errors = mattix.MattixError
+    base_levels = MATTIX_LEVELS
 
-    def __init__(
-        self,
-        extra_levels: Mapping[str, str] | None = None,
-        players: Mapping[str, str] | None = None,
-    ) -> None:
-        levels = make_levels(extra_levels, DEFAULT_LEVELS, players)
-        super().__init__(
-            levels,
-            GameRules(levels, sizes=mattix.SIZES, seeds=True, example="c2", analysis=True),
-        )
+    def make_rules(self, levels: Mapping[str, Level]) -> GameRules:
+        return GameRules(levels, sizes=mattix.SIZES, seeds=True, example="c2", analysis=True)
+
+    def parts(self) -> dict[str, str]:
+        return {
+            "cards": parts.player_cards(
+                (("p1", "Player 1 <small>row</small>"), ("p2", "Player 2 <small>column</small>")),
+                _figures,
+            ),
+            "buttons": parts.buttons("undo", "stop", "pause"),
+            "analysis": parts.analysis_switch(),
+            "thinking": parts.thinking_panel((*parts.SEARCH_FIGURES, parts.NPS)),
+            "players": parts.players_panel(
+                (
+                    ("Player 1", "(takes from the chip's row)"),
+                    ("Player 2", "(takes from the chip's column)"),
+                )
+            ),
+        }
 
     def new_board(
         self, msg: NewGame, current: mattix.Board | None

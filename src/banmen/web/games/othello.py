@@ -7,9 +7,33 @@ from typing import Any
 
 from banmen.engine import Result
 from banmen.games import othello
+from banmen.web import parts
 from banmen.web.games._base import STOPPED_BY, WebGame
-from banmen.web.levels import OTHELLO_LEVELS, make_levels
+from banmen.web.levels import HUMAN, MOVE_TIME_CAP, Level
 from banmen.web.protocol import GameRules, NewGame
+
+__all__ = ["OTHELLO_LEVELS", "OthelloGame"]
+
+#: Othello's levels. The exact solver only finishes near the end of a game; earlier it runs
+#: into the move time cap and then plays a quick heuristic move (not called proved).
+OTHELLO_LEVELS: tuple[Level, ...] = (
+    Level(HUMAN, "Human", None),
+    Level("easy", "CPU easy", "alphabeta:depth=1", "looks one move ahead"),
+    Level("normal", "CPU normal", "alphabeta:depth=4", "looks four moves ahead"),
+    Level("strong", "CPU strong", "alphabeta:time=1", "searches for one second a move"),
+    Level(
+        "perfect",
+        "CPU perfect endgame",
+        "perfect",
+        f"exact solver, for positions with about 22 empty squares or fewer; with more it "
+        f"stops at the {MOVE_TIME_CAP:g} s cap and plays a quick, unproved move",
+    ),
+)
+
+
+def _figures(side: int) -> list[str]:
+    name = ("Black", "White")[side - 1]
+    return [f'<div class="score" id="discs-{side}" aria-label="{name} discs">2</div>']
 
 
 class OthelloGame(WebGame[othello.Board]):
@@ -17,14 +41,35 @@ class OthelloGame(WebGame[othello.Board]):
     title = "Othello"
     sides = ("Black", "White")
     errors = othello.OthelloError
+    base_levels = OTHELLO_LEVELS
 
-    def __init__(
-        self,
-        extra_levels: Mapping[str, str] | None = None,
-        players: Mapping[str, str] | None = None,
-    ) -> None:
-        levels = make_levels(extra_levels, OTHELLO_LEVELS, players)
-        super().__init__(levels, GameRules(levels, load=True, example="f5", analysis=True))
+    def make_rules(self, levels: Mapping[str, Level]) -> GameRules:
+        return GameRules(levels, load=True, example="f5", analysis=True)
+
+    def parts(self) -> dict[str, str]:
+        return {
+            "cards": parts.player_cards(
+                (("side-black", "Black <small>moves first</small>"), ("side-white", "White")),
+                _figures,
+            ),
+            "buttons": parts.buttons(
+                "pass",
+                "undo",
+                "stop",
+                "pause",
+                titles={"pass": "Pass: only when you have no legal move"},
+            ),
+            "analysis": parts.analysis_switch(),
+            "thinking": parts.thinking_panel(
+                (
+                    parts.SEARCH_FIGURES[0],
+                    ("think-score", "score (discs)"),
+                    parts.SEARCH_FIGURES[2],
+                    parts.NPS,
+                )
+            ),  # fmt: skip
+            "players": parts.players_panel((("Black", "(moves first)"), ("White", ""))),
+        }
 
     def new_board(
         self, msg: NewGame, current: othello.Board | None

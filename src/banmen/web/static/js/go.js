@@ -92,7 +92,7 @@ function render(state) {
   $("pass").disabled = !myTurn;
   $("resign").disabled = !myTurn;
   $("score").disabled = state.over || page.pending;
-  $("sgf-download").href = `/api/sgf/${encodeURIComponent(state.id)}`;
+  $("sgf-download").href = `/api/record/${encodeURIComponent(state.id)}`;
 }
 
 // The new-game form follows the present game until the user changes it.
