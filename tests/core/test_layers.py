@@ -215,11 +215,6 @@ GAME_OWN = (
     "web/tsume.py",
     "web/lagbench.py",
     "viz/",
-    # the web app's game lists, until it derives them from the games (issue 30, web part)
-    "web/catalog.py",
-    "web/games/__init__.py",
-    "web/pages.py",
-    "web/session.py",
 )
 #: words that are a game's name and something else too, by file: UGI's ``go`` command
 NOT_A_GAME = {"protocols/ugi.py": {"go"}}

@@ -106,7 +106,7 @@ class Client:
     def __init__(
         self,
         send_text: Callable[[str], Awaitable[None]],
-        game: str = "mattix",
+        game: str,
         address: str = "",
     ) -> None:
         self.game = game  # the only game this client's socket plays
