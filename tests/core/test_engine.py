@@ -58,7 +58,7 @@ def test_bad_specs_name_what_is_accepted(spec: str, fragment: str) -> None:
 
 def test_unknown_game() -> None:
     with pytest.raises(
-        UnknownGameError, match="unknown game 'chess': expected one of go, mattix, othello"
+        UnknownGameError, match="unknown game 'chess': expected one of .*go, mattix, othello"
     ):
         make_engine("chess", "random")
 

@@ -258,7 +258,13 @@ FENS = {
 
 @pytest.mark.parametrize("game", GAME_NAMES)
 def test_banmen_ugi_answers_a_ugi_client(game: str) -> None:
-    fen, move = FENS[game]
+    if game in FENS:
+        fen, move = FENS[game]
+    else:  # a game package's: its sample position, and its first legal move
+        g = get_game(game)
+        assert g.ugi is not None and g.sample is not None
+        start = g.sample()
+        fen, move = g.ugi.write(start), start.move_name(start.legal_moves[0])
     spec = "random:seed=1" if game == "shogi" else "mcts:playouts=50" if game == "go" else ""
     ugi = UgiProcess("--game", game, *(["--engine", spec] if spec else []))
     try:
@@ -282,7 +288,7 @@ def test_banmen_ugi_answers_a_ugi_client(game: str) -> None:
         # a bad command, position or move: one line, nothing changed
         ugi.send("position fen nonsense")
         assert ugi.until("info string error")[-1].count("\n") == 0
-        ugi.send(f"position fen {fen} moves {move} {move}")
+        ugi.send(f"position fen {fen} moves {move} no-such-move")
         assert "move 2" in ugi.until("info string error")[-1]
         assert ugi.ask("p1turn") == "false"
         ugi.send("launch")
