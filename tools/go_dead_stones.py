@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from banmen.games.go.board import PASS, Board, parse_vertex, vertex_name
-from banmen.protocols.gtp_client import GTPEngine
+from banmen.games.go.gtp_client import GTPEngine
 
 GNUGO = "/usr/games/gnugo"
 

@@ -1,5 +1,5 @@
 """GTP: the engine side (``banmen gtp``, :mod:`banmen.protocols.gtp`) byte for byte, its
-commands and its failures, and the client side (:mod:`banmen.protocols.gtp_client`)
+commands and its failures, and the client side (:mod:`banmen.games.go.gtp_client`)
 against GNU Go and against ``banmen gtp`` itself.
 
 The session tests inject a small engine (the first legal move), so they do not depend on
@@ -25,8 +25,8 @@ from banmen.cli import app
 from banmen.engine import Result, SpecError, parse_spec
 from banmen.games import make_engine
 from banmen.games.go import BLACK, PASS, WHITE, Board, Game
+from banmen.games.go.gtp_client import GTPCommandError, GTPEngine, GTPError
 from banmen.protocols.gtp import GTPSession, free_handicap_points, preprocess
-from banmen.protocols.gtp_client import GTPCommandError, GTPEngine, GTPError
 from banmen.search.limits import Limit
 
 runner = CliRunner()

@@ -20,8 +20,8 @@ from session_out import Out
 from typer.testing import CliRunner
 
 from banmen.cli import app
+from banmen.clients._lines import LineProcess
 from banmen.games.othello import Board
-from banmen.protocols._lines import LineProcess
 from banmen.protocols.nboard import NBoardSession, main
 
 START = (

@@ -20,9 +20,9 @@ import cshogi
 import pytest
 from session_out import Out
 
+from banmen.clients._lines import LineProcess
 from banmen.games.shogi import STARTPOS, parse_sfen
 from banmen.games.shogi.tsume import TsumeResult
-from banmen.protocols._lines import LineProcess
 from banmen.protocols.usi import USISession, main
 from banmen.search.limits import Limit, StopFlag
 

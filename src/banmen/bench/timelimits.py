@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
+from banmen.clients._lines import LineProcess
 from banmen.games import get_game
 from banmen.games.engines import AlphaBetaEngine
 from banmen.games.go.board import BLACK, PASS, vertex_name
@@ -39,7 +40,6 @@ from banmen.games.mattix import Board as MattixBoard
 from banmen.games.othello import Board as OthelloBoard
 from banmen.games.othello.engine import OthelloEngine
 from banmen.games.shogi.tsume import solve, warm_up
-from banmen.protocols._lines import LineProcess
 from banmen.search.limits import Limit
 from banmen.worker import EngineWorker
 

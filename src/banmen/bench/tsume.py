@@ -64,8 +64,8 @@ from typing import Any, Literal, Self
 
 import cshogi
 
+from banmen.clients._lines import LineProcess
 from banmen.games.shogi.formats import normalize_sfen
-from banmen.protocols._lines import LineProcess
 from banmen.search.limits import Limit
 
 __all__ = [

@@ -221,7 +221,7 @@ def _python(game: GameDef[Any], spec: PlayerSpec) -> Engine[Any]:
 
 
 def _ugi(game: GameDef[Any], spec: PlayerSpec) -> Engine[Any]:
-    from banmen.protocols.ugi_client import UGIEngine
+    from banmen.clients.ugi import UGIEngine
 
     return UGIEngine(game, spec)
 

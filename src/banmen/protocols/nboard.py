@@ -52,10 +52,10 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import IO
 
+from banmen.clients._lines import one_line, write_line
 from banmen.engine import Engine, Result
 from banmen.games.othello import PASS, Board, OthelloEngine, OthelloError
 from banmen.protocols._cap import capped, check_cap
-from banmen.protocols._lines import one_line, write_line
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["NBoardSession", "main", "MAX_MOVE_TIME", "DEPTH_MAX"]

@@ -38,8 +38,8 @@ from collections.abc import Iterable
 from typing import IO, Any
 
 from banmen import __version__
+from banmen.clients._lines import one_line, write_line
 from banmen.engine import Engine, GameBoard, Info
-from banmen.protocols._lines import one_line, write_line
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["UGISession", "main", "go_limit"]

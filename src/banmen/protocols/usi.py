@@ -65,11 +65,11 @@ from collections.abc import Callable, Iterable
 from typing import IO, Any
 
 from banmen import __version__
+from banmen.clients._lines import one_line, write_line
 from banmen.games.shogi import tsume
 from banmen.games.shogi.board import Board
 from banmen.games.shogi.errors import ShogiError
 from banmen.games.shogi.formats import STARTPOS
-from banmen.protocols._lines import one_line, write_line
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["USISession", "main", "NAME", "AUTHOR"]

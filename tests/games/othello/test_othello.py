@@ -541,8 +541,8 @@ def test_cli_perft_and_solve_json() -> None:
 def test_an_nboard_engine_plays_a_whole_game() -> None:
     import sys
 
+    from banmen.clients.nboard import NBoardEngine
     from banmen.games import make_engine
-    from banmen.protocols.nboard_client import NBoardEngine
 
     engine = make_engine("othello", f"nboard:depth=2 {sys.executable} -m banmen nboard")
     assert isinstance(engine, NBoardEngine) and engine.depth == 2
@@ -580,7 +580,7 @@ def test_the_nboard_client_reads_both_answer_forms(answer: str, score: int | Non
     protocol's text gives ``=== f5/-3.00/0.0``; the move alone is allowed."""
     import sys
 
-    from banmen.protocols.nboard_client import NBoardEngine
+    from banmen.clients.nboard import NBoardEngine
 
     engine = NBoardEngine([sys.executable, "-c", _FAKE_NBOARD, answer], timeout=30)
     try:
@@ -608,8 +608,8 @@ def test_bad_nboard_specs(spec: str, game: str, fragment: str) -> None:
 
 
 def test_a_missing_nboard_program_is_a_one_line_error() -> None:
+    from banmen.clients.nboard import NBoardError
     from banmen.games import make_engine
-    from banmen.protocols.nboard_client import NBoardError
 
     engine = make_engine("othello", "nboard:/nonexistent/engine")
     with pytest.raises(NBoardError, match="cannot start") as e:
@@ -620,7 +620,7 @@ def test_a_missing_nboard_program_is_a_one_line_error() -> None:
 def test_a_silent_nboard_program_times_out_and_is_stopped() -> None:
     import sys
 
-    from banmen.protocols.nboard_client import NBoardEngine, NBoardError
+    from banmen.clients.nboard import NBoardEngine, NBoardError
 
     engine = NBoardEngine([sys.executable, "-c", "import time; time.sleep(60)"], timeout=0.5)
     with pytest.raises(NBoardError, match=r"no answer in 0\.5 s") as e:

@@ -139,9 +139,8 @@ def _mcts(game: GameDef[Game], spec: PlayerSpec) -> Engine[Game]:
 
 
 def _gtp(game: GameDef[Game], spec: PlayerSpec) -> Engine[Game]:
-    # Imported here: the client imports this package's modules, so importing it first
-    # (``import banmen.protocols.gtp_client``) runs this file before the client exists.
-    from banmen.protocols.gtp_client import GTPEngine
+    # (imported when a GTP player is built: a subprocess client nobody else needs)
+    from banmen.games.go.gtp_client import GTPEngine
 
     return GTPEngine(spec.options["command"], name=spec.text)
 

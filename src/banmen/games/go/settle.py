@@ -12,7 +12,7 @@ referee is never one of the players: no player's estimate decides a dispute.
    the side to move after the two passes first, each player asked for its move in
    cleanup mode — its engine's ``think_cleanup`` where it has one: a GTP engine asks
    ``kgs-genmove_cleanup`` if it lists it, else ``genmove``
-   (:meth:`GTPEngine.think_cleanup <banmen.protocols.gtp_client.GTPEngine.think_cleanup>`);
+   (:meth:`GTPEngine.think_cleanup <banmen.games.go.gtp_client.GTPEngine.think_cleanup>`);
    banmen's engine does not pass while stones of the opponent that it estimates dead
    remain, it captures them (:meth:`GoEngine.think_cleanup
    <banmen.games.go.engine.GoEngine.think_cleanup>`); a UGI player passes, unasked (its

@@ -16,6 +16,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from banmen._random import SplitMix64
+from banmen.clients.nboard import NBoardEngine
 from banmen.engine import Engine, PlayerSpec
 from banmen.games._base import EngineKind, GameDef, TextFormat
 from banmen.games.engines import STANDARD_ENGINES
@@ -31,7 +32,6 @@ from banmen.games.othello.evaluation import kernel_moves
 from banmen.games.othello.formats import BLACK, PASS, WHITE, parse_square, square_name
 from banmen.games.othello.sets import KERNEL_SETS
 from banmen.games.othello.solve import SOLVER
-from banmen.protocols.nboard_client import NBoardEngine
 
 if TYPE_CHECKING:
     from banmen.analysis import Analysis, OnUpdate

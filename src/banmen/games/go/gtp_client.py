@@ -32,11 +32,11 @@ from __future__ import annotations
 import math
 import time
 
+from banmen.clients._lines import EngineClient
 from banmen.engine import Request, Result
 from banmen.games.go.board import BLACK, PASS, WHITE, Board, parse_vertex, vertex_name
 from banmen.games.go.errors import GoError
 from banmen.games.go.game import RESIGN_NAME, Game, board_of, is_resignation
-from banmen.protocols._lines import EngineClient
 from banmen.search.limits import Limit
 
 __all__ = ["GTPEngine", "GTPError", "GTPCommandError"]

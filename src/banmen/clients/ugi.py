@@ -26,8 +26,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from banmen.clients._lines import EngineClient
 from banmen.engine import GameBoard, Info, PlayerSpec, Request, Result
-from banmen.protocols._lines import EngineClient
 
 if TYPE_CHECKING:
     from banmen.games import GameDef

@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from banmen.clients._lines import EngineClient
 from banmen.engine import Request, Result
-from banmen.protocols._lines import EngineClient
 
 if TYPE_CHECKING:  # the Othello package offers this engine: it imports this module
     from banmen.games.othello.board import Board
