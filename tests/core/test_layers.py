@@ -308,3 +308,64 @@ def test_no_arrow_climbs_a_floor() -> None:
         f"{a} -> {b}" for a, b in sorted(found - KNOWN_CLIMBS)
     )
     assert KNOWN_CLIMBS <= found, "gone, take it off KNOWN_CLIMBS: " + str(KNOWN_CLIMBS - found)
+
+
+# --------------------------------------------------------------------------- test oracles
+
+#: the tests' own modules (tests/*.py and its packages): banmen must import none of them
+TESTS = paths.ROOT / "tests"
+TEST_MODULES = (
+    {"tests"}
+    | {p.stem for p in TESTS.glob("*.py")}
+    | {p.parent.name for p in TESTS.glob("*/__init__.py")}
+)
+#: the oracles the tests keep (tests/dfpn_reference.py, tests/shogi_position.py,
+#: tests/mattix_reference.py): under any package, their names mean test code
+ORACLES = {"dfpn_reference", "shogi_position", "mattix_reference"}
+
+
+def _test_imports(path: Path, root: Path = SRC) -> list[str]:
+    """Where ``path`` imports a module of the tests, or an oracle under any name's path
+    (every import, those under ``if TYPE_CHECKING:`` too)."""
+    hits = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            names = [f"{base}.{a.name}" if base else a.name for a in node.names]
+            if node.level:
+                names = [f".{n}" for n in names]  # relative: never a top-level test module
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            if parts[0] in TEST_MODULES or ORACLES & set(parts):
+                hits.append(f"{path.relative_to(root).as_posix()}:{node.lineno} {name}")
+    return hits
+
+
+def test_the_test_import_finder_finds_them(tmp_path: Path) -> None:
+    probe = tmp_path / "m.py"
+    probe.write_text(
+        "import dfpn_reference\n"
+        "from banmen.search.dfpn_reference import DfPn\n"
+        "from banmen.games.shogi import shogi_position\n"
+        "from .shogi_position import ShogiPosition\n"
+        "from mattix_reference import parse\n"
+        "import tests.dfpn_graph\n"
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from paths import DATA\n"
+        "from banmen.search.proof import INF\n"
+    )
+    assert [h.split(" ")[0] for h in _test_imports(probe, tmp_path)] == [
+        f"m.py:{n}" for n in (1, 2, 3, 4, 5, 6, 9)
+    ]
+
+
+def test_banmen_imports_no_test_code() -> None:
+    """The tests' oracles stay in tests/: no module of banmen imports them, or any other
+    module of the tests."""
+    assert {"dfpn_reference", "shogi_position", "paths"} <= TEST_MODULES
+    found = [hit for path in sorted(PACKAGE.rglob("*.py")) for hit in _test_imports(path)]
+    assert found == [], "banmen imports test code: " + ", ".join(found)

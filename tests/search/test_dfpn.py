@@ -13,10 +13,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from dfpn_reference import INF, DfPn, Unknown, no_cyclic_gc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from banmen.search.dfpn_reference import INF, DfPn, Unknown
 from banmen.search.limits import Limit, StopFlag
 
 
@@ -244,8 +244,6 @@ def test_the_cyclic_collector_is_off_while_proving_and_restored_after() -> None:
     """Full collections walk every table entry (pauses that grew past a time limit's
     margin); the solver makes no cycles, so it runs with the collector off."""
     import gc
-
-    from banmen.search.dfpn_reference import no_cyclic_gc
 
     seen: list[bool] = []
     rng = random.Random(5)

@@ -6,8 +6,8 @@ the search for each bundle, as :mod:`banmen.search.alphabeta` does for alpha-bet
 attacker (OR node) must prove a win — in tsume-shogi a mate, playing only checks — and the
 defender (AND node) tries every reply. ``prove`` answers with a proof (and the length of the
 line it found), a disproof, or "unknown" when a limit stopped it; a limit is never reported
-as a result. The pure-Python solver it replaced, :mod:`banmen.search.dfpn_reference`, stays
-as the tests' oracle; both answer the same questions the same way.
+as a result. The pure-Python solver it replaced stays as the tests' oracle
+(tests/dfpn_reference.py); both answer the same questions the same way.
 
 The kernel contract (all ``@kernel``; ``ctx`` is a read-only int64 array of constants):
 

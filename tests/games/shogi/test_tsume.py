@@ -7,11 +7,11 @@ import csv
 import cshogi
 import paths
 import pytest
+from dfpn_reference import DfPn
+from shogi_position import ShogiPosition, solve_reference
 
 from banmen.games.shogi import ShogiError
-from banmen.games.shogi.position import ShogiPosition
 from banmen.games.shogi.tsume import solve
-from banmen.search.dfpn_reference import DfPn
 from banmen.search.limits import Limit, StopFlag
 
 DATA = paths.DATA / "tsume_short.tsv"
@@ -210,7 +210,7 @@ def test_compiled_and_reference_solvers_agree(row: dict[str, str]) -> None:
     """The compiled df-pn (what users run) and the Python one it replaced (the oracle)
     prove the same verdict and the same shortest length; both lines are valid."""
     a = solve(row["sfen"], LIMIT)
-    b = solve(row["sfen"], LIMIT, engine="reference")
+    b = solve_reference(row["sfen"], LIMIT)
     assert (a.status, a.length, a.shortest) == (b.status, b.length, b.shortest), row["name"]
     check_line(row["sfen"], a.pv)
 

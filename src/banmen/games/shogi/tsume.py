@@ -16,9 +16,10 @@ The solve runs in three phases (``progress`` reports which):
 If a limit stops phase 2 or 3, the result is still ``mate`` with the line found so far and
 ``shortest=False``: a mate was proved, its length was not proved shortest.
 
-The counting (phases 2 and 3) is written once over a small backend: ``engine="compiled"`` (the
-default) runs it on the compiled df-pn; ``engine="reference"`` on the pure-Python solver
-(:mod:`banmen.search.dfpn_reference` over cshogi), which the tests keep as the oracle.
+The counting (phases 2 and 3) is written once over a small :class:`Backend`: by default it
+runs on the compiled df-pn (:class:`~banmen.games.shogi.compiled.CompiledBackend`); a caller
+may pass another (``solve(..., backend=...)``) — the tests pass their pure-Python oracle
+(tests/shogi_position.py), which banmen itself never imports.
 """
 
 from __future__ import annotations
@@ -31,18 +32,14 @@ import cshogi
 
 from banmen.games.shogi.compiled import CompiledBackend
 from banmen.games.shogi.formats import normalize_sfen, parse_sfen
-from banmen.games.shogi.position import ShogiPosition
 from banmen.games.shogi.sets import MATE
-from banmen.search.dfpn_reference import DfPn, no_cyclic_gc
 from banmen.search.limits import Limit, StopFlag
 from banmen.search.proof import INF, ProofResult, Unknown
 from banmen.warm import ensure
 
-__all__ = ["TsumeResult", "solve", "warm_up", "Progress", "SolverKind"]
+__all__ = ["TsumeResult", "solve", "warm_up", "Progress", "Backend", "BackendFactory"]
 
 Status = Literal["mate", "no_mate", "unknown"]
-#: which df-pn runs the solve: the compiled one (what users run) or the Python reference
-SolverKind = Literal["compiled", "reference"]
 #: ``progress(info)`` is called about every 0.1 s with ``nodes``, ``seconds``, ``nps``,
 #: ``pn``, ``dn`` (the root's proof and disproof numbers) and ``phase`` (``"proof"`` while
 #: looking for any mate, ``"shortest"`` while shortening it, ``"pv"`` while reading the line)
@@ -82,15 +79,17 @@ def solve(
     stop: StopFlag | None = None,
     progress: Progress | None = None,
     hash_mb: int = 256,
-    engine: SolverKind = "compiled",
+    backend: BackendFactory | None = None,
 ) -> TsumeResult:
     """Solve the mate problem ``sfen`` (the attacker is the side to move).
 
     Raises :class:`~banmen.games.shogi.errors.ShogiError` for a bad SFEN; never anything else for
     bad input. ``limit.time`` / ``limit.nodes`` bound the whole solve; ``stop`` stops it
     from another thread or process; ``hash_mb`` bounds the transposition table.
+    ``backend``: makes the solver the counting runs on (see :data:`BackendFactory`); None,
+    the compiled df-pn.
     """
-    return _solve_problem(sfen, limit, stop, progress, hash_mb, engine)
+    return _solve_problem(sfen, limit, stop, progress, hash_mb, backend)
 
 
 def _solve_problem(
@@ -99,13 +98,12 @@ def _solve_problem(
     stop: StopFlag | None,
     progress: Progress | None,
     hash_mb: int,
-    engine: SolverKind,
+    make: BackendFactory | None,
 ) -> TsumeResult:
     board = parse_sfen(sfen)
     sfen = normalize_sfen(sfen)
-    if engine == "reference":
-        with no_cyclic_gc():  # its pauses grow with the table (see no_cyclic_gc)
-            return _solve(_ReferenceBackend(board, limit, stop, progress, hash_mb), sfen)
+    if make is not None:
+        return _solve(make(board, limit, stop, progress, hash_mb), sfen)
     backend = CompiledBackend(board, limit, stop, progress, hash_mb)
     try:
         # the whole solve in one search thread (deep stack, one deadline, progress here)
@@ -119,7 +117,7 @@ _WARM_UP_SFEN = "3sks3/9/4+P4/9/9/9/9/9/9 b 2G2r2b2g2s4n4l17p 1"
 
 
 def _load_mate() -> None:
-    _solve_problem(_WARM_UP_SFEN, None, None, None, 1, "compiled")
+    _solve_problem(_WARM_UP_SFEN, None, None, None, 1, None)
 
 
 def warm_up() -> None:
@@ -179,61 +177,11 @@ class Backend(Protocol):
     def usi(self, move: int) -> str: ...
 
 
-class _ReferenceBackend:
-    """The pure-Python df-pn over cshogi (:mod:`banmen.search.dfpn_reference`)."""
-
-    def __init__(
-        self,
-        board: cshogi.Board,
-        limit: Limit | None,
-        stop: StopFlag | None,
-        progress: Progress | None,
-        hash_mb: int,
-    ) -> None:
-        self.solver: DfPn[int] = DfPn(limit=limit, stop=stop, progress=progress, hash_mb=hash_mb)
-        self.pos = ShogiPosition(board)
-
-    def prove(self, r: int = INF, *, or_node: bool = True) -> ProofResult:
-        return self.solver.prove(self.pos, r, or_node=or_node)
-
-    def lookup(self, r: int) -> tuple[int, int, int, int]:
-        return self.solver.lookup(self.pos.key(), r)
-
-    def is_futile(self, move: int, r: int) -> bool:
-        self.pos.play(move)
-        k = self.pos.key()
-        self.pos.undo()
-        return self.solver.is_futile(self.pos, move, k, r)
-
-    def was_futile(self) -> bool:
-        return self.pos.key() in self.solver.futile_keys
-
-    def key(self) -> int:
-        return self.pos.key()
-
-    def attacker_moves(self) -> list[int]:
-        return self.pos.attacker_moves()
-
-    def defender_moves(self) -> list[int]:
-        return self.pos.defender_moves()
-
-    def play(self, move: int) -> None:
-        self.pos.play(move)
-
-    def undo(self) -> None:
-        self.pos.undo()
-
-    def quick_win(self) -> int | None:
-        return self.pos.quick_win()
-
-    def group(self, move: int) -> int | None:
-        return self.pos.group(move)
-
-    def material(self) -> int:
-        return self.pos.material()
-
-    def usi(self, move: int) -> str:
-        return str(cshogi.move_to_usi(move))
+#: ``backend(board, limit, stop, progress, hash_mb)``: a :class:`Backend` for one problem (the
+#: position from ``board``, the solver bound by the rest): what ``solve(..., backend=)`` takes
+BackendFactory = Callable[
+    [cshogi.Board, Limit | None, StopFlag | None, Progress | None, int], Backend
+]
 
 
 def _solve(b: Backend, sfen: str) -> TsumeResult:

@@ -1,17 +1,28 @@
-"""The shogi position the reference df-pn proves mates on (over cshogi).
+"""The tests' shogi oracle: the position the reference df-pn proves mates on (over cshogi),
+and the tsume backend over the two.
 
-It implements :class:`banmen.search.dfpn_reference.Position`.
-
+:class:`ShogiPosition` implements :class:`dfpn_reference.Position` (tests/dfpn_reference.py).
 cshogi (a C++ move generator) does the work per node: the attacker's legal checks, the
 defender's legal replies, a Zobrist key, and a mate-in-one test. What is shogi-specific in
 the *counting* lives here too: which defender replies are futile interpositions (無駄合).
+
+:class:`ReferenceBackend` is :class:`banmen.games.shogi.tsume.Backend` over them, and
+:func:`solve_reference` runs :func:`banmen.games.shogi.tsume.solve` on it: the same counting
+as the compiled solver, over the oracle. No module of banmen imports this one.
 """
 
 from __future__ import annotations
 
-import cshogi
+from typing import Any
 
-__all__ = ["ShogiPosition"]
+import cshogi
+from dfpn_reference import DfPn, no_cyclic_gc
+
+from banmen.games.shogi.tsume import Progress, TsumeResult, solve
+from banmen.search.limits import Limit, StopFlag
+from banmen.search.proof import INF, ProofResult
+
+__all__ = ["ShogiPosition", "ReferenceBackend", "solve_reference"]
 
 _SLIDERS = {
     cshogi.LANCE,
@@ -113,3 +124,68 @@ class ShogiPosition:
         finally:
             b.pop()
         return out
+
+
+class ReferenceBackend:
+    """The pure-Python df-pn over cshogi, as :func:`banmen.games.shogi.tsume.solve` counts
+    on it (its ``backend`` argument)."""
+
+    def __init__(
+        self,
+        board: cshogi.Board,
+        limit: Limit | None,
+        stop: StopFlag | None,
+        progress: Progress | None,
+        hash_mb: int,
+    ) -> None:
+        self.solver: DfPn[int] = DfPn(limit=limit, stop=stop, progress=progress, hash_mb=hash_mb)
+        self.pos = ShogiPosition(board)
+
+    def prove(self, r: int = INF, *, or_node: bool = True) -> ProofResult:
+        return self.solver.prove(self.pos, r, or_node=or_node)
+
+    def lookup(self, r: int) -> tuple[int, int, int, int]:
+        return self.solver.lookup(self.pos.key(), r)
+
+    def is_futile(self, move: int, r: int) -> bool:
+        self.pos.play(move)
+        k = self.pos.key()
+        self.pos.undo()
+        return self.solver.is_futile(self.pos, move, k, r)
+
+    def was_futile(self) -> bool:
+        return self.pos.key() in self.solver.futile_keys
+
+    def key(self) -> int:
+        return self.pos.key()
+
+    def attacker_moves(self) -> list[int]:
+        return self.pos.attacker_moves()
+
+    def defender_moves(self) -> list[int]:
+        return self.pos.defender_moves()
+
+    def play(self, move: int) -> None:
+        self.pos.play(move)
+
+    def undo(self) -> None:
+        self.pos.undo()
+
+    def quick_win(self) -> int | None:
+        return self.pos.quick_win()
+
+    def group(self, move: int) -> int | None:
+        return self.pos.group(move)
+
+    def material(self) -> int:
+        return self.pos.material()
+
+    def usi(self, move: int) -> str:
+        return str(cshogi.move_to_usi(move))
+
+
+def solve_reference(sfen: str, limit: Limit | None = None, **kw: Any) -> TsumeResult:
+    """:func:`banmen.games.shogi.tsume.solve` over the reference df-pn, with Python's cyclic
+    collector off (its pauses grow with the table: see :func:`dfpn_reference.no_cyclic_gc`)."""
+    with no_cyclic_gc():
+        return solve(sfen, limit, backend=ReferenceBackend, **kw)

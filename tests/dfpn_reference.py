@@ -1,4 +1,10 @@
-"""Depth-first proof-number search (df-pn), written once over a :class:`Position` protocol.
+"""The tests' oracle: a pure-Python depth-first proof-number search (df-pn), over a
+:class:`Position` protocol.
+
+It is the solver the compiled df-pn (:mod:`banmen.search.dfpn`) replaced, kept as the tests'
+oracle: tests/search/test_dfpn.py checks it against a brute-force one on random graphs, and
+tests/games/shogi/test_tsume.py checks the compiled solver against it on shogi problems
+(through tests/shogi_position.py). No module of banmen imports it.
 
 The attacker (OR node) must prove a win — in tsume-shogi a mate, playing only checks — and
 the defender (AND node) tries every legal reply. ``prove`` answers with a proof (and the length
@@ -137,7 +143,7 @@ class _Limits:
 class DfPn(Generic[Move]):
     """One solver: a transposition table, counters and limits shared by its proofs.
 
-    >>> # see tests/test_dfpn.py for a toy game; banmen.games.shogi.tsume for shogi
+    >>> # see tests/search/test_dfpn.py for a toy game; tests/shogi_position.py for shogi
     """
 
     def __init__(
