@@ -24,9 +24,9 @@ from typer.testing import CliRunner
 from banmen.cli import app
 from banmen.engine import Result, SpecError, parse_spec
 from banmen.games import make_engine
-from banmen.games.go import BLACK, PASS, WHITE, Board, Game
+from banmen.games.go import BLACK, PASS, WHITE, Board, Game, free_handicap_points
 from banmen.games.go.gtp_client import GTPCommandError, GTPEngine, GTPError
-from banmen.protocols.gtp import GTPSession, free_handicap_points, preprocess
+from banmen.protocols.gtp import GTPSession, preprocess
 from banmen.search.limits import Limit
 
 runner = CliRunner()

@@ -72,8 +72,9 @@ Choices where GTP leaves room:
   stones of the other colour that ``final_status_list dead`` would list remain: a
   liberty of such a chain is played instead;
 * ``place_free_handicap`` uses the fixed layout where it is defined and spreads further
-  stones over the third and fourth lines; it may place fewer stones than asked when the
-  board has no good point left (the specification allows it);
+  stones over the third and fourth lines
+  (:func:`~banmen.games.go.board.free_handicap_points`); it may place fewer stones than
+  asked when the board has no good point left (the specification allows it);
 * ``time_settings MAIN BYO STONES`` / ``time_left COLOR TIME STONES`` give the engine a
   time per move (:meth:`GTPSession.move_time`): in main time, the time left divided by
   ``max(20, empty points / 2)`` (an estimate of the moves still to play), but at least
@@ -95,7 +96,8 @@ Choices where GTP leaves room:
   Japanese byo-yomi: after the main time, each move must be made within one PERIOD, and
   a move that overruns it uses up periods. There ``time_left COLOR TIME N`` in byo-yomi
   gives the time left in the current period and N the periods left; the engine gets the
-  time left in the period (in main time, at least one period: it always follows);
+  time left in the period (in main time, at least one period: it always follows). The
+  clock's bookkeeping lives in :mod:`banmen.protocols.gtp_clock`;
 * no move takes longer than the session's maximum thinking time (``banmen gtp
   --max-move-time S``, by default :data:`MAX_MOVE_TIME`, 60 s), whatever the clock or the
   engine's own spec says: past it the engine is stopped (through its stop flag) and
@@ -161,6 +163,7 @@ from banmen.games.go import (
     IllegalMoveError,
     Rules,
     estimate_dead,
+    free_handicap_points,
     handicap_points,
     is_resignation,
     parse_color,
@@ -173,6 +176,7 @@ from banmen.games.go.analysis import OWNERSHIP_PLAYOUTS, PERIOD, analyse
 from banmen.games.go.rules import komi_value
 from banmen.games.go.scoring import capturing_move, chains, seki_stones
 from banmen.protocols._cap import capped, check_cap
+from banmen.protocols.gtp_clock import Clock, TimeSettings, hard_time, move_time
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["GTPSession", "GTPFailure", "preprocess", "main", "NAME"]
@@ -234,15 +238,6 @@ def _args(args: list[str], n: int) -> list[str]:
     return args
 
 
-@dataclass
-class _Clock:
-    """One side's clock as the controller reports it: ``left`` seconds, for ``stones``
-    moves of a byo-yomi period (``stones`` 0: main or absolute time)."""
-
-    left: float
-    stones: int = 0
-
-
 class GTPSession:
     """One GTP conversation over a Go board.
 
@@ -276,11 +271,11 @@ class GTPSession:
         self.name = name
         self.done = False
         #: (main time, byo-yomi time, byo-yomi stones) from time_settings; None: no limit
-        self.time_settings: tuple[float, float, int] | None = None
+        self.time_settings: TimeSettings | None = None
         #: "canadian" (time_settings: BYO seconds for STONES moves) or "byoyomi"
         #: (kgs-time_settings byoyomi: BYO seconds a move, STONES periods)
         self.time_system = "canadian"
-        self.clocks: dict[int, _Clock] = {}
+        self.clocks: dict[int, Clock] = {}
         self.commands: dict[str, Callable[[list[str]], str]] = {
             "protocol_version": lambda a: "2",
             "name": lambda a: self.name,
@@ -562,8 +557,7 @@ class GTPSession:
             return ""
         self.time_settings = (main, byo, stones)
         self.time_system = "canadian"
-        start = _Clock(main) if main > 0 or stones == 0 else _Clock(byo, stones)
-        self.clocks = {c: _Clock(start.left, start.stones) for c in (BLACK, WHITE)}
+        self.clocks = {c: Clock.at_start(self.time_settings) for c in (BLACK, WHITE)}
         return ""
 
     def _kgs_time_settings(self, args: list[str]) -> str:
@@ -586,7 +580,7 @@ class GTPSession:
     def _time_left(self, args: list[str]) -> str:
         a = _args(args, 3)
         color, left, stones = _color(a[0]), _seconds(a[1]), _int(a[2], 0)
-        self.clocks[color] = _Clock(max(left, 0.0), stones)
+        self.clocks[color] = Clock(max(left, 0.0), stones)
         return ""
 
     def move_time(self, color: int) -> float | None:
@@ -595,17 +589,9 @@ class GTPSession:
         clock = self.clocks.get(color)
         if clock is None:
             return None
-        settings = self.time_settings
-        byoyomi = self.time_system == "byoyomi"
-        if clock.stones > 0:  # in byo-yomi: Canadian stones, or Japanese periods left
-            raw = clock.left if byoyomi else clock.left / clock.stones
-        else:
-            empties = self.board.size**2 - len(self.board.stones(BLACK))
-            empties -= len(self.board.stones(WHITE))
-            raw = clock.left / max(20, empties // 2)
-            if settings is not None and settings[1] > 0 and settings[2] > 0:
-                raw = max(raw, settings[1] if byoyomi else settings[1] / settings[2])
-        return min(max(0.05, 0.9 * raw - 0.05), self.max_move_time)
+        empties = self.board.size**2 - len(self.board.stones(BLACK))
+        empties -= len(self.board.stones(WHITE))
+        return move_time(clock, self.time_settings, self.time_system, empties, self.max_move_time)
 
     def move_limit(self, color: int) -> Limit | None:
         """The :class:`Limit` for ``color``'s next move: ``None`` (the engine's own) without
@@ -623,50 +609,13 @@ class GTPSession:
     def _hard_time(self, color: int, target: float) -> float:
         """How long a move with ``target`` seconds may take while the engine's search is
         unsettled (module docstring)."""
-        clock = self.clocks[color]
-        if self.time_system == "byoyomi" and clock.stones > 0:
-            return target  # an overrun costs a period
-        share = clock.left / 2 if clock.stones > 0 else clock.left / 4
-        return max(target, min(2.5 * target, share, self.max_move_time))
+        return hard_time(self.clocks[color], self.time_system, target, self.max_move_time)
 
     def _spend(self, color: int, seconds: float) -> None:
+        """Count ``color``'s move of ``seconds`` down on its clock, if it has one."""
         clock = self.clocks.get(color)
-        if clock is None:
-            return
-        settings = self.time_settings
-        if self.time_system == "byoyomi" and settings is not None:
-            self._spend_byoyomi(clock, seconds, settings[1], settings[2])
-            return
-        clock.left -= seconds
-        byo = settings is not None and settings[2] > 0
-        if clock.stones > 0:
-            clock.stones -= 1
-            if clock.stones == 0 and byo and clock.left >= 0:
-                assert settings is not None
-                clock.left, clock.stones = settings[1], settings[2]
-        elif clock.left <= 0 and byo:
-            assert settings is not None
-            clock.left, clock.stones = settings[1], settings[2]
-        clock.left = max(clock.left, 0.0)
-
-    @staticmethod
-    def _spend_byoyomi(clock: _Clock, seconds: float, period: float, periods: int) -> None:
-        """Japanese byo-yomi: main time first; then a move within the period keeps it
-        (the period starts again), one that overruns it uses up a period per ``period``
-        seconds over."""
-        if clock.stones == 0:  # main time
-            clock.left -= seconds
-            if clock.left > 0:
-                return
-            seconds, clock.left, clock.stones = -clock.left, period, periods
-            if seconds <= 0:
-                return
-        if seconds <= clock.left:
-            clock.left = period
-            return
-        lost = math.ceil((seconds - clock.left) / period)
-        clock.stones = max(clock.stones - lost, 0)
-        clock.left = period if clock.stones > 0 else 0.0
+        if clock is not None:
+            clock.spend(seconds, self.time_settings, self.time_system)
 
     # ---- analysis (Leela Zero's and KataGo's extensions)
 
@@ -940,45 +889,6 @@ class _Input:
         """Wait up to ``seconds`` for a command: has one arrived (or the input ended)?"""
         with self._cond:
             return self._cond.wait_for(lambda: bool(self._lines) or self._ended, seconds)
-
-
-def free_handicap_points(n: int, size: int) -> list[int]:
-    """Up to ``n`` handicap points: the fixed layout as far as it goes, then points of the
-    third and fourth lines (then the others), none next to another handicap stone."""
-    chosen: list[int] = []
-    if size >= 7:
-        most = 4 if size == 7 or size % 2 == 0 else 9
-        chosen = handicap_points(min(n, most), size) if n >= 2 else []
-    stride = size + 2
-
-    def line(p: int) -> int:
-        r, c = divmod(p, stride)
-        return min(r, c, size + 1 - r, size + 1 - c)  # 1 on the edge
-
-    points = [(r + 1) * stride + c + 1 for r in range(size) for c in range(size)]
-    # third and fourth lines first, then the centre, then the second line, the edge last;
-    # within a class, the point farthest from the stones already placed
-    rank = {p: {3: 0, 4: 0, 2: 2, 1: 3}.get(line(p), 1) for p in points}
-    far = dict.fromkeys(points, 4 * size)
-    taken: set[int] = set()
-
-    def place(q: int) -> None:
-        taken.update((q, q - 1, q + 1, q - stride, q + stride))
-        qr, qc = divmod(q, stride)
-        for p in points:
-            r, c = divmod(p, stride)
-            far[p] = min(far[p], abs(r - qr) + abs(c - qc))
-
-    for q in chosen:
-        place(q)
-    while len(chosen) < n:
-        candidates = [p for p in points if p not in taken]
-        if not candidates:
-            break
-        best = min(candidates, key=lambda p: (rank[p], -far[p], p))
-        chosen.append(best)
-        place(best)
-    return chosen
 
 
 def main(

@@ -62,6 +62,7 @@ __all__ = [
     "color_name",
     "parse_color",
     "handicap_points",
+    "free_handicap_points",
 ]
 
 EMPTY, BLACK, WHITE = K.EMPTY, K.BLACK, K.WHITE
@@ -202,6 +203,45 @@ def handicap_points(n: int, size: int) -> list[int]:
     if n % 2 == 1 and n >= 5:
         order.append((mid, mid))
     return [point(c, r, size) for c, r in order]
+
+
+def free_handicap_points(n: int, size: int) -> list[int]:
+    """Up to ``n`` handicap points: the fixed layout as far as it goes, then points of the
+    third and fourth lines (then the others), none next to another handicap stone."""
+    chosen: list[int] = []
+    if size >= 7:
+        most = 4 if size == 7 or size % 2 == 0 else 9
+        chosen = handicap_points(min(n, most), size) if n >= 2 else []
+    stride = size + 2
+
+    def line(p: int) -> int:
+        r, c = divmod(p, stride)
+        return min(r, c, size + 1 - r, size + 1 - c)  # 1 on the edge
+
+    points = [(r + 1) * stride + c + 1 for r in range(size) for c in range(size)]
+    # third and fourth lines first, then the centre, then the second line, the edge last;
+    # within a class, the point farthest from the stones already placed
+    rank = {p: {3: 0, 4: 0, 2: 2, 1: 3}.get(line(p), 1) for p in points}
+    far = dict.fromkeys(points, 4 * size)
+    taken: set[int] = set()
+
+    def place(q: int) -> None:
+        taken.update((q, q - 1, q + 1, q - stride, q + stride))
+        qr, qc = divmod(q, stride)
+        for p in points:
+            r, c = divmod(p, stride)
+            far[p] = min(far[p], abs(r - qr) + abs(c - qc))
+
+    for q in chosen:
+        place(q)
+    while len(chosen) < n:
+        candidates = [p for p in points if p not in taken]
+        if not candidates:
+            break
+        best = min(candidates, key=lambda p: (rank[p], -far[p], p))
+        chosen.append(best)
+        place(best)
+    return chosen
 
 
 # --------------------------------------------------------------------------- the board
