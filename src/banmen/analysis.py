@@ -251,11 +251,7 @@ def analyse_with(
             continue
         child = board.copy()  # type: ignore[attr-defined]
         child.push(m)
-        if child.is_game_over():
-            s1, s2 = (child.winner() == mover), (child.winner() not in (None, mover))
-            rows.append(MoveValue(name, float(s1) - float(s2), "depth", 1, pv=[name]))
-            continue
-        r = engine.think(child, share, stop=stop)
+        r = engine.think(child, share, stop=stop)  # (a finished game: the engine's own answer)
         nodes += r.nodes
         why = r.stopped_by or why
         sign = 1 if child.turn == mover else -1
