@@ -220,6 +220,10 @@ class Engine(ABC, Generic[BoardT]):
     def new_game(self) -> None:
         """Forget what earlier games taught the engine (default: nothing to forget)."""
 
+    def close(self) -> None:
+        """Stop what the engine runs outside this process (default: nothing; a client of
+        another program ends it). The engine may be used again: it starts afresh."""
+
     def reseed(self, seed: int) -> None:
         """After :meth:`new_game`: make this game's random choices a function of the
         engine's own seed and ``seed`` (the arena passes one per game and side, so that

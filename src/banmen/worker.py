@@ -153,10 +153,9 @@ def _drop_user_engine(
         return
     key = (game_name, factory or "", _engine_spec(spec)[0])
     engine = cache.pop(key, None)
-    close = getattr(engine, "close", None)
-    if callable(close):
+    if engine is not None:
         try:
-            close()
+            engine.close()
         except Exception:  # its process is gone already: nothing to close
             pass
 

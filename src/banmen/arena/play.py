@@ -79,24 +79,22 @@ class EngineCache:
     def close(self) -> None:
         """Stop the engines that run something (external programs); forget them all."""
         for engine in self._engines.values():
-            close = getattr(engine, "close", None)
-            if callable(close):
-                try:
-                    close()
-                except Exception:  # pragma: no cover - already gone: nothing to stop
-                    pass
+            _stop(engine)
         self._engines.clear()
 
     def drop(self, game: GameDef[Any], spec_text: str) -> None:
         """Forget (and stop) the engine of ``spec_text``: the next game starts it afresh
         (after a forfeit: its state is unknown)."""
         engine = self._engines.pop((game.name, spec_text), None)
-        close = getattr(engine, "close", None)
-        if callable(close):
-            try:
-                close()
-            except Exception:  # pragma: no cover - gone already
-                pass
+        if engine is not None:
+            _stop(engine)
+
+
+def _stop(engine: Engine[Any]) -> None:
+    try:
+        engine.close()
+    except Exception:  # pragma: no cover - already gone: nothing to stop
+        pass
 
 
 def _random_engine(spec_text: str, deal_seed: int, side: int) -> RandomEngine:

@@ -110,9 +110,7 @@ def _with_engine(g: GameDef[Any], spec: str, board: GameBoard, limit: Limit) -> 
     except Exception as e:  # the player failed: one line, no traceback
         raise fail(" ".join(str(e).split()) or type(e).__name__) from None
     finally:
-        close = getattr(player, "close", None)
-        if callable(close):
-            close()
+        player.close()
 
 
 def _label(row: Any) -> str:

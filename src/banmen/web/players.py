@@ -15,7 +15,6 @@ with one line, not the first game that picks it.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from typing import Any
 
 from banmen.engine import SpecError, parse_spec
 
@@ -77,12 +76,10 @@ def check_player(game: str, spec: str) -> None:
     from banmen.engine import USER_KINDS
     from banmen.games import make_engine
 
-    engine: Any = make_engine(game, spec)
+    engine = make_engine(game, spec)
     if parse_spec(spec).kind not in USER_KINDS:
         return
     try:
         engine.warm_up()
     finally:
-        close = getattr(engine, "close", None)
-        if callable(close):
-            close()
+        engine.close()
