@@ -35,47 +35,47 @@ def connect(path: str | Path, *, timeout: float, any_thread: bool = False) -> sq
     return conn
 
 
-def execute_retrying(conn: sqlite3.Connection, sql: str, args: tuple[Any, ...] = ()) -> None:
-    """Execute one write, retrying while another process holds the write lock (0.05 ms,
-    doubling up to 20 ms; gives up after about a minute) — for connections whose own
-    busy handler does not wait (``timeout=0``): SQLite's sleeps at least a millisecond,
-    longer than a quick commit takes."""
+def _retrying(op: Callable[[], T]) -> T:
+    """``op()``, called again while SQLite says the database is locked or busy (another
+    process holds the write lock): after 0.05 ms, doubling up to 20 ms, for about a minute
+    at most; any other error, or a lock held longer, is raised."""
     delay = 0.00005
     waited = 0.0
     while True:
         try:
-            conn.execute(sql, args)
-            return
+            return op()
         except sqlite3.OperationalError as e:
             if "locked" not in str(e) and "busy" not in str(e) or waited > 60:
                 raise
         time.sleep(delay)
         waited += delay
         delay = min(delay * 2, 0.02)
+
+
+def execute_retrying(conn: sqlite3.Connection, sql: str, args: tuple[Any, ...] = ()) -> None:
+    """Execute one write, retrying while another process holds the write lock (0.05 ms,
+    doubling up to 20 ms; gives up after about a minute) — for connections whose own
+    busy handler does not wait (``timeout=0``): SQLite's sleeps at least a millisecond,
+    longer than a quick commit takes."""
+    _retrying(lambda: conn.execute(sql, args))
 
 
 def transaction_retrying(conn: sqlite3.Connection, body: Callable[[sqlite3.Connection], T]) -> T:
     """Run ``body(conn)`` in one write transaction (``BEGIN IMMEDIATE`` … ``COMMIT``; rolled
     back if it raises) and return what it returns, retrying the whole transaction while
     another process holds the write lock, as :func:`execute_retrying` retries a write."""
-    delay = 0.00005
-    waited = 0.0
-    while True:
+
+    def once() -> T:
+        conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                out = body(conn)
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            return out
-        except sqlite3.OperationalError as e:
-            if "locked" not in str(e) and "busy" not in str(e) or waited > 60:
-                raise
-        time.sleep(delay)
-        waited += delay
-        delay = min(delay * 2, 0.02)
+            out = body(conn)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return out
+
+    return _retrying(once)
 
 
 def insert_many_retrying(

@@ -109,6 +109,25 @@ def leave_quickly() -> None:
 #: ``--json`` of a command that prints one result.
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
+#: the GAME and POSITION arguments of ``solve`` and ``analyse``: the position is read by its
+#: game (``GameDef.board_from_text``)
+GameArgument = Annotated[
+    str,
+    typer.Argument(
+        help="Game: any game with a solver (solve) or an analysis (analyse); banmen players "
+        "lists games."
+    ),
+]
+PositionArgument = Annotated[
+    str,
+    typer.Argument(
+        help="The position, as the game reads one: a Mattix layout string, an Othello board "
+        "string (64 squares X/O/- and the side to move, X or O) or transcript, a Go SGF record "
+        "(text or a file name: the position after its main line), a shogi mate problem as "
+        "SFEN (quoted; the attacker is the side to move), …"
+    ),
+]
+
 
 def fail(message: str) -> typer.Exit:
     """Print ``error: message`` on stderr; the exit (status 2) for the caller to raise."""

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from banmen.cli._app import JsonOption, fail, leave_quickly
+from banmen.cli._app import GameArgument, JsonOption, PositionArgument, fail, leave_quickly
 
 if TYPE_CHECKING:
     from banmen.analysis import Analysis
@@ -23,17 +23,8 @@ if TYPE_CHECKING:
 
 
 def analyse(
-    game: Annotated[
-        str, typer.Argument(help="Game: any game with an analysis (banmen players lists games).")
-    ],
-    position: Annotated[
-        str,
-        typer.Argument(
-            help="The position, as the game reads one: a Mattix layout string, an Othello "
-            "board string or transcript, a Go SGF record (text or a file name: the position "
-            "after its main line), a shogi mate problem as SFEN, …"
-        ),
-    ],
+    game: GameArgument,
+    position: PositionArgument,
     seconds: Annotated[
         float, typer.Option("--time", help="Analyse for at most this many seconds.")
     ] = 5.0,

@@ -13,24 +13,15 @@ from typing import Annotated
 
 import typer
 
-from banmen.cli._app import JsonOption, fail, leave_quickly
+from banmen.cli._app import GameArgument, JsonOption, PositionArgument, fail, leave_quickly
 
 #: the option each SolveLimits field comes from, as errors name it
 _OPTION = {"all_best": "--all", "nodes": "--nodes", "hash_mb": "--hash"}
 
 
 def solve(
-    game: Annotated[
-        str, typer.Argument(help="Game: any game with a solver (banmen players lists games).")
-    ],
-    position: Annotated[
-        str,
-        typer.Argument(
-            help="The position, as the game reads one: a Mattix layout string, an Othello "
-            "board string (64 squares X/O/- and the side to move, X or O), a shogi mate "
-            "problem as SFEN (quoted; the attacker is the side to move), …"
-        ),
-    ],
+    game: GameArgument,
+    position: PositionArgument,
     as_json: JsonOption = False,
     all_best: Annotated[
         bool, typer.Option("--all", help="List every move that reaches the value (Othello).")
