@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mattix_reference import exact_value, parse
@@ -58,7 +59,7 @@ def test_bad_input_gives_one_line_errors() -> None:
         (["solve", "chess", "x"], "unknown game 'chess'"),
         (
             ["solve", "mattix", EXAMPLE, "--timeout", "-1"],
-            "--timeout must be a positive number of seconds",
+            "'--timeout': expected a number from 0.001 to 31536000 seconds, got '-1'",
         ),
         (["play", "mattix", "--second", "cpu:depth=zero"], "depth must be an integer"),
         (["play", "mattix", "--size", "5"], "no piece set for a 5x5 board"),
@@ -275,3 +276,68 @@ def test_players_lists_each_games_kinds_and_options() -> None:
     assert "mate" not in result.output.split()  # shogi's kind: not asked for
     bad = runner.invoke(app, ["players", "chess"])
     assert bad.exit_code == 2 and bad.output.strip().startswith("error: unknown game 'chess'")
+
+
+# --------------------------------------------------------------------------- numbers
+
+BIG = "1" + "0" * 400
+
+
+def _number_options() -> list[tuple[list[str], str]]:
+    """Every numeric option of every command: (the command's path and a word for each
+    argument it requires, the option's flag), read from the commands' signatures."""
+    import typing
+
+    import typer
+    from typer.core import TyperOption
+
+    out: list[tuple[list[str], str]] = []
+
+    def walk(cmd: Any, path: list[str]) -> None:
+        for name, sub in sorted(getattr(cmd, "commands", {}).items()):
+            walk(sub, [*path, name])
+        if getattr(cmd, "commands", None) or cmd.callback is None:
+            return
+        hints = typing.get_type_hints(cmd.callback)
+        words = ["x" for p in cmd.params if p.required and not isinstance(p, TyperOption)]
+        for p in cmd.params:
+            base = set(typing.get_args(hints.get(p.name or "")) or [hints.get(p.name or "")])
+            if base & {int, float} and isinstance(p, TyperOption):
+                out.append(([*path, *words], p.opts[0]))
+
+    walk(typer.main.get_command(app), [])
+    return out
+
+
+NUMBER_OPTIONS = _number_options()
+
+
+def test_the_number_options_are_found() -> None:
+    found = {(path[0], flag) for path, flag in NUMBER_OPTIONS}
+    assert {("analyse", "--depth"), ("solve", "--hash"), ("serve", "--port")} <= found
+    assert len(found) >= 20
+
+
+@pytest.mark.parametrize(("path", "flag"), NUMBER_OPTIONS, ids=lambda x: str(x))
+@pytest.mark.parametrize("value", [BIG, "-" + BIG, "1e400", "nan"])
+def test_every_number_option_refuses_what_it_cannot_take(
+    path: list[str], flag: str, value: str
+) -> None:
+    """Issue 32: a number too large for any computation (400 digits, 1e400) or no number at
+    all is one usage line naming the option and the range it takes, exit status 2 — before
+    anything runs, whatever else the command needs."""
+    res = runner.invoke(app, [*path, flag, value])
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert res.exit_code == 2 and len(lines) == 1, (path, flag, res.output)
+    assert lines[0].startswith(f"error: Invalid value for '{flag}'"), lines[0]
+    assert "': expected " in lines[0], lines[0]
+    assert "Traceback" not in res.output and len(lines[0]) < 220, lines[0]
+
+
+def test_hash_is_capped_by_the_machines_memory() -> None:
+    from banmen.numbers import HASH, machine_mb
+
+    assert HASH.hi <= max(1, machine_mb() // 2)
+    for path in (["solve", "shogi", "4k4/9/4P4/9/9/9/9/9/9 b G 1"], ["usi"]):
+        res = runner.invoke(app, [*path, "--hash", str(int(HASH.hi) + 1)])
+        assert res.exit_code == 2 and f"to {int(HASH.hi)} MB" in res.output, res.output

@@ -10,13 +10,14 @@ traceback, never a box: :class:`_Banmen` does that for the errors typer finds it
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
 from banmen import __version__
+from banmen.numbers import Bounded, NumberError
 
 try:  # typer >= 0.22 carries its own copy of click
     from typer._click.exceptions import ClickException
@@ -127,6 +128,20 @@ PositionArgument = Annotated[
         "SFEN (quoted; the attacker is the side to move), …"
     ),
 ]
+
+
+def number(bounded: Bounded) -> Callable[[str], Any]:
+    """An option's parser: the text read by ``bounded`` (:mod:`banmen.numbers`), a value it
+    refuses a usage error (one ``error:`` line, exit status 2)."""
+
+    def parse(text: str) -> Any:
+        try:
+            return bounded(text)
+        except NumberError as e:
+            raise typer.BadParameter(str(e).removeprefix(f"{bounded.what}: ")) from None
+
+    parse.__name__ = bounded.what
+    return parse
 
 
 def fail(message: str) -> typer.Exit:

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from banmen.cli._app import GameArgument, JsonOption, PositionArgument, fail, leave_quickly
+from banmen.cli._app import GameArgument, JsonOption, PositionArgument, fail, leave_quickly, number
+from banmen.numbers import DEPTH, SECONDS
 
 if TYPE_CHECKING:
     from banmen.analysis import Analysis
@@ -26,12 +27,16 @@ def analyse(
     game: GameArgument,
     position: PositionArgument,
     seconds: Annotated[
-        float, typer.Option("--time", help="Analyse for at most this many seconds.")
+        float,
+        typer.Option(
+            "--time", parser=number(SECONDS), help="Analyse for at most this many seconds."
+        ),
     ] = 5.0,
     depth: Annotated[
         int | None,
         typer.Option(
-            help="Stop after this many plies (alpha-beta games; shogi: the longest mate sought)."
+            parser=number(DEPTH),
+            help="Stop after this many plies (alpha-beta games; shogi: the longest mate sought).",
         ),
     ] = None,
     engine: Annotated[

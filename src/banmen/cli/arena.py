@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from banmen.cli._app import fail
+from banmen.cli._app import fail, number
 from banmen.cli._console import PIPE_WIDTH, make_console
+from banmen.numbers import SEED, SIZE, WORKERS, Bounded
 
 # The arena (its runner, the engines, matplotlib) and rich are imported by the command
 # that needs them, not by `banmen --help` or another command.
@@ -193,10 +194,17 @@ def run(
         typer.Option("--player", "-p", help="NAME=SPEC (repeat), e.g. d3=alphabeta:depth=3."),
     ] = None,
     games: Annotated[
-        int, typer.Option(help="Games per pairing (even: games come in pairs).")
+        int,
+        typer.Option(
+            parser=number(Bounded("games", 1, 10**6, integer=True)),
+            help="Games per pairing (even: games come in pairs).",
+        ),
     ] = 100,
     workers: Annotated[
-        int | None, typer.Option(help="Worker processes on this machine (default: cores).")
+        int | None,
+        typer.Option(
+            parser=number(WORKERS), help="Worker processes on this machine (default: cores)."
+        ),
     ] = None,
     cluster: Annotated[
         str | None,
@@ -206,8 +214,12 @@ def run(
             "Needs pip install 'banmen[cluster]'."
         ),
     ] = None,
-    seed: Annotated[int | None, typer.Option(help="First deal seed (default: random).")] = None,
-    size: Annotated[int | None, typer.Option(help="Board size (Mattix: 4 or 6).")] = None,
+    seed: Annotated[
+        int | None, typer.Option(parser=number(SEED), help="First deal seed (default: random).")
+    ] = None,
+    size: Annotated[
+        int | None, typer.Option(parser=number(SIZE), help="Board size (Mattix: 4 or 6).")
+    ] = None,
     gauntlet: Annotated[
         str | None, typer.Option(help="Play this player against each of the others only.")
     ] = None,

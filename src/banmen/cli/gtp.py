@@ -6,6 +6,9 @@ from typing import Annotated
 
 import typer
 
+from banmen.cli._app import number
+from banmen.numbers import KOMI, SECONDS, Bounded
+
 DEFAULT_ENGINE = "mcts"
 
 
@@ -18,7 +21,12 @@ def gtp(
         ),
     ] = DEFAULT_ENGINE,
     size: Annotated[
-        int, typer.Option("--size", help="Board size until boardsize changes it (5-19).")
+        int,
+        typer.Option(
+            "--size",
+            parser=number(Bounded("size", 5, 19, integer=True)),
+            help="Board size until boardsize changes it (5-19).",
+        ),
     ] = 19,
     rules: Annotated[
         str,
@@ -29,12 +37,14 @@ def gtp(
         ),
     ] = "chinese",
     komi: Annotated[
-        float | None, typer.Option("--komi", help="Komi (default: the rules' komi).")
+        float | None,
+        typer.Option("--komi", parser=number(KOMI), help="Komi (default: the rules' komi)."),
     ] = None,
     max_move_time: Annotated[
         float,
         typer.Option(
             "--max-move-time",
+            parser=number(SECONDS),
             help="Longest thinking time for one move, in seconds, whatever the clock "
             "(time_settings, time_left) or the engine spec says.",
         ),

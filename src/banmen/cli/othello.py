@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from banmen.cli._app import JsonOption, fail, leave_quickly
+from banmen.cli._app import JsonOption, fail, leave_quickly, number
+from banmen.numbers import SECONDS
 
 
 def perft(
@@ -90,6 +91,7 @@ def nboard(
         float,
         typer.Option(
             "--max-move-time",
+            parser=number(SECONDS),
             help="Longest thinking time for one go or hint, in seconds, whatever the depth.",
         ),
     ] = 60.0,

@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from banmen.cli._app import fail
+from banmen.cli._app import fail, number
+from banmen.numbers import WORKERS, Bounded
 
 PLAYER_HELP = (
     "Add your own player to a game's CPU choices, GAME:NAME=SPEC, repeatable "
@@ -21,7 +22,9 @@ def serve(
     host: Annotated[str, typer.Option(help="Address to bind (default: this machine only).")] = (
         "127.0.0.1"
     ),
-    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    port: Annotated[
+        int, typer.Option(parser=number(Bounded("port", 0, 65535, integer=True)), help="TCP port.")
+    ] = 8000,
     db: Annotated[
         str | None,
         typer.Option(help="SQLite file for saved games (default: the user data directory)."),
@@ -29,7 +32,8 @@ def serve(
     workers: Annotated[
         int | None,
         typer.Option(
-            help="Engine worker processes, the cap on searches at once (default: one per core)."
+            parser=number(WORKERS),
+            help="Engine worker processes, the cap on searches at once (default: one per core).",
         ),
     ] = None,
     allowed_host: Annotated[

@@ -6,6 +6,9 @@ from typing import Annotated
 
 import typer
 
+from banmen.cli._app import number
+from banmen.numbers import HASH
+
 HASH_DEFAULT = 256
 
 
@@ -14,8 +17,7 @@ def usi(
         int,
         typer.Option(
             "--hash",
-            min=1,
-            max=65536,
+            parser=number(HASH),
             help="Transposition table in MB until the GUI sets USI_Hash.",
         ),
     ] = HASH_DEFAULT,

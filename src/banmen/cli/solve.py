@@ -13,7 +13,8 @@ from typing import Annotated
 
 import typer
 
-from banmen.cli._app import GameArgument, JsonOption, PositionArgument, fail, leave_quickly
+from banmen.cli._app import GameArgument, JsonOption, PositionArgument, fail, leave_quickly, number
+from banmen.numbers import HASH, NODES, SECONDS
 
 #: the option each SolveLimits field comes from, as errors name it
 _OPTION = {"all_best": "--all", "nodes": "--nodes", "hash_mb": "--hash"}
@@ -28,15 +29,24 @@ def solve(
     ] = False,
     timeout: Annotated[
         float | None,
-        typer.Option(help="Give up after this many seconds (then the answer is 'unknown')."),
+        typer.Option(
+            parser=number(SECONDS),
+            help="Give up after this many seconds (then the answer is 'unknown').",
+        ),
     ] = None,
     nodes: Annotated[
         int | None,
-        typer.Option(help="Give up after this many nodes (then 'unknown'; shogi)."),
+        typer.Option(
+            parser=number(NODES), help="Give up after this many nodes (then 'unknown'; shogi)."
+        ),
     ] = None,
     hash_mb: Annotated[
         int | None,
-        typer.Option("--hash", help="Transposition table size in MB (shogi; default 256)."),
+        typer.Option(
+            "--hash",
+            parser=number(HASH),
+            help="Transposition table size in MB (shogi; default 256).",
+        ),
     ] = None,
 ) -> None:
     """Solve a position exactly and print its value and best line (shogi: the mate)."""

@@ -7,7 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
-from banmen.cli._app import fail
+from banmen.cli._app import fail, number
+from banmen.numbers import Bounded
 
 app = typer.Typer(
     help="See how bit tricks move bits: `banmen viz line --kind diagonal --n 3 -o out.svg`, "
@@ -29,7 +30,12 @@ OutOption = Annotated[
     ),
 ]
 ColumnsOption = Annotated[
-    int, typer.Option("--columns", help="Steps per row in the SVG.", min=1, max=12)
+    int,
+    typer.Option(
+        "--columns",
+        parser=number(Bounded("columns", 1, 12, integer=True)),
+        help="Steps per row in the SVG.",
+    ),
 ]
 
 
@@ -76,6 +82,7 @@ def line(
         int,
         typer.Option(
             "--n",
+            parser=number(Bounded("n", -7, 14, integer=True)),
             help="Which line: row n = rank n+1 (0-7), column n = file a+n (0-7), "
             "diagonal n: col - row = n (-7..7), anti-diagonal n: row + col = n (0..14).",
         ),

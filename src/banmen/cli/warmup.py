@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from banmen.cli._app import JsonOption, fail
+from banmen.cli._app import JsonOption, fail, number
+from banmen.numbers import Bounded
 
 if TYPE_CHECKING:
     from banmen.warmup import Event, Report
@@ -28,7 +29,12 @@ def warm_up(
     ] = False,
     jobs: Annotated[
         int | None,
-        typer.Option("--jobs", "-j", min=1, help="Processes compiling at once (default: cores)."),
+        typer.Option(
+            "--jobs",
+            "-j",
+            parser=number(Bounded("jobs", 1, 1024, integer=True)),
+            help="Processes compiling at once (default: cores).",
+        ),
     ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Load every set, even those already warm.")
