@@ -7,7 +7,7 @@ digits, ``1e400``, ``nan``, ``true`` for a number, a depth no search could reach
 with :class:`NumberError`, one line saying what was expected, before it reaches a
 computation that would overflow, allocate or wait for ever; nothing else changes. Where a
 larger value means the same as the largest (a time: "as long as you like"), ``clamp=True``
-takes it as the largest instead.
+takes it as the largest instead (any value a float holds; ``1e400`` is still refused).
 
     >>> DEPTH("12")
     12
@@ -22,7 +22,7 @@ takes it as the largest instead.
     Traceback (most recent call last):
     ...
     banmen.numbers.NumberError: komi: expected a number from -1000 to 1000, got True
-    >>> Bounded("time", 0, 60, clamp=True)("1e400")
+    >>> Bounded("time", 0, 60, clamp=True)("1e300")
     60.0
 """
 
@@ -56,6 +56,8 @@ _INT = re.compile(r"[+-]?[0-9]+")
 _FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 #: text longer than this is not read as a number (Python refuses ints of 4,300 digits)
 _LONGEST = 400
+#: a value this large is not clamped but refused: no float holds it
+_FLOAT_MAX = 1.7976931348623157e308
 
 
 class NumberError(ValueError):
@@ -101,7 +103,7 @@ class Bounded:
 
     def __call__(self, value: object) -> Any:
         number = self._read(value)
-        if number > self.hi and self.clamp:
+        if number > self.hi and self.clamp and number < _FLOAT_MAX:
             number = self.hi
         if not self.lo <= number <= self.hi:
             raise self.error(value)
@@ -111,28 +113,20 @@ class Bounded:
         """``value`` as an exact int or a finite float, not yet bounded."""
         if isinstance(value, str):
             text = value.strip()
-            if len(text) > _LONGEST:
-                if self.clamp and _INT.fullmatch(text) and not text.startswith("-"):
-                    return self.hi
-                raise self.error(value)
-            if _INT.fullmatch(text):
-                return int(text)
-            if not self.integer and _FLOAT.fullmatch(text):
-                number = float(text)  # an exponent too large reads as inf
-                if math.isinf(number) and self.clamp and number > 0:
-                    return self.hi
-                if math.isfinite(number):
-                    return number
+            if len(text) <= _LONGEST:
+                if _INT.fullmatch(text):
+                    return int(text)
+                if not self.integer and _FLOAT.fullmatch(text):
+                    number = float(text)  # an exponent too large reads as inf
+                    if math.isfinite(number):
+                        return number
             raise self.error(value)
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.error(value)
-        if isinstance(value, float):
-            if math.isnan(value) or (self.integer and not value.is_integer()):
-                raise self.error(value)
-            if math.isinf(value):
-                if value > 0 and self.clamp:
-                    return self.hi
-                raise self.error(value)
+        if isinstance(value, float) and (
+            not math.isfinite(value) or (self.integer and not value.is_integer())
+        ):
+            raise self.error(value)
         return value
 
 

@@ -263,7 +263,7 @@ def test_no_layer_outside_a_game_names_it() -> None:
 FLOORS: dict[int, tuple[str, ...]] = {
     0: ("banmen", "banmen.search.limits", "banmen._jit", "banmen.jit", "banmen._bits",
         "banmen._random", "banmen._flock", "banmen._sqlite", "banmen._fields",
-        "banmen._atomic", "banmen.stats"),
+        "banmen._atomic", "banmen.stats", "banmen.numbers", "banmen._files"),
     1: ("banmen.engine", "banmen.warm", "banmen.analysis", "banmen.clients"),
     2: ("banmen.search",),
     3: ("banmen.games._base", "banmen.games.engines", "banmen.games.go", "banmen.games.mattix",

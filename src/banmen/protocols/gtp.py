@@ -132,7 +132,6 @@ its whole response is returned.
 from __future__ import annotations
 
 import io
-import math
 import re
 import sys
 import threading
@@ -145,6 +144,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from banmen import __version__
+from banmen._files import FileRefused, read_small_text
 from banmen.analysis import Analysis, MoveValue
 from banmen.engine import Engine
 from banmen.games.go import (
@@ -175,6 +175,7 @@ from banmen.games.go import (
 from banmen.games.go.analysis import OWNERSHIP_PLAYOUTS, PERIOD, analyse
 from banmen.games.go.rules import komi_value
 from banmen.games.go.scoring import capturing_move, chains, seki_stones
+from banmen.numbers import KOMI, Bounded, NumberError
 from banmen.protocols._cap import capped, check_cap
 from banmen.protocols.gtp_clock import Clock, TimeSettings, hard_time, move_time
 from banmen.search.limits import Limit, StopFlag
@@ -187,7 +188,6 @@ MAX_MOVE_TIME = 60.0
 #: time values beyond this many seconds (about 31 years) are taken as this
 TIME_MAX = 1e9
 
-_INT = re.compile(r"[+-]?[0-9]+")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -205,24 +205,28 @@ def preprocess(line: str) -> str:
     return line.replace("\t", " ").strip()
 
 
-def _int(text: str, low: int | None = None) -> int:
-    if not _INT.fullmatch(text) or len(text) > 30:
-        raise GTPFailure("syntax error")
-    n = int(text)
-    if low is not None and n < low:
-        raise GTPFailure("syntax error")
-    return n
+def _number(bounded: Bounded, text: str) -> Any:
+    """An argument read by ``bounded`` (:mod:`banmen.numbers`); a failure names it."""
+    try:
+        return bounded(text)
+    except NumberError as e:
+        raise GTPFailure(f"syntax error: {e}") from None
 
 
-def _float(text: str) -> float:
-    if not _FLOAT.fullmatch(text) or not math.isfinite(value := float(text)):
-        raise GTPFailure("syntax error")
-    return value
+def _int(text: str, low: int | None = None, what: str = "argument") -> int:
+    """A whole-number argument, at least ``low``: none of GTP's counts (sizes, stones, move
+    numbers) is anywhere near a billion."""
+    low = -(10**9) if low is None else low
+    return int(_number(Bounded(what, low, 10**9, integer=True), text))
+
+
+#: a time argument: a finite number, one larger than :data:`TIME_MAX` taken as it
+_TIME = Bounded("time", -TIME_MAX, TIME_MAX, clamp=True, unit="seconds")
 
 
 def _seconds(text: str) -> float:
     """A time argument: a finite number, clamped to at most :data:`TIME_MAX`."""
-    return min(_float(text), TIME_MAX)
+    return float(_number(_TIME, text))
 
 
 def _color(text: str) -> int:
@@ -230,6 +234,33 @@ def _color(text: str) -> int:
         return parse_color(text)
     except GoError:
         raise GTPFailure("syntax error") from None
+
+
+#: how many arguments each command takes: (fewest, most), ``None`` for no most. A command
+#: given another number fails (``undo undo`` undoes nothing; ``boardsize 9 9`` clears nothing)
+ARITY: dict[str, tuple[int, int | None]] = {
+    "protocol_version": (0, 0), "name": (0, 0), "version": (0, 0), "known_command": (1, 1),
+    "list_commands": (0, 0), "quit": (0, 0), "boardsize": (1, 1), "clear_board": (0, 0),
+    "komi": (1, 1), "fixed_handicap": (1, 1), "place_free_handicap": (1, 1),
+    "set_free_handicap": (0, None), "play": (2, 2), "genmove": (1, 1), "undo": (0, 0),
+    "time_settings": (3, 3), "time_left": (3, 3), "kgs-time_settings": (1, 4),
+    "final_score": (0, 0), "final_status_list": (1, 1), "loadsgf": (1, 2),
+    "reg_genmove": (1, 1), "printsgf": (0, 1), "is_legal": (2, 2), "all_legal": (1, 1),
+    "captures": (1, 1), "list_stones": (1, 1), "kgs-genmove_cleanup": (1, 1),
+    "showboard": (0, 0), "lz-analyze": (0, None), "kata-analyze": (0, None),
+}  # fmt: skip
+
+
+def _arity_error(name: str, given: int) -> str | None:
+    """Why ``name`` cannot take ``given`` arguments, or ``None`` if it can."""
+    low, high = ARITY.get(name, (0, None))
+    if low <= given and (high is None or given <= high):
+        return None
+    if low == high:
+        takes = "no arguments" if low == 0 else f"{low} argument{'s' * (low > 1)}"
+    else:
+        takes = f"at least {low}" if high is None else f"{low} to {high} arguments"
+    return f"syntax error: {name} takes {takes}, got {given}"
 
 
 def _args(args: list[str], n: int) -> list[str]:
@@ -338,6 +369,9 @@ class GTPSession:
         if command is None:
             return self._frame("?", ident, "unknown command")
         self._ident = ident
+        wrong = _arity_error(name, len(args))
+        if wrong is not None:
+            return self._frame("?", ident, wrong)
         try:
             result = command(args)
         except GTPFailure as e:
@@ -406,7 +440,7 @@ class GTPSession:
     # ---- setup
 
     def _boardsize(self, args: list[str]) -> str:
-        n = _int(_args(args, 1)[0])
+        n = _int(args[0], what="size")
         if not MIN_SIZE <= n <= MAX_SIZE:
             raise GTPFailure("unacceptable size")
         self._reset(n)
@@ -418,7 +452,7 @@ class GTPSession:
 
     def _komi(self, args: list[str]) -> str:
         try:
-            k = komi_value(_float(_args(args, 1)[0]))
+            k = komi_value(_number(KOMI, args[0]))
         except GoError:
             raise GTPFailure("syntax error") from None
         self.komi = k
@@ -426,7 +460,7 @@ class GTPSession:
         return ""
 
     def _handicap_count(self, args: list[str]) -> int:
-        n = _int(_args(args, 1)[0])
+        n = _int(args[0], what="stones")
         if not self._is_empty():
             raise GTPFailure("board not empty")
         if n < 2:
@@ -548,7 +582,7 @@ class GTPSession:
 
     def _time_settings(self, args: list[str]) -> str:
         a = _args(args, 3)
-        main, byo, stones = _seconds(a[0]), _seconds(a[1]), _int(a[2], 0)
+        main, byo, stones = _seconds(a[0]), _seconds(a[1]), _int(a[2], 0, "stones")
         if main < 0 or byo < 0:
             raise GTPFailure("syntax error")
         if byo > 0 and stones == 0:
@@ -570,7 +604,7 @@ class GTPSession:
         if wanted is None or len(rest) != wanted:
             raise GTPFailure("syntax error")
         main = _seconds(rest[0])
-        byo, stones = (_seconds(rest[1]), _int(rest[2], 0)) if wanted == 3 else (0.0, 0)
+        byo, stones = (_seconds(rest[1]), _int(rest[2], 0, "stones")) if wanted == 3 else (0.0, 0)
         if main < 0 or byo < 0 or (wanted == 3 and (byo == 0 or stones == 0)):
             raise GTPFailure("syntax error")
         self._time_settings([str(main), str(byo), str(stones)])
@@ -579,7 +613,7 @@ class GTPSession:
 
     def _time_left(self, args: list[str]) -> str:
         a = _args(args, 3)
-        color, left, stones = _color(a[0]), _seconds(a[1]), _int(a[2], 0)
+        color, left, stones = _color(a[0]), _seconds(a[1]), _int(a[2], 0, "stones")
         self.clocks[color] = Clock(max(left, 0.0), stones)
         return ""
 
@@ -641,7 +675,7 @@ class GTPSession:
             if key == "interval":
                 req.interval = _interval(value)
             elif key == "maxmoves":
-                req.max_moves = _int(value, 1)
+                req.max_moves = _int(value, 1, "maxmoves")
             elif key == "ownership" and kind == "kata" and value in ("true", "false"):
                 req.ownership = value == "true"
             else:
@@ -749,12 +783,13 @@ class GTPSession:
 
     def _loadsgf(self, args: list[str]) -> str:
         a = _args(args, 1)
-        number = _int(a[1], 1) if len(a) > 1 else None
+        number = _int(a[1], 1, "move number") if len(a) > 1 else None
         try:
-            text = Path(a[0]).read_text(encoding="utf-8", errors="replace")
-            record = read_sgf(text, rules=self.rules)
-        except (OSError, GoError):
-            raise GTPFailure("cannot load file") from None
+            record = read_sgf(read_small_text(a[0]), rules=self.rules)
+        except FileRefused as e:
+            raise GTPFailure(f"cannot load file: {e}") from None
+        except GoError as e:
+            raise GTPFailure(f"cannot load file: {e}") from None
         game, board = record.game, record.board
         if record.info("KM") is None:
             board.rules = board.rules.with_komi(self.komi)
@@ -812,10 +847,7 @@ class _AnalysisRequest:
 
 def _interval(text: str) -> float:
     """An analysis interval: a number of centiseconds, 0 or more."""
-    value = _float(text)
-    if value < 0:
-        raise GTPFailure("syntax error")
-    return min(value, 100 * TIME_MAX)
+    return float(_number(Bounded("interval", 0, 100 * TIME_MAX, clamp=True), text))
 
 
 def _maybe_capped(stop: StopFlag, seconds: float | None) -> AbstractContextManager[Any]:

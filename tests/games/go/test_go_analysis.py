@@ -307,9 +307,9 @@ def test_analysis_commands_and_bad_arguments(engine: GoEngine) -> None:
         "lz-analyze 1e999",
     ]:
         r = s.handle(line)
-        assert r == "? syntax error\n\n", (line, r)
+        assert r.startswith("? syntax error") and r.count("\n") == 2, (line, r)
     r = s.handle("5 lz-analyze b -1")
-    assert r == "?5 syntax error\n\n"
+    assert r.startswith("?5 syntax error: interval: expected a number from 0")
     assert (str(s.board), s.board.to_json(), s.handle("printsgf")) == before
     # without main's input to watch, an analysis runs for the longest move time and
     # its whole response comes back at once

@@ -116,18 +116,18 @@ def _read_sgf(text: str) -> Game:
 
 def _from_text(text: str) -> Game:
     """A game typed as text: an SGF record, or the name of a file holding one (a short
-    text that is not SGF and names a regular file); the position after its main line."""
+    text that is not SGF and names a file: a regular one of 4 MB at most); the position
+    after its main line."""
     from pathlib import Path
 
+    from banmen._files import FileRefused, read_small_text
+
     if len(text) < 4096 and not text.lstrip().startswith("("):
-        path = Path(text)
         try:
-            if path.is_file():
-                if path.stat().st_size > 4_000_000:
-                    raise GoError(f"{text}: the file is over 4 MB: not an SGF record")
-                text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError as e:
-            raise GoError(f"{text}: cannot read it ({e.strerror or e})") from None
+            if Path(text).exists():
+                text = read_small_text(text)
+        except (FileRefused, OSError) as e:
+            raise GoError(str(e)) from None
     return read_sgf(text).game
 
 

@@ -65,6 +65,7 @@ from banmen.games.go.errors import (
 )
 from banmen.games.go.game import Game, board_of
 from banmen.games.go.rules import CHINESE, Rules, komi_value, parse_rules
+from banmen.numbers import Bounded, NumberError
 
 __all__ = [
     "SgfNode",
@@ -294,6 +295,22 @@ def _int_prop(node: SgfNode, ident: str, what: str) -> int | None:
         raise SgfError(f"bad {what} {ident}[{_v(v)}]: expected a whole number") from None
 
 
+#: the most handicap stones a record may give: GTP's fixed_handicap places at most 9
+HANDICAP_MAX = 9
+
+
+def _handicap(root: SgfNode, size: int) -> int:
+    """``HA``, bounded by the rules: 0 to 9 stones (fewer on a board with fewer points)."""
+    v = root.get("HA")
+    if v is None:
+        return 0
+    bounded = Bounded("handicap", 0, min(HANDICAP_MAX, size * size - 1), integer=True)
+    try:
+        return int(bounded(v))
+    except NumberError:
+        raise SgfError(f"bad handicap HA[{_v(v)}]: expected {bounded.expected()}") from None
+
+
 def _size(root: SgfNode) -> int:
     v = root.get("SZ")
     if v is None:
@@ -343,9 +360,7 @@ def read_sgf(text: str, rules: Rules | str | None = None) -> SgfGame:
         except RulesError:
             raise SgfError(f"bad komi KM[{_v(km)}]: expected a number like 6.5") from None
     board = Board(size, board_rules, komi)
-    handicap = _int_prop(root, "HA", "handicap") or 0
-    if handicap < 0:
-        raise SgfError(f"bad handicap HA[{handicap}]: expected 0 or more stones")
+    handicap = _handicap(root, size)
 
     line = [root]
     while line[-1].children:
