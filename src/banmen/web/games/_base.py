@@ -2,8 +2,8 @@
 
 A :class:`GameSession` (see :mod:`banmen.web.session`) is the same for every game: it
 holds a board with python-chess style ``push`` / ``pop`` / ``move_stack`` / ``turn``,
-validates and applies moves, runs the CPU in the engine pool, saves and broadcasts. What
-differs between games is small and lives in a :class:`WebGame`:
+validates and applies moves, runs the CPU in the engine pool (:mod:`banmen.web.cpu_turns`),
+saves and broadcasts. What differs between games is small and lives in a :class:`WebGame`:
 
 - how a new game starts (``new_board``: Mattix deals from a seed and a size, Othello
   has the standard start) and how a saved board is read back (``board_from_record``);
