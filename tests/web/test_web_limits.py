@@ -41,7 +41,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-import banmen.web.session as session_module
+import banmen.web.cpu_turns as cpu_turns_module
 from banmen.cli import app as cli_app
 from banmen.web.levels import capped_limit
 from banmen.web.limits import Limits, RateLimit, busy_line, ordinal
@@ -498,7 +498,7 @@ def test_cpu_moves_wait_in_a_bounded_line_and_are_told_their_place(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the slow level searches until it is stopped, however long the test takes
-    monkeypatch.setattr(session_module, "capped_limit", lambda spec: capped_limit(spec, 3600))
+    monkeypatch.setattr(cpu_turns_module, "capped_limit", lambda spec: capped_limit(spec, 3600))
     with small_app(tmp_path, max_queued_moves=2) as client:
         wait_engines_ready(client)  # (while they warm up, every move waits in line)
         socks = [client.websocket_connect("/ws/othello") for _ in range(4)]
@@ -734,7 +734,7 @@ def slow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     tmp = tmp_path_factory.mktemp("slow")
     port = free_port()
     code = (
-        "import banmen.web.session as s; from banmen.web.levels import capped_limit; "
+        "import banmen.web.cpu_turns as s; from banmen.web.levels import capped_limit; "
         "s.capped_limit = lambda spec: capped_limit(spec, 3600); "
         "from banmen.web.server import create_app, run_uvicorn; "
         f"run_uvicorn(create_app({str(tmp / 'games.sqlite3')!r}, 1, extra_levels={SLOW!r}), "

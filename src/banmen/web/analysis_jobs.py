@@ -1,17 +1,25 @@
 """What the game pages and the tsume page share in running an analysis in the engine pool:
 a job whose updates reach its page only while the page still wants that very job, the
-words for an analysis waiting in line, and the ``analysis`` message itself."""
+run that job serves kept up to date by it, the words for an analysis waiting in line, and
+the ``analysis`` message itself."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from banmen.search.limits import Limit
 from banmen.web.limits import ordinal
 from banmen.worker import EnginePool, Job
 
-__all__ = ["RunState", "analysis_message", "submit_watched", "waiting_line"]
+__all__ = [
+    "JobRun",
+    "RunState",
+    "analysis_message",
+    "submit_run",
+    "submit_watched",
+    "waiting_line",
+]
 
 
 class RunState(Protocol):
@@ -73,4 +81,59 @@ def submit_watched(
         game, board, on_analysis, limit=limit, owner=owner, on_queue=on_queue
     )
     holder.append(job)
+    return job
+
+
+class JobRun(RunState, Protocol):
+    """A page's analysis with its pool job (``None`` between jobs); ``update`` takes the
+    data of an update (the game pages keep the latest, the tsume page merges it with
+    what earlier jobs proved)."""
+
+    job: Job[dict[str, Any]] | None
+
+    def update(self, data: dict[str, Any]) -> None: ...
+
+
+R = TypeVar("R", bound=JobRun)
+
+
+def submit_run(
+    pool: EnginePool,
+    game: str,
+    board: dict[str, Any],
+    run: R,
+    *,
+    owner: Hashable,
+    current: Callable[[], object],
+    tell: Callable[[R], None],
+    first: str,
+    limit: Limit | None = None,
+) -> Job[dict[str, Any]]:
+    """Queue ``game``'s analysis of ``board`` as ``run``'s job (:func:`submit_watched`,
+    which may raise :class:`~banmen.worker.PoolBusy`, ``run`` unchanged). While
+    ``current()`` is ``run`` and the job is still ``run.job``, each update goes to
+    ``run.update`` and makes it ``running``, each new place in line makes it ``waiting``
+    (:func:`waiting_line`, ``first`` going first), and ``tell(run)`` follows. On return
+    ``run.job`` is the job and ``run`` is ``waiting`` in line or ``running``, not told
+    yet."""
+
+    def on_data(data: dict[str, Any]) -> None:
+        run.update(data)
+        run.status, run.message = "running", None
+        tell(run)
+
+    def on_waiting(position: int) -> None:
+        run.status, run.message = "waiting", waiting_line(position, first)
+        tell(run)
+
+    job = submit_watched(
+        pool, game, board, owner=owner,
+        wanted=lambda job: current() is run and run.job is job,
+        on_data=on_data, on_waiting=on_waiting, limit=limit,
+    )  # fmt: skip
+    run.job = job
+    if job.position:
+        run.status, run.message = "waiting", waiting_line(job.position, first)
+    else:
+        run.status, run.message = "running", None
     return job

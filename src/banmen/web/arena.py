@@ -30,7 +30,7 @@ import re
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -362,6 +362,27 @@ def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status, headers=_JSON_HEADERS)
 
 
+def _json(data: Any) -> Response:
+    return JSONResponse(data, headers=_JSON_HEADERS)
+
+
+def _svg(svg: str) -> Response:
+    return Response(svg, media_type="image/svg+xml", headers=_SVG_HEADERS)
+
+
+async def _answer(
+    reply: Callable[[Any], Response], failed: str, work: Callable[..., Any], *args: Any
+) -> Response:
+    """``reply`` to what ``work(*args)`` gives in a worker thread: 404 for a
+    :class:`NotFound`, 500 (one line, saying what ``failed``) for anything else raised."""
+    try:
+        return reply(await run_in_threadpool(work, *args))
+    except NotFound as e:
+        return _error(str(e), 404)
+    except Exception as e:
+        return _error(f"{failed}: {one_line(e, 200)}", 500)
+
+
 def arena_api_routes(views: ArenaViews) -> list[BaseRoute]:
     """The JSON and SVG routes under ``/api/arena``. Errors are one-line JSON: 404 for
     unknown runs and plots, 400 for a comparison of fewer than 2 or more than
@@ -369,7 +390,7 @@ def arena_api_routes(views: ArenaViews) -> list[BaseRoute]:
 
     async def runs(request: Request) -> Response:
         try:
-            return JSONResponse(await run_in_threadpool(views.runs), headers=_JSON_HEADERS)
+            return _json(await run_in_threadpool(views.runs))
         except Exception as e:
             return _error(f"cannot read the arena runs: {one_line(e, 200)}", 500)
 
@@ -377,28 +398,15 @@ def arena_api_routes(views: ArenaViews) -> list[BaseRoute]:
         run_id: str = request.path_params["run"]
         if not is_run_id(run_id):
             return _error(f"no arena run {run_id[:80]!r}", 404)
-        try:
-            return JSONResponse(
-                await run_in_threadpool(views.report, run_id), headers=_JSON_HEADERS
-            )
-        except NotFound as e:
-            return _error(str(e), 404)
-        except Exception as e:
-            return _error(f"cannot build the report of {run_id!r}: {one_line(e, 200)}", 500)
+        return await _answer(_json, f"cannot build the report of {run_id!r}", views.report, run_id)
 
     async def plot(request: Request) -> Response:
         run_id: str = request.path_params["run"]
         name: str = request.path_params["name"]
         if not is_run_id(run_id):
             return _error(f"no arena run {run_id[:80]!r}", 404)
-        try:
-            svg = await run_in_threadpool(views.plot, run_id, name)
-        except NotFound as e:
-            return _error(str(e), 404)
-        except Exception as e:
-            why = one_line(e, 200)
-            return _error(f"cannot draw the plot {name[:40]!r} of {run_id!r}: {why}", 500)
-        return Response(svg, media_type="image/svg+xml", headers=_SVG_HEADERS)
+        failed = f"cannot draw the plot {name[:40]!r} of {run_id!r}"
+        return await _answer(_svg, failed, views.plot, run_id, name)
 
     def compared(request: Request) -> list[str] | JSONResponse:
         """The ``run`` parameters, or the error to answer (400; 404 for a bad name)."""
@@ -418,26 +426,13 @@ def arena_api_routes(views: ArenaViews) -> list[BaseRoute]:
         run_ids = compared(request)
         if isinstance(run_ids, JSONResponse):
             return run_ids
-        try:
-            return JSONResponse(
-                await run_in_threadpool(views.compare, run_ids), headers=_JSON_HEADERS
-            )
-        except NotFound as e:
-            return _error(str(e), 404)
-        except Exception as e:
-            return _error(f"cannot compare the runs: {one_line(e, 200)}", 500)
+        return await _answer(_json, "cannot compare the runs", views.compare, run_ids)
 
     async def compare_plot(request: Request) -> Response:
         run_ids = compared(request)
         if isinstance(run_ids, JSONResponse):
             return run_ids
-        try:
-            svg = await run_in_threadpool(views.compare_plot, run_ids)
-        except NotFound as e:
-            return _error(str(e), 404)
-        except Exception as e:
-            return _error(f"cannot draw the comparison: {one_line(e, 200)}", 500)
-        return Response(svg, media_type="image/svg+xml", headers=_SVG_HEADERS)
+        return await _answer(_svg, "cannot draw the comparison", views.compare_plot, run_ids)
 
     async def not_found(request: Request) -> Response:
         return _error(

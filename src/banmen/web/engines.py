@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from banmen.web.limits import busy_line
 
 if TYPE_CHECKING:
-    from banmen.web.session import Client
+    from banmen.web.client import Client
     from banmen.worker import EnginePool
 
 __all__ = ["EngineNews", "warming_line", "waiting_for"]

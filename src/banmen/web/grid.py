@@ -41,7 +41,7 @@ from banmen.engine import GameBoard, Result
 from banmen.games import GameDef, GridView
 from banmen.web import parts
 from banmen.web.games._base import STOPPED_BY, AdapterError, Defaults, RecordFile, WebGame
-from banmen.web.levels import HUMAN, MOVE_TIME_CAP, Level
+from banmen.web.levels import HUMAN, MOVE_TIME_CAP, Level, Specs
 from banmen.web.protocol import GameRules, NewGame, ProtocolError
 from banmen.web.replies import one_line
 
@@ -132,10 +132,7 @@ class GridGame(WebGame[GameBoard]):
     styles = ("grid",)
 
     def __init__(
-        self,
-        game: GameDef[Any],
-        extra_levels: Mapping[str, str] | None = None,
-        players: Mapping[str, str] | None = None,
+        self, game: GameDef[Any], extra_levels: Specs | None = None, players: Specs | None = None
     ) -> None:
         if game.grid is None:
             raise AdapterError(f"{game.title} has no GridView: its GameDef sets no grid")
@@ -177,10 +174,7 @@ class GridGame(WebGame[GameBoard]):
 
     @classmethod
     def from_game(
-        cls,
-        game: GameDef[Any],
-        extra_levels: Mapping[str, str] | None = None,
-        players: Mapping[str, str] | None = None,
+        cls, game: GameDef[Any], extra_levels: Specs | None = None, players: Specs | None = None
     ) -> GridGame:
         return cls(game, extra_levels, players)
 

@@ -19,6 +19,7 @@ __all__ = [
     "Level",
     "MOVE_TIME_CAP",
     "HUMAN",
+    "Specs",
     "capped_limit",
     "make_levels",
 ]
@@ -28,6 +29,9 @@ __all__ = [
 MOVE_TIME_CAP = 30.0
 
 HUMAN = "human"
+
+#: CPU levels or players by name: name -> player spec
+Specs = Mapping[str, str]
 
 
 @dataclass(frozen=True)
@@ -53,9 +57,7 @@ def capped_limit(spec: str, cap: float = MOVE_TIME_CAP) -> Limit:
 
 
 def make_levels(
-    extra: Mapping[str, str] | None,
-    base: tuple[Level, ...],
-    players: Mapping[str, str] | None = None,
+    extra: Specs | None, base: tuple[Level, ...], players: Specs | None = None
 ) -> dict[str, Level]:
     """The ``base`` levels (a game's own) plus ``extra`` (name -> spec) and the user's
     ``players`` (name -> spec: ``banmen serve --player``); raises ``SpecError`` on a bad

@@ -4,7 +4,7 @@ Each one becomes a CPU choice on its game's page, next to banmen's levels, and p
 through the same engine pool, under the same caps (:data:`banmen.web.levels.MOVE_TIME_CAP`
 a move, the pool's stop grace and overrun kill). An engine that fails a move gets a
 one-line message on the page and the game pauses, with the human free to pick another
-CPU (:meth:`banmen.web.session.GameSession._cpu_failed`).
+CPU (:mod:`banmen.web.cpu_turns`).
 
 Every player is checked before the server starts: its spec parsed against what its game
 offers, a ``python:`` file imported and its player built, an external program started

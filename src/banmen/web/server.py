@@ -92,13 +92,15 @@ from banmen.web.arena import ArenaViews, arena_api_routes
 from banmen.web.catalog import GameEntry, make_games
 from banmen.web.engines import EngineNews
 from banmen.web.games import WebGame
+from banmen.web.hub import Hub
 from banmen.web.lag import LagMonitor, LoopDiscipline
 from banmen.web.levels import MOVE_TIME_CAP
 from banmen.web.limits import Limits, client_address
 from banmen.web.pages import STATIC_DIR, app_pages, page_routes
 from banmen.web.protocol import MAX_MESSAGE_BYTES
 from banmen.web.replies import one_line
-from banmen.web.session import Hub, Services, serve_socket
+from banmen.web.session import Services
+from banmen.web.sockets import serve_socket
 from banmen.web.store import GameStore, is_game_id
 from banmen.web.tsume import SolverService, tsume_routes
 from banmen.web.viz import viz_routes

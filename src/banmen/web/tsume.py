@@ -82,12 +82,13 @@ from banmen.engine import Info, Result
 from banmen.games.shogi.errors import ShogiError
 from banmen.games.shogi.problem import check_sfen, move_names, summary
 from banmen.search.limits import Limit
-from banmen.web.analysis_jobs import analysis_message, submit_watched, waiting_line
+from banmen.web.analysis_jobs import analysis_message, submit_run
+from banmen.web.client import Client
 from banmen.web.engines import waiting_for
 from banmen.web.limits import busy_line
 from banmen.web.protocol import ProtocolError, decode_object
 from banmen.web.replies import NO_STORE_JSON, one_line
-from banmen.web.session import Client, serve_socket
+from banmen.web.sockets import serve_socket
 from banmen.worker import (
     ANALYSIS_SECONDS,
     EngineError,
@@ -183,8 +184,8 @@ def _answer(extra: dict[str, Any], sfen: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------- analyses
 
 
-def _in_line(position: int) -> str:
-    return waiting_line(position, "solves and CPU moves")
+#: what goes before a problem's analysis in the engine pool's line
+_FIRST = "solves and CPU moves"
 
 
 def _decided(row: dict[str, Any]) -> bool:
@@ -245,7 +246,7 @@ class _AnalysisRun:
 
 
 class SolverService:
-    """The tsume page's socket (:class:`~banmen.web.session.SocketHandler`) and its share
+    """The tsume page's socket (:class:`~banmen.web.sockets.SocketHandler`) and its share
     of the engine pool: one solve per client address (running or waiting), at most
     ``max_queued`` solves waiting, the longest time limit a solve may ask for; and each
     connection's analysis (a background job of the pool, within ``analysis_seconds``).
@@ -564,36 +565,22 @@ class TsumeSession:
             run.status, run.message = "failed", "the server is shutting down: no new analyses"
             self._tell(run)
             return
-
-        def on_data(data: dict[str, Any]) -> None:
-            run.update(data)
-            run.status, run.message = "running", None
-            self._tell(run)
-
-        def on_waiting(position: int) -> None:
-            run.status, run.message = "waiting", _in_line(position)
-            self._tell(run)
-
         try:
-            job = submit_watched(
+            job = submit_run(
                 pool,
                 self.service.game,
                 {"sfen": run.sfen},
+                run,
                 owner=self,
-                wanted=lambda job: self.analysis is run and run.job is job,
-                on_data=on_data,
-                on_waiting=on_waiting,
+                current=lambda: self.analysis,
+                tell=self._tell,
+                first=_FIRST,
                 limit=Limit(time=self.service.analysis_seconds),
             )
         except PoolBusy as e:
             run.status, run.message = "failed", one_line(e)
             self._tell(run)
             return
-        run.job = job
-        if job.position:
-            run.status, run.message = "waiting", _in_line(job.position)
-        elif run.status != "running":
-            run.status, run.message = "running", None
         self._tell(run)
         job.future.add_done_callback(lambda _: self._analysis_done(run, job))
 

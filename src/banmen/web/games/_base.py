@@ -2,8 +2,8 @@
 
 A :class:`GameSession` (see :mod:`banmen.web.session`) is the same for every game: it
 holds a board with python-chess style ``push`` / ``pop`` / ``move_stack`` / ``turn``,
-validates and applies moves, runs the CPU in the engine pool, saves and broadcasts. What
-differs between games is small and lives in a :class:`WebGame`:
+validates and applies moves, runs the CPU in the engine pool (:mod:`banmen.web.cpu_turns`),
+saves and broadcasts. What differs between games is small and lives in a :class:`WebGame`:
 
 - how a new game starts (``new_board``: Mattix deals from a seed and a size, Othello
   has the standard start) and how a saved board is read back (``board_from_record``);
@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from banmen.engine import GameBoard, Result
 from banmen.web import parts as html_parts
-from banmen.web.levels import HUMAN, Level, make_levels
+from banmen.web.levels import HUMAN, Level, Specs, make_levels
 from banmen.web.protocol import GameRules, NewGame, ProtocolError
 
 if TYPE_CHECKING:
@@ -110,20 +110,13 @@ class WebGame(ABC, Generic[B]):
     #: the page's own stylesheets (``static/css/<style>.css``), after ``app.css``
     styles: tuple[str, ...] = ()
 
-    def __init__(
-        self,
-        extra_levels: Mapping[str, str] | None = None,
-        players: Mapping[str, str] | None = None,
-    ) -> None:
+    def __init__(self, extra_levels: Specs | None = None, players: Specs | None = None) -> None:
         self.levels = make_levels(extra_levels, self.base_levels, players)
         self.rules = self.make_rules(self.levels)
 
     @classmethod
     def from_game(
-        cls,
-        game: GameDef[Any],
-        extra_levels: Mapping[str, str] | None = None,
-        players: Mapping[str, str] | None = None,
+        cls, game: GameDef[Any], extra_levels: Specs | None = None, players: Specs | None = None
     ) -> WebGame[Any]:
         """The adapter of ``game`` (whose :attr:`~banmen.games.GameDef.web` names this
         class); an adapter that needs the game's definition overrides this."""

@@ -214,6 +214,15 @@ function sprtText(s) {
   return `${s.decision ?? "undecided"} (LLR ${llr} in ${bounds}, ${s.pairs} pair${s.pairs === 1 ? "" : "s"})`;
 }
 
+// A pairing's W-D-L, score and Elo difference (for its first player), as table cells.
+function pairingCells(r) {
+  return [
+    `${r.a_wins}-${r.draws}-${r.a_losses}`,
+    [pct(r.a_score), pctCi(r.a_score_ci95)],
+    [elo(r.elo_diff, r.a_score - 0.5), eloCi(r.elo_diff_ci95)],
+  ];
+}
+
 function renderPairings(rep) {
   const withSprt = rep.pairings.some((r) => r.sprt);
   const columns = ["pairing", "games", "W-D-L", "score", "Elo diff", "mean margin"];
@@ -221,14 +230,7 @@ function renderPairings(rep) {
   const rows = rep.pairings.map((r) => {
     const cells = [`${r.a} vs ${r.b}`, String(r.games)];
     if (!r.games) cells.push("–", "–", "–", "–");
-    else {
-      cells.push(
-        `${r.a_wins}-${r.draws}-${r.a_losses}`,
-        [pct(r.a_score), pctCi(r.a_score_ci95)],
-        [elo(r.elo_diff, r.a_score - 0.5), eloCi(r.elo_diff_ci95)],
-        signed(r.mean_margin),
-      );
-    }
+    else cells.push(...pairingCells(r), signed(r.mean_margin));
     if (withSprt) cells.push(sprtText(r.sprt));
     return cells;
   });
@@ -304,14 +306,7 @@ function renderComparison(data) {
       String(r.games),
     ];
     if (!r.games) cells.push("–", "–", "–", "–");
-    else {
-      cells.push(
-        `${r.a_wins}-${r.draws}-${r.a_losses}`,
-        [pct(r.a_score), pctCi(r.a_score_ci95)],
-        [elo(r.elo_diff, r.a_score - 0.5), eloCi(r.elo_diff_ci95)],
-        [pct(r.first_player_score), pctCi(r.first_player_score_ci95)],
-      );
-    }
+    else cells.push(...pairingCells(r), [pct(r.first_player_score), pctCi(r.first_player_score_ci95)]);
     cells.push(`${r.a_forfeits} / ${r.b_forfeits}`, perMove(r.a_move_seconds, r.b_move_seconds));
     return cells;
   });
