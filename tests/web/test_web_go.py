@@ -206,7 +206,7 @@ def test_a_handicap_game_places_the_stones_and_white_moves_first(conn: Conn) -> 
     assert (state["handicap"], state["komi"], state["turn"]) == (2, 5, go.WHITE)
     state = conn.new()  # not asked for: no handicap (the komi carries over with the rules)
     assert state["handicap"] == 0 and state["turn"] == go.BLACK
-    for bad, says in ((1, "0 (none) or 2 to 9"), (10, "from 0 to 9"), ("x", "integer")):
+    for bad, says in ((1, "0 (none) or 2 to 9"), (10, "from 0 to 9"), ("x", "whole number")):
         message = conn.error({"type": "new", "handicap": bad})
         assert says in message and "\n" not in message, message
     state = conn.move("pass")  # the refused 'new's left the game as it was
@@ -533,6 +533,9 @@ BAD_MESSAGES = [
     ("rules number", {"type": "new", "rules": 1}, "'rules' must be a string"),
     ("komi not half", {"type": "new", "komi": 7.3}, "whole or half points"),
     ("komi huge", {"type": "new", "komi": 1e9}, "whole or half points"),
+    # issue 32: an integer no float holds was an OverflowError and "internal server error"
+    ("komi 401 digits", {"type": "new", "komi": 10**400}, "'komi' must be a number from -"),
+    ("komi -401 digits", {"type": "new", "komi": -(10**400)}, "'komi' must be a number from -"),
     ("komi text", {"type": "new", "komi": "lots"}, "'komi' must be a number"),
     ("komi boolean", {"type": "new", "komi": True}, "'komi' must be a number"),
     ("seed", {"type": "new", "seed": 5}, "unknown field 'seed' in 'new'"),

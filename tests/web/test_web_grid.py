@@ -337,8 +337,12 @@ def test_hopper_bad_clicks_get_one_line_and_change_nothing(hopper: Conn) -> None
     )
     assert "no legal move" in hopper.error({"type": "move", "from": 9, "to": 8})  # not its piece
     assert "off the board" in hopper.error({"type": "move", "from": 2, "to": 50})
-    assert "'from' must be from 0 to 9999" in hopper.error({"type": "move", "from": 10**6, "to": 1})
-    assert "'to' must be an integer" in hopper.error({"type": "move", "from": 2})
+    assert "'from' must be a whole number from 0 to 9999" in hopper.error(
+        {"type": "move", "from": 10**6, "to": 1}
+    )
+    assert "'to' must be a whole number from 0 to 9999, got null" in hopper.error(
+        {"type": "move", "from": 2}
+    )
     assert "not both" in hopper.error({"type": "move", "square": "2-6", "from": 2, "to": 6})
     assert "'2-7' is not a legal move now: Player 1 may play" in hopper.error(
         {"type": "move", "square": "2-7"}

@@ -324,6 +324,8 @@ def test_one_solve_per_connection_and_bad_messages_keep_the_state(conn: Conn) ->
         ({"type": "solve", "sfen": ONE, "time": 0}, "time"),
         ({"type": "solve", "sfen": ONE, "time": -3}, "time"),
         ({"type": "solve", "sfen": ONE, "time": 1e9}, "time"),
+        # issue 32: an integer no float holds dropped the connection (OverflowError)
+        ({"type": "solve", "sfen": ONE, "time": 10**400}, '"time" must be a number from'),
         ({"type": "solve", "sfen": ONE, "time": "30"}, "time"),
         ({"type": "solve", "sfen": ONE, "time": True}, "time"),
     ],

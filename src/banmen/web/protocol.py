@@ -68,10 +68,11 @@ Which messages and fields a game takes is given by its :class:`GameRules` (see
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from banmen.numbers import Bounded, NumberError
 
 __all__ = [
     "MAX_MESSAGE_BYTES",
@@ -258,30 +259,32 @@ def _kind(value: Any) -> str:
     return "an object"
 
 
-def _int(value: Any, field: str, lo: int, hi: int) -> int:
-    # bool is an int in Python but not in JSON: true is not a board size.
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ProtocolError(f"'{field}' must be an integer from {lo} to {hi}, got {_kind(value)}")
-    if not lo <= value <= hi:
-        raise ProtocolError(f"'{field}' must be from {lo} to {hi}, got {value}")
-    return value
+def _number(value: Any, bounded: Bounded) -> Any:
+    """A JSON value (or a form field's text) read by ``bounded`` (:mod:`banmen.numbers`): a
+    number it cannot take (``1e400``, 400 digits, ``true``) is one ``ProtocolError`` line."""
+    try:
+        return bounded(value)
+    except NumberError:
+        shown = _kind(value) if isinstance(value, bool | list | dict) else str(value)[:24]
+        raise ProtocolError(f"'{bounded.what}' must be {bounded.expected()}, got {shown}") from None
+
+
+def _int(value: Any, field: str, lo: int, hi: int, text: bool = False) -> int:
+    """A JSON integer (bool is an int in Python but not in JSON: true is not a board size),
+    or with ``text`` its digits as a string, from ``lo`` to ``hi``."""
+    bounded = Bounded(field, lo, hi, integer=True)
+    if not (isinstance(value, int) and not isinstance(value, bool)) and not (
+        text and isinstance(value, str)
+    ):
+        raise ProtocolError(f"'{field}' must be {bounded.expected()}, got {_kind(value)}")
+    return int(_number(value, bounded))
 
 
 def _seed(value: Any) -> int | None:
-    if value is None:
-        return None
     # JavaScript numbers lose precision above 2**53, so seeds may come as digit strings.
-    if isinstance(value, str):
-        text = value.strip()
-        if text == "":
-            return None
-        if not text.isascii() or not text.isdigit() or len(text) > 20:
-            raise ProtocolError(
-                f"'seed' must be a whole number from 0 to {MAX_SEED} (or empty for random), "
-                f"got {value[:24]!r}"
-            )
-        value = int(text)
-    return _int(value, "seed", 0, MAX_SEED)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return _int(value, "seed", 0, MAX_SEED, text=True)
 
 
 def _players(value: Any, levels: Collection[str]) -> dict[int, str]:
@@ -324,22 +327,15 @@ def _rule_set(value: Any, allowed: Collection[str]) -> str | None:
     return name
 
 
+_HALF_POINTS = "whole or half points, like 6.5"
+
+
 def _komi(value: Any) -> float | None:
-    if value is None:
+    if value is None or (isinstance(value, str) and not value.strip()):  # a form field's text
         return None
-    what = f"whole or half points from -{MAX_KOMI} to {MAX_KOMI}, like 6.5"
-    if isinstance(value, str):  # a form field may send its text
-        try:
-            value = float(value.strip()) if value.strip() else None
-        except ValueError:
-            raise ProtocolError(f"'komi' must be a number, {what}; got {value[:24]!r}") from None
-        if value is None:
-            return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ProtocolError(f"'komi' must be a number, {what}; got {_kind(value)}")
-    k = float(value)
-    if not math.isfinite(k) or abs(k) > MAX_KOMI or (2 * k) != int(2 * k):
-        raise ProtocolError(f"'komi' must be {what}; got {value:g}")
+    k = float(_number(value, Bounded("komi", -MAX_KOMI, MAX_KOMI, note=_HALF_POINTS)))
+    if (2 * k) != int(2 * k):
+        raise ProtocolError(f"'komi' must be {_HALF_POINTS}; got {k:g}")
     return k + 0.0  # no -0.0
 
 
@@ -348,9 +344,7 @@ def _handicap(value: Any) -> int:
     that many is the game's to say (a 9x9 takes 9, a 13x13 too, a 19x19 too)."""
     if value is None:
         return 0
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())
-    n = _int(value, "handicap", 0, 9)
+    n = _int(value, "handicap", 0, 9, text=True)
     if n == 1:
         raise ProtocolError("'handicap' must be 0 (none) or 2 to 9 stones, got 1")
     return n

@@ -66,7 +66,6 @@ worker.
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -81,6 +80,7 @@ from banmen.analysis import mate_rank, proved
 from banmen.engine import Info, Result
 from banmen.games.shogi.errors import ShogiError
 from banmen.games.shogi.problem import check_sfen, move_names, summary
+from banmen.numbers import Bounded, NumberError
 from banmen.search.limits import Limit
 from banmen.web.analysis_jobs import analysis_message, submit_run
 from banmen.web.client import Client
@@ -381,14 +381,13 @@ class SolverService:
 def _seconds(value: Any, most: float = MAX_SECONDS) -> float:
     if value is None:
         return min(DEFAULT_SECONDS, most)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ProtocolError(f'"time" must be a number of seconds, got {json.dumps(value)[:40]}')
-    t = float(value)
-    if not math.isfinite(t) or t <= 0 or t > most:
-        raise ProtocolError(
-            f'"time" must be more than 0 and at most {most:g} seconds (the server\'s limit)'
-        )
-    return t
+    bounded = Bounded("time", 0.001, most, unit="seconds", note="the server's limit")
+    if isinstance(value, str):  # JSON's numbers only
+        raise ProtocolError(f'"time" must be {bounded.expected()}, got a string')
+    try:
+        return float(bounded(value))
+    except NumberError as e:
+        raise ProtocolError(f'"time" must be {str(e).partition(": expected ")[2]}') from None
 
 
 class TsumeSession:
