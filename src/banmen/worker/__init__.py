@@ -54,17 +54,17 @@ from banmen.worker.pool import (
 from banmen.worker.process import EngineError, EngineWorker
 
 __all__ = [
+    "ANALYSIS_PERIOD",
+    "ANALYSIS_SECONDS",
+    "OVERRUN_GRACE",
+    "STOP_GRACE",
     "EngineError",
-    "EngineWorker",
     "EnginePool",
+    "EngineWorker",
     "Job",
     "JobCancelled",
     "JobKilled",
     "PoolBusy",
     "Progress",
-    "STOP_GRACE",
-    "OVERRUN_GRACE",
-    "ANALYSIS_SECONDS",
-    "ANALYSIS_PERIOD",
     "kernel_set_ids",
 ]

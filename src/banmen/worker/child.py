@@ -33,8 +33,8 @@ from banmen.search.limits import Limit, StopFlag
 from banmen.worker.messages import (
     Answer,
     Failure,
+    FromChild,
     Iteration,
-    JobMessage,
     Log,
     Nodes,
     Notice,
@@ -44,14 +44,14 @@ from banmen.worker.messages import (
     Started,
     Update,
     Warmed,
-    WarmEvent,
     Warming,
+    receive,
 )
 
 if TYPE_CHECKING:
     from banmen.analysis import Analysis
 
-__all__ = ["ANALYSIS_SECONDS", "ANALYSIS_PERIOD", "kernel_set_ids", "main"]
+__all__ = ["ANALYSIS_PERIOD", "ANALYSIS_SECONDS", "kernel_set_ids", "main"]
 
 #: The longest an analysis runs (seconds) unless it proves every value or is stopped first.
 ANALYSIS_SECONDS = 60.0
@@ -61,7 +61,7 @@ ANALYSIS_PERIOD = 0.125
 _PROGRESS_PERIOD = 0.25  # seconds between node-count updates during a long iteration
 
 #: how the child's threads send a message to the parent (one at a time)
-Send = Callable[[WarmEvent | JobMessage], None]
+Send = Callable[[FromChild], None]
 
 #: a spec's options that are its limit: a job brings its own, so they make no new engine
 _LIMIT_OPTIONS = frozenset({"time", "depth", "nodes", "playouts"})
@@ -292,7 +292,7 @@ def main(conn: Connection, stop: StopFlag, warm: Sequence[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
     lock = threading.Lock()
 
-    def send(msg: WarmEvent | JobMessage) -> None:
+    def send(msg: FromChild) -> None:
         with lock:
             conn.send(msg)
 
@@ -307,12 +307,6 @@ def main(conn: Connection, stop: StopFlag, warm: Sequence[str]) -> None:
             send(Log(f"warm-up of {g} failed: {_describe(e)}"))
     send(Ready(os.getpid()))
 
-    while True:
-        try:
-            msg = conn.recv()
-        except (EOFError, OSError):
-            return
-        if isinstance(msg, Quit):
-            return
+    while (msg := receive(conn)) is not None and not isinstance(msg, Quit):
         if isinstance(msg, Run) and msg.task in ("think", "analyse"):
             _run(msg, engines, analysed, stop, send)

@@ -6,37 +6,42 @@ result, an analysis travel as their JSON dicts.
 
 Parent to child: :class:`Run` (a job), :class:`Quit`.
 
-Child to parent, about its warm-up (:data:`WarmEvent`, what an
+Child to parent (:data:`FromChild`), about its warm-up (:data:`WarmEvent`, what an
 :class:`~banmen.worker.EngineWorker`'s ``on_event`` hears): :class:`Warming`,
 :class:`Warmed`, :class:`Notice`, :class:`Log`, :class:`Ready`; about a job
 (:class:`JobMessage`, what a job's handler gets): :class:`Started`, :class:`Nodes`,
 :class:`Iteration`, :class:`Update`, :class:`Answer`, :class:`Failure`.
+
+:func:`receive` reads the next message on either side.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from typing import Any
 
 from banmen.search.limits import Limit
 
 __all__ = [
-    "Request",
-    "Run",
-    "Quit",
-    "Warming",
-    "Warmed",
-    "Notice",
-    "Log",
-    "Ready",
-    "WarmEvent",
-    "JobMessage",
-    "Started",
-    "Nodes",
-    "Iteration",
-    "Update",
     "Answer",
     "Failure",
+    "FromChild",
+    "Iteration",
+    "JobMessage",
+    "Log",
+    "Nodes",
+    "Notice",
+    "Quit",
+    "Ready",
+    "Request",
+    "Run",
+    "Started",
+    "Update",
+    "WarmEvent",
+    "Warmed",
+    "Warming",
+    "receive",
 ]
 
 
@@ -112,10 +117,8 @@ class Notice:
 
 
 @dataclass(frozen=True)
-class Log:
-    """A line for the log (a warm-up that failed)."""
-
-    line: str
+class Log(Notice):
+    """A line for the log (a warm-up that failed); shown where a notice is."""
 
 
 @dataclass(frozen=True)
@@ -179,3 +182,15 @@ class Failure(JobMessage):
     """The job failed: one line saying why."""
 
     text: str
+
+
+#: what a process says to its parent
+FromChild = WarmEvent | JobMessage
+
+
+def receive(conn: Connection) -> Any:
+    """The next message on ``conn``; ``None`` once the other end has closed."""
+    try:
+        return conn.recv()
+    except (EOFError, OSError):
+        return None

@@ -32,7 +32,6 @@ from banmen.worker.messages import (
     Failure,
     Iteration,
     JobMessage,
-    Log,
     Nodes,
     Notice,
     Ready,
@@ -46,14 +45,14 @@ from banmen.worker.messages import (
 from banmen.worker.process import EngineError, EngineWorker
 
 __all__ = [
+    "OVERRUN_GRACE",
+    "STOP_GRACE",
     "EnginePool",
     "Job",
     "JobCancelled",
     "JobKilled",
     "PoolBusy",
     "Progress",
-    "STOP_GRACE",
-    "OVERRUN_GRACE",
 ]
 
 #: Seconds a stopped search has to answer before its worker is killed.
@@ -267,7 +266,7 @@ class EnginePool:
             self._warming.pop(i, None)
             weight = self._warm_weight.get(msg.set_id, 1.0)
             self._warm_done[i] = self._warm_done.get(i, 0.0) + weight
-        elif isinstance(msg, Notice | Log):
+        elif isinstance(msg, Notice):  # (a Log too)
             if msg.line not in self._noticed:  # (every worker meets the same cold set)
                 self._noticed.add(msg.line)
                 print(msg.line, file=sys.stderr, flush=True)

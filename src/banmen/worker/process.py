@@ -26,7 +26,6 @@ from banmen.worker.messages import (
     Failure,
     Iteration,
     JobMessage,
-    Log,
     Notice,
     Quit,
     Ready,
@@ -34,6 +33,7 @@ from banmen.worker.messages import (
     Run,
     Update,
     WarmEvent,
+    receive,
 )
 
 __all__ = ["EngineError", "EngineWorker", "Handler"]
@@ -49,7 +49,7 @@ class EngineError(RuntimeError):
 
 
 def _print_notice(msg: WarmEvent) -> None:
-    if isinstance(msg, Notice | Log):
+    if isinstance(msg, Notice):  # (a Log too)
         print(msg.line, file=sys.stderr, flush=True)
 
 
@@ -97,11 +97,7 @@ class EngineWorker:
     def _read(
         self, conn: Connection, proc: Any, dead: threading.Event, jobs: dict[int, Handler]
     ) -> None:
-        while True:
-            try:
-                msg = conn.recv()
-            except (EOFError, OSError):
-                break
+        while (msg := receive(conn)) is not None:
             if isinstance(msg, JobMessage):
                 with self._lock:
                     handler = jobs.get(msg.job_id)
