@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import time
 
-from banmen.games import get_game
+from banmen.games.registry import get_game
 
 
 def main() -> None:

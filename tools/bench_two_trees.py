@@ -43,8 +43,8 @@ def _cpu(work: Callable[[], int]) -> tuple[float, int]:
 def main() -> dict[str, tuple[float, int]]:
     from banmen.bench.othello import ffo_positions
     from banmen.bench.tsume import tsume_rows
-    from banmen.games import get_game
     from banmen.games.othello.endgame import EndgameSolver
+    from banmen.games.registry import get_game
     from banmen.search.limits import Limit
 
     engines = _module("banmen.games.engines", "banmen.engine")

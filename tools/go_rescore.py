@@ -36,8 +36,9 @@ from typing import Any
 from banmen.arena.play import EngineCache, _first_mover_result, _Referee
 from banmen.arena.store import ArenaStore, GameRecord, RunConfig
 from banmen.engine import Engine, parse_spec
-from banmen.games import Forfeit, get_game
+from banmen.games import Forfeit
 from banmen.games.go import Game, settle_dead
+from banmen.games.registry import get_game
 from banmen.search.limits import Limit
 
 GAME = get_game("go")

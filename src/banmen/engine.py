@@ -10,7 +10,7 @@ caller's arguments whole (a :class:`Request`) in one place for all of them.
 
 This module is a leaf: it imports only ``banmen.search.limits``. Games declare the engines
 they offer (``GameDef.engines``, a spec kind to a factory); the registry
-(:func:`banmen.games.make_engine`) builds one from a player spec::
+(:func:`banmen.games.registry.make_engine`) builds one from a player spec::
 
     >>> spec = parse_spec("alphabeta:depth=3")
     >>> spec.kind, spec.limit

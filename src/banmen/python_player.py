@@ -33,7 +33,7 @@ game, a front end as a one-line error.
 ... '''
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "first.py"
 >>> _ = path.write_text(textwrap.dedent(src))
->>> from banmen.games import make_engine
+>>> from banmen.games.registry import make_engine
 >>> from banmen.games.mattix import Board
 >>> engine = make_engine("mattix", f"python:{path}:First")
 >>> engine.think(Board.from_layout("3,X,7,1/5,2,8,4/6,1,2,7/5,3,4,6")).move

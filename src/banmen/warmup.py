@@ -60,7 +60,7 @@ class Report:
 def kernel_sets(games: Iterable[str] | None = None, everything: bool = False) -> list[KernelSet]:
     """The sets of ``games`` (default: every game), the default ones unless
     ``everything``."""
-    from banmen.games import get_game, load_games
+    from banmen.games.registry import get_game, load_games
 
     out: list[KernelSet] = []
     for name in games if games is not None else list(load_games(on_broken=lambda _: None)):
@@ -95,7 +95,7 @@ def _child(tasks: Any, events: Any) -> None:
     """A warm-up process: takes groups (set ids) off ``tasks`` until it meets ``None``."""
     import warnings
 
-    from banmen.games import get_game
+    from banmen.games.registry import get_game
     from banmen.warm import ensure, set_notice
 
     warnings.simplefilter("ignore")

@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 
 from banmen.analysis import Analysis
 from banmen.cli import app
-from banmen.games import get_game
 from banmen.games.mattix import Board as MattixBoard
 from banmen.games.othello import BLACK, PASS
+from banmen.games.registry import get_game
 from banmen.search.limits import Limit, StopFlag
 
 MATTIX = get_game("mattix")
@@ -119,8 +119,8 @@ def test_cli_analyse_bad_input_is_one_line() -> None:
     runner = CliRunner()
     for args, fragment in [
         (["analyse", "othello", "xyz"], "bad othello position"),
-        (["analyse", "othello", "f5", "--time", "0"], "--time must be a positive"),
-        (["analyse", "othello", "f5", "--depth", "0"], "--depth must be a positive"),
+        (["analyse", "othello", "f5", "--time", "0"], "'--time': expected a number from 0.001"),
+        (["analyse", "othello", "f5", "--depth", "0"], "'--depth': expected a whole number from 1"),
         (["analyse", "chess", "x"], "unknown game 'chess'"),
         (["analyse", "mattix", "1,2,3"], "bad mattix position"),
     ]:

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from banmen.games import (
+from banmen.games import GameDef
+from banmen.games.engines import STANDARD_ENGINES
+from banmen.games.registry import (
     BUILT_IN,
-    GameDef,
     GameLoadError,
     UnknownGameError,
     game_names,
@@ -24,7 +25,6 @@ from banmen.games import (
     register,
     unregister,
 )
-from banmen.games.engines import STANDARD_ENGINES
 
 
 def _package(where: Path, dist: str, module: str, entry: str, source: str) -> None:

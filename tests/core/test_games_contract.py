@@ -1,4 +1,4 @@
-"""One contract over every registered game (``banmen.games.GAME_NAMES``).
+"""One contract over every registered game (``banmen.games.registry.GAME_NAMES``).
 
 As OpenSpiel runs ``RandomSimTest`` for every game, each game here plays seeded random
 games, and along them: ``push``/``pop`` restore the record exactly, every legal move's
@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 
 from banmen.engine import ENGINE_KINDS, SpecError
-from banmen.games import GAME_NAMES, GameDef, get_game, make_engine
+from banmen.games import GameDef
+from banmen.games.registry import GAME_NAMES, get_game, make_engine
 from banmen.search.limits import Limit
 
 #: random games per game, and their longest stretch in plies (Go's games are long)
@@ -174,7 +175,8 @@ def test_the_game_declares_its_kinds_with_help_and_options(game: GameDef[Any]) -
     """Every kind a game offers is declared there, with a help line and the options it
     takes; python: and ugi: are every game's; an option the game's kind does not take is
     one line naming what it takes."""
-    from banmen.games import EngineKind, kinds, kinds_help
+    from banmen.games import EngineKind
+    from banmen.games.registry import kinds, kinds_help
 
     offered = kinds(game)
     assert {"python", "ugi"} <= set(offered) and game.default_engine in offered

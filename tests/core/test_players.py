@@ -22,7 +22,7 @@ import pytest
 
 from banmen.arena.store import ArenaStore, RunConfig
 from banmen.engine import SpecError, parse_spec
-from banmen.games import GAME_NAMES, get_game, make_engine
+from banmen.games.registry import GAME_NAMES, get_game, make_engine
 from banmen.python_player import PlayerError
 
 GREEDY = paths.ROOT / "examples" / "python" / "greedy_othello.py"

@@ -159,7 +159,7 @@ def test_warm_up_plans_games_apart_longest_first() -> None:
 _FRONT_ENDS = """
 import json, sys
 from numba.core import event
-from banmen.games import get_game, make_engine
+from banmen.games.registry import get_game, make_engine
 from banmen.search.limits import Limit
 from banmen.warm import ensure
 
@@ -214,7 +214,7 @@ def test_nothing_compiles_once_the_sets_are_loaded(game: str) -> None:
     the front ends' work — each engine thinking, the analysis, the compiled rules, the
     formats, the options with sets of their own — compiles nothing: the sets cover what
     front ends run, and everything loads from the cache."""
-    from banmen.games import get_game
+    from banmen.games.registry import get_game
     from banmen.warm import ensure
 
     for ks in get_game(game).kernel_sets:
@@ -333,7 +333,7 @@ def test_a_stamp_names_the_files_numba_would_recompile_for() -> None:
     """The files in a game's stamp are those holding its compiled functions (a change to
     one makes numba compile again), not every module the process had loaded: editing a
     command's module does not make a kernel set cold."""
-    from banmen.games import get_game
+    from banmen.games.registry import get_game
     from banmen.warm import ensure
 
     ks = get_game("mattix").kernel_set("search")

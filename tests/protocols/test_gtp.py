@@ -23,9 +23,9 @@ from typer.testing import CliRunner
 
 from banmen.cli import app
 from banmen.engine import Result, SpecError, parse_spec
-from banmen.games import make_engine
 from banmen.games.go import BLACK, PASS, WHITE, Board, Game, free_handicap_points
 from banmen.games.go.gtp_client import GTPCommandError, GTPEngine, GTPError
+from banmen.games.registry import make_engine
 from banmen.protocols.gtp import GTPSession, preprocess
 from banmen.search.limits import Limit
 
@@ -806,7 +806,7 @@ def test_cli_rejects_a_bad_max_move_time() -> None:
 
 def test_gtp_specs_and_the_arena_cache() -> None:
     from banmen.arena.play import EngineCache
-    from banmen.games import get_game
+    from banmen.games.registry import get_game
 
     spec = parse_spec(f"gtp:{sys.executable} -m banmen gtp --engine random")
     assert spec.kind == "gtp" and spec.options["command"].endswith("gtp --engine random")

@@ -103,7 +103,10 @@ def test_cli_rejects_a_bad_max_move_time() -> None:
     for value in ("0", "-1", "nan", "inf"):
         res = runner.invoke(app, ["nboard", "--max-move-time", value])
         assert res.exit_code == 2, (value, res.output)
-        assert res.output.startswith("error: --max-move-time must be"), res.output
+        assert res.output.startswith(
+            "error: Invalid value for '--max-move-time': expected a "
+            "number from 0.001 to 31536000 seconds"
+        ), res.output
 
 
 # --------------------------------------------------------------------------- main() in-process

@@ -125,10 +125,10 @@ def test_go_engine_with_two_threads() -> None:
     from test_go_engine import ATARI, diagram
 
     from banmen.engine import SpecError, parse_spec
-    from banmen.games import make_engine
     from banmen.games.go import BLACK, parse_vertex
     from banmen.games.go import kernels as K
     from banmen.games.go.engine import GoEngine
+    from banmen.games.registry import make_engine
 
     e = make_engine("go", "mcts:playouts=3000,threads=2,seed=4")
     assert isinstance(e, GoEngine) and e.threads == 2 and e.search.threads == 2

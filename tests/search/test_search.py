@@ -8,8 +8,8 @@ import time
 import numpy as np
 import pytest
 
-from banmen.games import get_game
 from banmen.games.mattix import KERNELS, Board, kernel_position
+from banmen.games.registry import get_game
 from banmen.search.alphabeta import AlphaBeta, SearchInfo
 from banmen.search.limits import STOP_REQUESTED, STOP_TIME, Deadline, Limit, StopFlag
 
@@ -175,7 +175,7 @@ def test_shared_stop_flag_pickles_only_when_shared() -> None:
 
 _CACHE_CHECK = """
 import banmen.search.alphabeta as ab
-from banmen.games import get_game, make_engine
+from banmen.games.registry import get_game, make_engine
 from banmen.search.limits import Limit
 for name in ("mattix", "othello"):
     g = get_game(name)

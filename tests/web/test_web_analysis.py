@@ -27,9 +27,9 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from banmen.games import get_game
 from banmen.games.mattix import Board as MattixBoard
 from banmen.games.othello import Board as OthelloBoard
+from banmen.games.registry import get_game
 from banmen.search.limits import Limit
 from banmen.web.games.go import GO_LEVELS
 from banmen.web.levels import make_levels

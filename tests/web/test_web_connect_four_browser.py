@@ -40,7 +40,7 @@ def _cells(tab: BrowserTab) -> list[str]:
 
 
 def test_connect_four_plays_analyses_and_reloads(tab: BrowserTab) -> None:
-    from banmen.games import get_game
+    from banmen.games.registry import get_game
 
     game = get_game("connect-four")
     assert game.grid is not None and game.web is None  # the generic page, from the grid

@@ -2,7 +2,7 @@
 games that bring no page of their own (tests/web/toy_grid.py): tic-tac-toe, one click
 one move, and Hopper, a hex grid played from cell to cell.
 
-The toys are games of this process (``banmen.games.register``) and an installed package
+The toys are games of this process (``banmen.games.registry.register``) and an installed package
 for the app's engine worker (an entry point: the worker is a process of its own). Every
 state is checked against the toys' own boards, and every refused message must leave the
 game exactly as it was. How the app finds its games (the catalog), what it makes of a

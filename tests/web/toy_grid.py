@@ -355,23 +355,24 @@ def write_package(where: Path) -> Path:
 
 @contextmanager
 def installed(where: Path) -> Iterator[None]:
-    """The toy games as games of this process (:func:`banmen.games.register`) and of the
+    """The toy games as games of this process (:func:`banmen.games.registry.register`) and of the
     processes it spawns (its engine workers), which find them by entry point: a game
     ``register()``-ed here is not known in another process. Undone on the way out."""
     import sys
 
-    from banmen import games
+    from banmen.games import registry
 
-    games.game_names()  # this process read the entry points before: it knows the toys by register()
+    # this process read the entry points before: it knows the toys by register()
+    registry.game_names()
     path = str(write_package(where))
     sys.path.insert(0, path)
     if str(HERE) not in sys.path:
         sys.path.append(str(HERE))
-    games.register(GAME)
-    games.register(HOPPER)
+    registry.register(GAME)
+    registry.register(HOPPER)
     try:
         yield
     finally:
-        games.unregister(GAME.name)
-        games.unregister(HOPPER.name)
+        registry.unregister(GAME.name)
+        registry.unregister(HOPPER.name)
         sys.path.remove(path)

@@ -30,8 +30,9 @@ from typing import Any
 from banmen.arena.schedule import Job
 from banmen.arena.store import GameRecord
 from banmen.engine import USER_KINDS, Engine, GameBoard, PlayerSpec, Result, parse_spec
-from banmen.games import Forfeit, GameDef, get_game, make_engine
+from banmen.games import Forfeit, GameDef
 from banmen.games.engines import RandomEngine
+from banmen.games.registry import get_game, make_engine
 
 __all__ = [
     "EngineCache",

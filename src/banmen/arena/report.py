@@ -17,7 +17,7 @@ from banmen.arena.runner import planned_jobs, sprt_decisions
 from banmen.arena.schedule import Player, make_pairings
 from banmen.arena.store import ArenaStore, GameRecord, RunConfig
 from banmen.engine import parse_spec
-from banmen.games import get_game
+from banmen.games.registry import get_game
 from banmen.stats import bradley_terry, elo_from_score, mean_ci, wilson, z_value
 
 __all__ = [

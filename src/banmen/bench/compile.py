@@ -35,7 +35,7 @@ _CHILD = r"""
 import json, sys, time
 t_start = time.perf_counter()
 from numba.core import event
-from banmen.games import get_game
+from banmen.games.registry import get_game
 from banmen.warm import ensure
 
 game, _, name = sys.argv[1].partition(".")

@@ -17,9 +17,9 @@ import numpy as np
 from numba import types
 
 from banmen._jit import njit
-from banmen.games import get_game
 from banmen.games.engines import AlphaBetaEngine
 from banmen.games.mattix import Board, kernel_position
+from banmen.games.registry import get_game
 from banmen.search.alphabeta import AlphaBeta
 from banmen.search.limits import Deadline, Limit, StopFlag
 from banmen.stats import mean_ci, wilson

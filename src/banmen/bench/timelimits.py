@@ -31,7 +31,6 @@ from functools import partial
 from typing import Any
 
 from banmen.clients._lines import LineProcess
-from banmen.games import get_game
 from banmen.games.engines import AlphaBetaEngine
 from banmen.games.go.board import BLACK, PASS, vertex_name
 from banmen.games.go.board import Board as GoBoard
@@ -39,6 +38,7 @@ from banmen.games.go.engine import GoEngine
 from banmen.games.mattix import Board as MattixBoard
 from banmen.games.othello import Board as OthelloBoard
 from banmen.games.othello.engine import OthelloEngine
+from banmen.games.registry import get_game
 from banmen.games.shogi.tsume import solve, warm_up
 from banmen.search.limits import Limit
 from banmen.worker import EngineWorker

@@ -12,7 +12,7 @@ class Wrapped:
     """Plays what ``alphabeta:depth=DEPTH`` plays, as a user's Python player would."""
 
     def __init__(self, game: str = "mattix", depth: int = 1) -> None:
-        from banmen.games import make_engine
+        from banmen.games.registry import make_engine
 
         self.engine = make_engine(game, f"alphabeta:depth={depth}")
         self.engine.warm_up()

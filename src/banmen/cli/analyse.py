@@ -56,7 +56,7 @@ def analyse(
         raise fail(f"--time must be a positive number of seconds, got {seconds}")
     if depth is not None and depth < 1:
         raise fail(f"--depth must be a positive number of plies, got {depth}")
-    from banmen.games import UnknownGameError, get_game, load_games
+    from banmen.games.registry import UnknownGameError, get_game, load_games
     from banmen.search.limits import Limit
 
     try:
@@ -88,7 +88,7 @@ def analyse(
 def _with_engine(g: GameDef[Any], spec: str, board: GameBoard, limit: Limit) -> Analysis:
     """The analysis by a player's own think (:func:`banmen.analysis.analyse_with`)."""
     from banmen.analysis import analyse_with
-    from banmen.games import make_engine
+    from banmen.games.registry import make_engine
 
     try:
         player = make_engine(g, spec)

@@ -241,7 +241,7 @@ def run(
     from banmen.arena.runner import run_arena
     from banmen.arena.schedule import ScheduleError, make_pairings, parse_player
     from banmen.arena.store import RunConfig
-    from banmen.games import get_game
+    from banmen.games.registry import get_game
 
     if workers is not None and workers < 1:
         raise fail(f"--workers must be at least 1, got {workers}")

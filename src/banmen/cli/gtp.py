@@ -53,9 +53,9 @@ def gtp(
     """Speak GTP version 2 on stdin/stdout, for Go GUIs (Sabaki, GoGui) and match
     programs; the GTP command list_commands lists the commands."""
     from banmen.cli._app import fail
-    from banmen.games import make_engine
     from banmen.games.go import Board
     from banmen.games.go.rules import komi_value, parse_rules
+    from banmen.games.registry import make_engine
     from banmen.protocols._cap import check_cap
     from banmen.protocols.gtp import main
 

@@ -97,7 +97,7 @@ def nboard(
     ] = 60.0,
 ) -> None:
     """Speak the NBoard protocol (version 2) on stdin/stdout, for Othello GUIs."""
-    from banmen.games import make_engine
+    from banmen.games.registry import make_engine
     from banmen.protocols._cap import check_cap
     from banmen.protocols.nboard import main
 

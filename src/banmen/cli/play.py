@@ -84,7 +84,7 @@ def play(
     from rich.markup import escape
 
     from banmen.engine import parse_spec
-    from banmen.games import get_game, make_engine
+    from banmen.games.registry import get_game, make_engine
 
     try:
         g = get_game(game)

@@ -19,7 +19,7 @@ def players(
 
     Every game offers python: (your own player in Python) and ugi: (a program speaking
     UGI); docs/YOUR_AI.md shows both."""
-    from banmen.games import get_game, kinds, load_games
+    from banmen.games.registry import get_game, kinds, load_games
 
     try:
         defs = [get_game(g) for g in games] if games else list(load_games().values())

@@ -51,7 +51,8 @@ def solve(
 ) -> None:
     """Solve a position exactly and print its value and best line (shogi: the mate)."""
     leave_quickly()
-    from banmen.games import SolveLimits, UnknownGameError, get_game, load_games
+    from banmen.games import SolveLimits
+    from banmen.games.registry import UnknownGameError, get_game, load_games
 
     try:
         g = get_game(game)

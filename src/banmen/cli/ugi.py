@@ -22,7 +22,7 @@ def ugi(
 ) -> None:
     """Speak UGI (the Universal Game Interface) on stdin/stdout, for UGI tournament
     managers and GUIs: the positions in the game's own text, the moves in its notation."""
-    from banmen.games import get_game, make_engine
+    from banmen.games.registry import get_game, make_engine
     from banmen.protocols.ugi import main
 
     try:

@@ -46,7 +46,7 @@ def warm_up(
     numba keeps what it compiles on disk; each command then loads it in a fraction of a
     second. Sets already compiled (and unchanged since) are skipped.
     """
-    from banmen.games import UnknownGameError, get_game, load_games
+    from banmen.games.registry import UnknownGameError, get_game, load_games
     from banmen.warmup import kernel_sets
     from banmen.warmup import warm_up as run
 

@@ -54,7 +54,7 @@ class EngineKind:
     naming what it takes, an option the game's kind does not take (``alphabeta:learned=0``
     is Othello's, not Mattix's)::
 
-        >>> from banmen.games import get_game, make_engine
+        >>> from banmen.games.registry import get_game, make_engine
         >>> get_game("mattix").engines["alphabeta"].options
         ('depth', 'time', 'nodes')
     """

@@ -1,5 +1,5 @@
 """The games the web app offers, found in the games themselves: every loaded game
-(:func:`banmen.games.load_games`) that has a page. A game has a page when its
+(:func:`banmen.games.registry.load_games`) that has a page. A game has a page when its
 :class:`~banmen.games.GameDef` names its own web adapter (``web = "module:Class"``, a
 :class:`~banmen.web.games.WebGame`) or tells the generic board page how to draw it
 (``grid``, a :class:`~banmen.games.GridView`: :class:`banmen.web.grid.GridGame`).
@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from banmen.engine import SpecError
-from banmen.games import GameDef, load_games
+from banmen.games import GameDef
+from banmen.games.registry import load_games
 from banmen.web.games._base import AdapterError, WebGame
 from banmen.web.replies import one_line
 
@@ -59,7 +60,7 @@ def has_page(game: GameDef[Any]) -> bool:
 
 
 def web_games(on_broken: Callable[[str], None] | None = None) -> dict[str, GameDef[Any]]:
-    """Every loaded game that has a page, by name (in :func:`banmen.games.game_names`'
+    """Every loaded game that has a page, by name (in :func:`banmen.games.registry.game_names`'
     order); a package that fails to load is handed to ``on_broken`` (default: a line on
     stderr) and left out."""
     return {n: g for n, g in load_games(on_broken=on_broken).items() if has_page(g)}

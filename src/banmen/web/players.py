@@ -25,7 +25,7 @@ def parse_players(items: Iterable[str], games: Collection[str]) -> dict[str, dic
     """``GAME:NAME=SPEC`` items as {game: {name: spec}}; ``SpecError`` (one line) on a
     bad item. Checks the form, the game, the name and the spec's kind, not that the
     player starts (:func:`check_player`)."""
-    from banmen.games import get_game, kinds
+    from banmen.games.registry import get_game, kinds
 
     out: dict[str, dict[str, str]] = {}
     expected = "expected GAME:NAME=SPEC, e.g. othello:greedy=python:greedy.py:Greedy"
@@ -74,7 +74,7 @@ def check_player(game: str, spec: str) -> None:
     with a one-line message if it cannot start. banmen's own engines are only built:
     their compiled code loads in the server's workers."""
     from banmen.engine import USER_KINDS
-    from banmen.games import make_engine
+    from banmen.games.registry import make_engine
 
     engine = make_engine(game, spec)
     if parse_spec(spec).kind not in USER_KINDS:

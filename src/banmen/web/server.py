@@ -307,7 +307,7 @@ def load_boards(games: Sequence[str]) -> None:
     Go rules, Go's count; an installed game's own) in this process, compiling it first if
     it is cold: the event loop then never compiles, nor imports, a kernel when a page plays
     a move."""
-    from banmen.games import get_game
+    from banmen.games.registry import get_game
     from banmen.warm import ensure
 
     for name in games:

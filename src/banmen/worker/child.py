@@ -28,7 +28,8 @@ from banmen.engine import (
     SpecError,
     parse_spec,
 )
-from banmen.games import GameDef, get_game, make_engine
+from banmen.games import GameDef
+from banmen.games.registry import get_game, make_engine
 from banmen.search.limits import Limit, StopFlag
 from banmen.worker.messages import (
     Answer,

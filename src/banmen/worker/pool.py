@@ -24,7 +24,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, TypeVar
 
 from banmen.engine import Info, Result, SpecError, parse_spec
-from banmen.games import get_game
+from banmen.games.registry import get_game
 from banmen.search.limits import Limit
 from banmen.worker.child import ANALYSIS_SECONDS, kernel_set_ids
 from banmen.worker.messages import (

@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from banmen.arena.play import EngineCache, _first_mover_result, play_game
 from banmen.arena.schedule import Job
 from banmen.engine import Info, Result, SpecError, parse_spec
-from banmen.games import get_game, make_engine
 from banmen.games.go import BLACK, PASS, WHITE, Board, parse_vertex, settle_dead
 from banmen.games.go import kernels as K
 from banmen.games.go import policy as P
 from banmen.games.go.engine import GoEngine
+from banmen.games.registry import get_game, make_engine
 from banmen.search.limits import Limit, StopFlag
 
 

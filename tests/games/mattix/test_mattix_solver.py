@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mattix_reference import exact_value, parse
 
-from banmen.games import get_game
 from banmen.games.engines import AlphaBetaEngine
 from banmen.games.mattix import Board
+from banmen.games.registry import get_game
 from banmen.search.limits import Limit
 
 GAME = get_game("mattix")

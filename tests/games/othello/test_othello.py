@@ -17,7 +17,6 @@ from numba import njit
 from typer.testing import CliRunner
 
 from banmen.cli import app
-from banmen.games import make_engine
 from banmen.games.othello import (
     BLACK,
     PASS,
@@ -31,6 +30,7 @@ from banmen.games.othello import (
 from banmen.games.othello.endgame import EndgameSolver
 from banmen.games.othello.formats import parse_ggf
 from banmen.games.othello.kernels import U, flips, moves, perft
+from banmen.games.registry import make_engine
 from banmen.protocols.nboard import NBoardSession
 
 runner = CliRunner()
@@ -542,7 +542,7 @@ def test_an_nboard_engine_plays_a_whole_game() -> None:
     import sys
 
     from banmen.clients.nboard import NBoardEngine
-    from banmen.games import make_engine
+    from banmen.games.registry import make_engine
 
     engine = make_engine("othello", f"nboard:depth=2 {sys.executable} -m banmen nboard")
     assert isinstance(engine, NBoardEngine) and engine.depth == 2
@@ -600,7 +600,7 @@ def test_the_nboard_client_reads_both_answer_forms(answer: str, score: int | Non
 )
 def test_bad_nboard_specs(spec: str, game: str, fragment: str) -> None:
     from banmen.engine import SpecError
-    from banmen.games import make_engine
+    from banmen.games.registry import make_engine
 
     with pytest.raises(SpecError, match=fragment) as e:
         make_engine(game, spec)
@@ -609,7 +609,7 @@ def test_bad_nboard_specs(spec: str, game: str, fragment: str) -> None:
 
 def test_a_missing_nboard_program_is_a_one_line_error() -> None:
     from banmen.clients.nboard import NBoardError
-    from banmen.games import make_engine
+    from banmen.games.registry import make_engine
 
     engine = make_engine("othello", "nboard:/nonexistent/engine")
     with pytest.raises(NBoardError, match="cannot start") as e:

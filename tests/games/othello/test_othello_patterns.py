@@ -202,8 +202,8 @@ def test_the_fit_recovers_a_known_evaluation() -> None:
 
 def test_player_specs_choose_the_evaluation() -> None:
     from banmen.engine import SpecError
-    from banmen.games import make_engine
     from banmen.games.othello.engine import OthelloEngine
+    from banmen.games.registry import make_engine
 
     new = make_engine("othello", "alphabeta:time=0.1")
     old = make_engine("othello", "alphabeta:time=0.1,learned=0")

@@ -8,7 +8,7 @@ import random
 import cshogi
 import pytest
 
-from banmen.games import get_game, make_engine
+from banmen.games.registry import get_game, make_engine
 from banmen.games.shogi import (
     BLACK,
     STARTPOS,

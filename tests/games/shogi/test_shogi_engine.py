@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 
 from banmen.engine import Info, Result
-from banmen.games import make_engine
+from banmen.games.registry import make_engine
 from banmen.games.shogi import Board
 from banmen.games.shogi.engine import MateEngine
 from banmen.search.limits import Limit, StopFlag

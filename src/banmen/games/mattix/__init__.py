@@ -14,8 +14,9 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
-from banmen.games._base import GameDef, TextFormat
+from banmen.games._base import GameDef, Solver, TextFormat
 from banmen.games.engines import STANDARD_ENGINES
+from banmen.games.mattix import solve as _solve
 from banmen.games.mattix.board import PIECES, SIZES, Board, deal
 from banmen.games.mattix.errors import (
     IllegalMoveError,
@@ -26,7 +27,6 @@ from banmen.games.mattix.errors import (
 from banmen.games.mattix.formats import CHIP, parse_layout, parse_square, square_name, write_layout
 from banmen.games.mattix.kernels import KERNELS, kernel_moves, kernel_position
 from banmen.games.mattix.sets import KERNEL_SETS
-from banmen.games.mattix.solve import SOLVER
 
 if TYPE_CHECKING:
     from banmen.analysis import Analysis, OnUpdate
@@ -110,7 +110,8 @@ GAME: GameDef[Board] = GameDef(
     analyse=analyse,
     kernel_sets=KERNEL_SETS,
     ugi=TextFormat(Board.layout, Board.from_layout),
-    solver=SOLVER,
+    # the solver searches with this GameDef (GAME, read when a solve runs)
+    solver=Solver(lambda board, limits: _solve.solve(GAME, board, limits), _solve.lines),
     position_hint="a Mattix layout string",
     summary=(
         "Gakken's number-taking game on a 4×4 or 6×6 board: player 1 takes from the chip's "

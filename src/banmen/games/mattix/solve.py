@@ -1,22 +1,22 @@
-"""Mattix's exact solver for ``banmen solve mattix LAYOUT`` (:class:`~banmen.games.Solver`):
-the shared alpha-beta with no depth bound, within the time asked."""
+"""Mattix's exact solver for ``banmen solve mattix LAYOUT``: the shared alpha-beta with no
+depth bound, within the time asked (the package makes its :class:`~banmen.games.Solver`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from banmen.games._base import SolveLimits, Solver
+from banmen.games._base import GameDef, SolveLimits
 from banmen.games.mattix.board import Board
 
 
-def solve(board: Board, limits: SolveLimits) -> dict[str, Any]:
+def solve(game: GameDef[Board], board: Board, limits: SolveLimits) -> dict[str, Any]:
     """The record ``solve mattix`` prints (``value`` is the final score margin for the
-    side to move under perfect play, or ``None`` if the time ran out first)."""
-    from banmen.games import get_game
+    side to move under perfect play, or ``None`` if the time ran out first), by ``game``'s
+    alpha-beta (Mattix's GameDef, handed in by the package: a solver is given no game)."""
     from banmen.games.engines import AlphaBetaEngine
     from banmen.search.limits import Limit
 
-    engine = AlphaBetaEngine(get_game("mattix"), Limit(time=limits.time))
+    engine = AlphaBetaEngine(game, Limit(time=limits.time))
     engine.warm_up()  # so that "seconds" is the solve's own time
     r = engine.think(board)
     solved = r.exact
@@ -59,6 +59,3 @@ def lines(rec: dict[str, Any]) -> list[str]:
     nps = rec["nodes"] / rec["seconds"] if rec["seconds"] > 0 else 0.0
     out.append(f"nodes: {rec['nodes']:,} in {rec['seconds']:.3f} s ({nps / 1e6:.1f} M nodes/s)")
     return out
-
-
-SOLVER: Solver[Board] = Solver(solve, lines)

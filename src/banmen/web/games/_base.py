@@ -94,7 +94,7 @@ class WebGame(ABC, Generic[B]):
     and the user's ``players`` of this game (name -> spec: ``banmen serve --player``);
     raises ``SpecError`` on a bad spec."""
 
-    #: the game's registry name (:func:`banmen.games.get_game`), store column, socket path
+    #: the game's registry name (:func:`banmen.games.registry.get_game`), store column, socket path
     #: (``/ws/<name>``) and page (``/<name>``)
     name: str
     title: str
@@ -129,7 +129,7 @@ class WebGame(ABC, Generic[B]):
     @property
     def definition(self) -> GameDef[Any]:
         """The game's :class:`~banmen.games.GameDef` (from the registry)."""
-        from banmen.games import get_game
+        from banmen.games.registry import get_game
 
         return get_game(self.name)
 

@@ -1,0 +1,259 @@
+"""The game registry: every game by name, found by entry point, and the players each offers.
+
+Every game registers under the entry-point group ``banmen.games``: the name is the game's,
+the value its :class:`~banmen.games.GameDef` (``connect-four = "banmen_connect_four:GAME"``).
+banmen's own four register the same way in its ``pyproject.toml``; a game package installed
+with pip appears beside them in every front end (the arena, ``play``, ``analyse``, ``solve``,
+``ugi``, ``python:``/``ugi:`` players, ``--cluster``, the web app) with no line of banmen
+changed. docs/ADDING_A_GAME.md is the recipe.
+
+A game's module is imported the first time it is asked for (:func:`get_game`): each one
+loads numpy and numba and compiles or loads its kernels, which a command about another
+game (or ``banmen --help``) should not pay for. A package that fails to load (its entry
+point raises, or gives no valid ``GameDef``) is :class:`GameLoadError` — one line naming
+the package — for that game only: :func:`load_games` skips it with that line and every
+other game still works.
+
+The registry is a module of its own, above the games (docs/DESIGN.md's floors): a game's
+code imports ``banmen.games`` (its package, which the import of any game module runs) and
+the contract in :mod:`banmen.games._base`, never the registry that loads the games.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from banmen.engine import Engine, PlayerSpec, SpecError, parse_spec
+from banmen.games._base import EngineKind, GameDef
+
+__all__ = [  # and GAMES, GAME_NAMES: read when asked (module __getattr__)
+    "get_game",
+    "make_engine",
+    "kinds",
+    "kinds_help",
+    "offered",
+    "EVERY_GAME",
+    "UnknownGameError",
+    "GameLoadError",
+    "BUILT_IN",
+    "ENTRY_POINT_GROUP",
+    "game_names",
+    "load_games",
+    "register",
+    "unregister",
+]
+
+#: The games banmen brings (``banmen.games.<name>``), also registered as entry points.
+BUILT_IN: tuple[str, ...] = ("go", "mattix", "othello", "shogi")
+
+#: the entry-point group game packages register under
+ENTRY_POINT_GROUP = "banmen.games"
+
+#: games registered in this process (:func:`register`), by name
+_registered: dict[str, GameDef[Any]] = {}
+#: the entry points found, by game name (read once)
+_points: dict[str, Any] | None = None
+#: games loaded, by name
+_loaded: dict[str, GameDef[Any]] = {}
+
+
+class UnknownGameError(ValueError):
+    """A game name banmen does not know."""
+
+
+class GameLoadError(UnknownGameError):
+    """A game package that cannot be loaded: its entry point raises, or it gives no valid
+    :class:`GameDef`. The message is one line naming the package and what is wrong."""
+
+
+def _entry_points() -> dict[str, Any]:
+    global _points
+    if _points is None:
+        from importlib.metadata import entry_points
+
+        found: dict[str, Any] = {}
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            found.setdefault(ep.name.strip().lower(), ep)
+        _points = found
+    return _points
+
+
+def game_names() -> tuple[str, ...]:
+    """Every game's name, sorted: banmen's own, the installed packages' (entry points)
+    and those :func:`register`-ed in this process. Cheap: no game is loaded."""
+    return tuple(sorted({*BUILT_IN, *_entry_points(), *_registered}))
+
+
+def register(game: GameDef[Any]) -> None:
+    """Make ``game`` a game of this process (a test's, a notebook's), as an installed
+    package's entry point would; ``ValueError`` if it is not a valid :class:`GameDef` or
+    its name is taken by another game."""
+    _check(game, game.name if isinstance(game, GameDef) else "?", "register()")
+    if game.name in BUILT_IN or (game.name in _registered and _registered[game.name] is not game):
+        raise ValueError(f"a game named {game.name!r} is registered already")
+    _registered[game.name] = game
+    _loaded.pop(game.name, None)
+
+
+def unregister(name: str) -> None:
+    """Forget a game :func:`register` added (tests clean up with it)."""
+    _registered.pop(name, None)
+    _loaded.pop(name, None)
+
+
+def _package(ep: Any) -> str:
+    dist = getattr(ep, "dist", None)
+    return f"{dist.name} {dist.version}" if dist is not None else str(ep.value)
+
+
+def _check(game: Any, name: str, where: str) -> None:
+    """``GameLoadError`` unless ``game`` is a usable :class:`GameDef` called ``name``."""
+    if not isinstance(game, GameDef):
+        raise GameLoadError(f"{where}: gives {type(game).__name__}, not a banmen GameDef")
+    problems = []
+    if game.name != name:
+        problems.append(f"its name is {game.name!r}, registered as {name!r}")
+    if not game.title:
+        problems.append("it has no title")
+    if not callable(game.board_from_dict):
+        problems.append("board_from_dict is not callable")
+    if not game.engines:
+        problems.append("it offers no engine (GameDef.engines is empty)")
+    if problems:
+        raise GameLoadError(f"{where}: the game {name!r} is not usable: {'; '.join(problems)}")
+
+
+def get_game(name: str) -> GameDef[Any]:
+    """The :class:`GameDef` called ``name`` (case-insensitive): :class:`UnknownGameError`
+    for a name no game has, :class:`GameLoadError` for a package that fails to load."""
+    key = name.strip().lower() if isinstance(name, str) else None
+    if key is None or key not in game_names():
+        known = ", ".join(game_names())
+        raise UnknownGameError(f"unknown game {name!r}: expected one of {known}")
+    if key in _loaded:
+        return _loaded[key]
+    if key in _registered:
+        game: GameDef[Any] = _registered[key]
+    elif key in _entry_points():
+        ep = _entry_points()[key]
+        where = f"game package {_package(ep)} ({ENTRY_POINT_GROUP}: {key} = {ep.value})"
+        try:
+            game = ep.load()
+        except Exception as e:  # anything a broken package does when imported
+            text = " ".join(str(e).split()) or type(e).__name__
+            raise GameLoadError(f"{where}: failed to load: {type(e).__name__}: {text}") from None
+        _check(game, key, where)
+    else:  # a built-in game with no entry point (an install older than its pyproject)
+        game = importlib.import_module(f"banmen.games.{key}").GAME
+    _loaded[key] = game
+    return game
+
+
+def load_games(
+    names: Iterable[str] | None = None, on_broken: Callable[[str], None] | None = None
+) -> dict[str, GameDef[Any]]:
+    """The games ``names`` names (default: every game), loaded; a package that fails to
+    load is left out and its one-line :class:`GameLoadError` handed to ``on_broken``
+    (default: printed on stderr), so every other game still works."""
+    out: dict[str, GameDef[Any]] = {}
+    for name in names if names is not None else game_names():
+        try:
+            out[name] = get_game(name)
+        except GameLoadError as e:
+            if on_broken is None:
+                print(f"banmen: {e}", file=sys.stderr, flush=True)
+            else:
+                on_broken(str(e))
+    return out
+
+
+#: how an error names the players of a kind a game does not offer
+_KIND_NOUNS = {"nboard": "NBoard engines", "gtp": "GTP engines", "mcts": "mcts players"}
+
+
+def make_engine(game: str | GameDef[Any], spec: str | PlayerSpec) -> Engine[Any]:
+    """Build the engine a spec names, for ``game``: a lookup in ``GameDef.engines``
+    (and the kinds every game offers, :data:`EVERY_GAME`).
+
+    Raises :class:`~banmen.engine.SpecError` / :class:`UnknownGameError` (both
+    ``ValueError``) with a one-line message naming what the game offers::
+
+        >>> make_engine("mattix", "alphabeta:depth=3").name
+        'alphabeta:depth=3'
+        >>> try:
+        ...     make_engine("mattix", "alphabeta:learned=0")
+        ... except SpecError as e:
+        ...     print(e)
+        'alphabeta:learned=0': Mattix's alphabeta takes no learned=: it takes depth=, time=, nodes=
+    """
+    g = get_game(game) if isinstance(game, str) else game
+    s = parse_spec(spec) if isinstance(spec, str) else spec
+    kind = kinds(g).get(s.kind)
+    if kind is None:
+        raise SpecError(_not_offered(g, s))
+    return kind(g, s)
+
+
+def _python(game: GameDef[Any], spec: PlayerSpec) -> Engine[Any]:
+    from banmen.python_player import PythonEngine
+
+    return PythonEngine(game, spec)
+
+
+def _ugi(game: GameDef[Any], spec: PlayerSpec) -> Engine[Any]:
+    from banmen.clients.ugi import UGIEngine
+
+    return UGIEngine(game, spec)
+
+
+#: the players every game offers: a user's own, in Python or over UGI
+EVERY_GAME: dict[str, EngineKind] = {
+    "python": EngineKind(
+        _python,
+        "your own player in Python: python:FILE.py:NAME or python:package.module:NAME, "
+        "then ,key=value options for NAME (docs/YOUR_AI.md)",
+    ),
+    "ugi": EngineKind(
+        _ugi,
+        "an external engine over UGI: ugi:[time=SECONDS ][depth=N ][nodes=N ]COMMAND "
+        "(default 1 s a move, sent as go movetime; docs/YOUR_AI.md)",
+        ("time", "depth", "nodes"),
+    ),
+}
+
+
+def kinds(game: GameDef[Any]) -> dict[str, EngineKind]:
+    """Every player kind ``game`` offers, its own first, then :data:`EVERY_GAME`'s."""
+    return {**game.engines, **{k: v for k, v in EVERY_GAME.items() if k not in game.engines}}
+
+
+def offered(game: GameDef[Any]) -> list[str]:
+    """The names of the player kinds ``game`` offers (:func:`kinds`)."""
+    return list(kinds(game))
+
+
+def kinds_help(game: GameDef[Any]) -> str:
+    """One line per kind ``game`` offers: ``kind: what it is; its options``."""
+    return "\n".join(f"{k}: {v.help}" for k, v in kinds(game).items())
+
+
+def _not_offered(g: GameDef[Any], s: PlayerSpec) -> str:
+    kinds = ", ".join(offered(g))
+    others = [o.title for o in load_games(on_broken=lambda _: None).values()
+              if s.kind in o.engines]  # fmt: skip
+    noun = _KIND_NOUNS.get(s.kind, s.kind + " players")
+    where = f"{noun} play {' and '.join(others)} only, not {g.name}" if others else s.kind
+    return f"{s.text!r}: {where}: {g.title} offers {kinds}"
+
+
+def __getattr__(name: str) -> Any:
+    # GAMES (name -> GameDef) is built on first use: importing this package must not
+    # import every game; GAME_NAMES (every game's name, sorted) is read when asked.
+    if name == "GAMES":
+        return load_games()
+    if name == "GAME_NAMES":  # (computed when asked: installed packages count)
+        return game_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
