@@ -123,6 +123,11 @@ def test_cli_analyse_bad_input_is_one_line() -> None:
         (["analyse", "othello", "f5", "--depth", "0"], "'--depth': expected a whole number from 1"),
         (["analyse", "chess", "x"], "unknown game 'chess'"),
         (["analyse", "mattix", "1,2,3"], "bad mattix position"),
+        # issue 32: Go's MCTS ignored --depth silently (and ran for the whole --time)
+        (
+            ["analyse", "go", "(;GM[1]SZ[9];B[ee])", "--depth", "3"],
+            "Go's analysis takes no --depth",
+        ),
     ]:
         r = runner.invoke(app, args)
         assert r.exit_code == 2, (args, r.output)

@@ -52,10 +52,6 @@ def analyse(
 ) -> None:
     """The value of every legal move: exact where proved, otherwise labelled as what it is."""
     leave_quickly()
-    if not seconds > 0 or seconds != seconds or seconds == float("inf"):
-        raise fail(f"--time must be a positive number of seconds, got {seconds}")
-    if depth is not None and depth < 1:
-        raise fail(f"--depth must be a positive number of plies, got {depth}")
     from banmen.games.registry import UnknownGameError, get_game, load_games
     from banmen.search.limits import Limit
 
@@ -67,6 +63,9 @@ def analyse(
         able = [n for n, d in load_games(on_broken=lambda _: None).items()
                 if d.analyse is not None and d.board_from_text is not None]  # fmt: skip
         raise fail(f"{g.title} has no analysis yet: expected one of {', '.join(able)}")
+    if depth is not None and engine is None and "depth" not in g.analysis_limits:
+        raise fail(f"{g.title}'s analysis takes no --depth (its search has no depth to stop "
+                   f"at): bound it with --time")  # fmt: skip
     try:
         board = g.board_from_text(position)
     except ValueError as e:

@@ -250,6 +250,9 @@ class GameDef(Generic[B]):
     #: ``analyse(board, limit, on_update, stop)``: the value of every legal move, live
     #: (:mod:`banmen.analysis`); ``None``: the game offers no analysis
     analyse: Callable[[B, Limit, OnUpdate | None, StopFlag | None], Analysis] | None = None
+    #: the :class:`~banmen.search.limits.Limit` fields :attr:`analyse` honours (Go's MCTS
+    #: has no depth): a front end refuses a bound the analysis would ignore
+    analysis_limits: tuple[str, ...] = ("time", "depth", "nodes")
     #: the game's compiled code, in the sets its engines, analysis and boards load before a
     #: clock starts (:mod:`banmen.warm`; ``banmen warm-up`` compiles them ahead). The set
     #: named ``"search"`` is the alpha-beta search of :attr:`kernels`; ``"rules"`` is the

@@ -190,6 +190,7 @@ GAME: GameDef[Game] = GameDef(
     diagram=str,
     text_formats={"SGF": TextFormat(_write_sgf, _read_sgf, game=True)},
     analyse=analyse,
+    analysis_limits=("time", "nodes"),  # playouts; a tree search has no depth to stop at
     kernel_sets=KERNEL_SETS,
     ugi=TextFormat(write_position, read_position),
     record=lambda board: Game(board_of(board)),
