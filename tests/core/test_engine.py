@@ -180,3 +180,18 @@ def test_pool_runs_jobs_concurrently_and_stops_them() -> None:
             await pool.close()
 
     asyncio.run(main())
+
+
+def test_a_worker_whose_parent_is_gone_ends_quietly(capfd: pytest.CaptureFixture[str]) -> None:
+    """Issue 32: workers killed with the server wrote BrokenPipeError tracebacks. A worker
+    whose pipe's other end is closed drops what it would send and returns at its next read."""
+    from multiprocessing import Pipe
+
+    from banmen.search.limits import StopFlag
+    from banmen.worker import child
+
+    parent, end = Pipe()
+    parent.close()
+    child.main(end, StopFlag(), ())  # sends Ready into a closed pipe, then reads: returns
+    out, err = capfd.readouterr()
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err

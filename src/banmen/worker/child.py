@@ -292,10 +292,19 @@ def main(conn: Connection, stop: StopFlag, warm: Sequence[str]) -> None:
     ``conn`` (``stop`` is shared with the parent)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
     lock = threading.Lock()
+    gone = threading.Event()
 
     def send(msg: FromChild) -> None:
+        # The parent may be gone (killed with the server): what it would have read is
+        # dropped, quietly — no BrokenPipeError traceback on its way out; the loop ends
+        # at the next receive, which finds the pipe closed.
+        if gone.is_set():
+            return
         with lock:
-            conn.send(msg)
+            try:
+                conn.send(msg)
+            except (BrokenPipeError, ConnectionResetError, EOFError):
+                gone.set()
 
     engines: dict[tuple[str, str, str], Engine[GameBoard]] = {}
     analysed: set[str] = set()  # the games whose analysis engines are loaded
