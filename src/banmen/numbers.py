@@ -54,6 +54,8 @@ __all__ = [
 _INT = re.compile(r"[+-]?[0-9]+")
 #: a decimal number as text (no ``inf``, ``nan``, hex or underscores)
 _FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+#: leading zeros of a number's text
+_ZEROS = re.compile(r"^([+-]?)0+(?=[0-9])")
 #: text longer than this is not read as a number (Python refuses ints of 4,300 digits)
 _LONGEST = 400
 #: a value this large is not clamped but refused: no float holds it
@@ -112,7 +114,7 @@ class Bounded:
     def _read(self, value: object) -> int | float:
         """``value`` as an exact int or a finite float, not yet bounded."""
         if isinstance(value, str):
-            text = value.strip()
+            text = _ZEROS.sub(r"\1", value.strip())  # leading zeros say nothing
             if len(text) <= _LONGEST:
                 if _INT.fullmatch(text):
                     return int(text)

@@ -23,6 +23,7 @@ from session_out import Out
 from banmen.clients._lines import LineProcess
 from banmen.games.shogi import STARTPOS, parse_sfen
 from banmen.games.shogi.tsume import TsumeResult
+from banmen.numbers import HASH
 from banmen.protocols.usi import USISession, main
 from banmen.search.limits import Limit, StopFlag
 
@@ -92,7 +93,8 @@ def test_usi_handshake() -> None:
     assert lines[0].startswith("id name banmen ")
     assert lines[1:] == [
         "id author banmen developers",
-        "option name USI_Hash type spin default 256 min 1 max 65536",
+        # at most half the machine's memory (issue 32: 65536 MB was a MemoryError)
+        f"option name USI_Hash type spin default 256 min 1 max {int(HASH.hi)}",
         "option name MaxNodes type spin default 0 min 0 max 2147483647",
         "usiok",
     ]
@@ -431,7 +433,7 @@ def test_huge_numbers_are_clamped_not_internal_errors() -> None:
     lines = say(s, out, "setoption name MaxNodes value " + "0" * 5000 + "7")
     assert s.max_nodes == 7 and lines == []
     lines = say(s, out, "setoption name MaxNodes value " + "9" * 5000)
-    assert len(lines) == 1 and lines[0].startswith("info string error: MaxNodes must be")
+    assert len(lines) == 1 and lines[0].startswith("info string error: MaxNodes: expected a whole number from 0")
     assert "internal error" not in out.getvalue()
 
 

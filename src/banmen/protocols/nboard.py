@@ -55,6 +55,7 @@ from typing import IO
 from banmen.clients._lines import one_line, write_line
 from banmen.engine import Engine, Result
 from banmen.games.othello import PASS, Board, OthelloEngine, OthelloError
+from banmen.numbers import Bounded, NumberError
 from banmen.protocols._cap import capped, check_cap
 from banmen.search.limits import Limit, StopFlag
 
@@ -65,6 +66,11 @@ NAME = "banmen"
 MAX_MOVE_TIME = 60.0
 #: ``set depth`` beyond this (the most empty squares a game has) counts as this
 DEPTH_MAX = 60
+
+
+#: ``set depth`` and ``hint``'s counts (banmen.numbers): a larger one is the most there is
+_DEPTH = Bounded("depth", 1, DEPTH_MAX, integer=True, clamp=True)
+_HINTS = Bounded("hint", 1, 64, integer=True, clamp=True)
 
 
 class NBoardSession:
@@ -177,12 +183,12 @@ class NBoardSession:
             return
         what = args[0]
         if what == "depth":
-            value = args[1] if len(args) > 1 else ""
-            digits = value.lstrip("0")
-            if len(args) != 2 or not (value.isascii() and value.isdigit()) or not digits:
-                self.error(f"set depth needs a positive number, got {' '.join(args[1:])[:30]!r}")
+            value = args[1] if len(args) == 2 else " ".join(args[1:])
+            try:
+                self.depth = _DEPTH(value if not value.isdigit() or len(value) < 400 else "99")
+            except NumberError:
+                self.error(f"set depth needs a positive number, got {value[:30]!r}")
                 return
-            self.depth = DEPTH_MAX if len(digits) > 2 else min(int(digits), DEPTH_MAX)
         elif what == "game":
             text = line.split("game", 1)[1].strip()
             self.board = Board.from_ggf(text)  # raises, and leaves the old board, if bad
@@ -249,10 +255,11 @@ class NBoardSession:
 
     def _hint(self, args: list[str]) -> None:
         text = args[0] if args else "1"
-        if not (text.isascii() and text.isdigit()) or not text.lstrip("0"):
+        try:
+            n = _HINTS(text if not text.isdigit() or len(text) < 400 else "64")
+        except NumberError:
             self.error(f"hint needs a positive number of moves, got {text[:30]!r}")
             return
-        n = 64 if len(text.lstrip("0")) > 2 else int(text)
         if self.board.is_game_over():
             self.send("status")
             return

@@ -40,6 +40,7 @@ from typing import IO, Any
 from banmen import __version__
 from banmen.clients._lines import one_line, write_line
 from banmen.engine import Engine, GameBoard, Info
+from banmen.numbers import DEPTH, NODES, Bounded, NumberError
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["UGISession", "main", "go_limit"]
@@ -47,6 +48,13 @@ __all__ = ["UGISession", "main", "go_limit"]
 AUTHOR = "banmen developers"
 #: ``go`` times beyond this many milliseconds are taken as ``infinite``
 MS_MAX = 2**31 - 1
+
+
+#: go's numbers (banmen.numbers): times in ms, longer ones taken as the longest; depths
+#: and node counts beyond what any search reaches taken as the most
+_MS = Bounded("time", 0, MS_MAX, integer=True, clamp=True, unit="ms")
+_DEPTH = Bounded("depth", 0, DEPTH.hi, integer=True, clamp=True)
+_NODES = Bounded("nodes", 0, NODES.hi, integer=True, clamp=True)
 
 
 def go_limit(args: list[str], p1_to_move: bool) -> Limit:
@@ -60,9 +68,13 @@ def go_limit(args: list[str], p1_to_move: bool) -> Limit:
             continue
         if key not in ("movetime", "depth", "nodes", "p1time", "p2time", "p1inc", "p2inc"):
             raise ValueError(f"go: unknown argument {key!r}")
-        if i + 1 >= len(args) or not args[i + 1].isdigit() or len(args[i + 1]) > 12:
-            raise ValueError(f"go {key} needs a whole number, got {args[i + 1 : i + 2]}")
-        values[key] = int(args[i + 1])
+        if i + 1 >= len(args):
+            raise ValueError(f"go {key} needs a whole number, got nothing")
+        bounded = _DEPTH if key == "depth" else _NODES if key == "nodes" else _MS
+        try:
+            values[key] = bounded(args[i + 1])
+        except NumberError as e:
+            raise ValueError(f"go {e}") from None
         i += 2
     if "movetime" in values:
         return Limit(time=max(1, min(values["movetime"], MS_MAX)) / 1000)

@@ -70,6 +70,7 @@ from banmen.games.shogi import tsume
 from banmen.games.shogi.board import Board
 from banmen.games.shogi.errors import ShogiError
 from banmen.games.shogi.formats import STARTPOS
+from banmen.numbers import HASH, Bounded, NumberError
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["USISession", "main", "NAME", "AUTHOR"]
@@ -81,11 +82,14 @@ AUTHOR = "banmen developers"
 Solver = Callable[..., Any]
 
 HASH_DEFAULT = 256
-HASH_MIN, HASH_MAX = 1, 65536
+#: USI_Hash's range: at most half this machine's memory (banmen.numbers.HASH)
+HASH_MIN, HASH_MAX = 1, int(HASH.hi)
 #: GUIs keep spin values in 32-bit integers
 NODES_MAX = 2**31 - 1
 #: ``go mate`` times beyond this many milliseconds (24 days) are taken as ``infinite``
 MATE_MS_MAX = 2**31 - 1
+#: ``go mate``'s time (banmen.numbers): a whole number of ms, a longer one as the longest
+_MATE_MS = Bounded("go mate time", 1, MATE_MS_MAX, integer=True, clamp=True, unit="ms")
 #: seconds a bounded search is given to answer after the end of the input
 EOF_WAIT = 60.0
 #: seconds a stopped search is given to answer before it is given up (its answer is then
@@ -298,13 +302,11 @@ class USISession:
             self.error(f"unknown option {name!r}: expected USI_Hash or MaxNodes")
 
     def _spin(self, name: str, value: str, low: int, high: int, old: int) -> int:
-        digits = value.lstrip("0") or "0"
-        if not (value.isascii() and value.isdigit() and len(digits) <= 12) or not (
-            low <= int(digits) <= high
-        ):
-            self.error(f"{name} must be an integer from {low} to {high}, got {value[:30]!r}")
+        try:
+            return int(Bounded(name, low, high, integer=True)(value))
+        except NumberError as e:
+            self.error(str(e))
             return old
-        return int(digits)
 
     def _position(self, args: list[str]) -> None:
         try:
@@ -334,15 +336,17 @@ class USISession:
         value = args[at + 1] if at + 1 < len(args) else "infinite"
         time: float | None = None
         if value != "infinite":
-            digits = value.lstrip("0")
-            if not (value.isascii() and value.isdigit()) or not digits:
+            try:  # (so many digits: as good as infinite)
+                long = value.isdigit() and len(value.lstrip("0")) > 18
+                ms = MATE_MS_MAX if long else _MATE_MS(value)
+            except NumberError:
                 self.error(
                     f"go mate needs a time in milliseconds or 'infinite', got {value[:30]!r}"
                 )
                 self.send("checkmate timeout")
                 return
-            if len(digits) <= 10 and int(digits) <= MATE_MS_MAX:  # longer is as good as
-                time = int(digits) / 1000  # infinite (and a timer cannot wait that long)
+            if ms < MATE_MS_MAX:  # longer is as good as infinite
+                time = ms / 1000  # (and a timer cannot wait that long)
         if self.sfen is None:
             self.error("go mate: no problem to solve: the last position was rejected")
             self.send("checkmate timeout")
