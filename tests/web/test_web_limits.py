@@ -590,7 +590,7 @@ def test_tsume_solves_are_capped(tmp_path: Path) -> None:
             a, a2, b, c, d, e = (t[k] for k in ("a", "a2", "b", "c", "d", "e"))
             # the longest time limit
             too_long = {"type": "solve", "sfen": ONE, "time": 3001}
-            assert "at most 3000 seconds" in a.refused(too_long)
+            assert "to 3000 seconds (the server's limit)" in a.refused(too_long)
             a.send({"type": "solve", "sfen": MICROCOSMOS, "time": 3000})
             a.until_type("progress")
             # one solve per address, whichever tab asks

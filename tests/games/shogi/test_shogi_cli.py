@@ -174,10 +174,10 @@ def test_unknown_json_claims_nothing(fake: Fake) -> None:
         (["hello"], "SFEN has 1 fields"),
         (["4k4/4K4/9/9/9/9/9/9/9 b - 1"], ""),
         (["P3k4/9/9/9/9/9/9/9/9 b - 1"], "could never move"),
-        ([ONE, "--timeout", "0"], "--timeout must be a positive number"),
-        ([ONE, "--nodes", "0"], "--nodes must be a positive integer"),
-        ([ONE, "--hash", "0"], "--hash must be 1-65536 MB"),
-        ([ONE, "--hash", "70000"], "--hash must be 1-65536 MB"),
+        ([ONE, "--timeout", "0"], "'--timeout': expected a number from 0.001"),
+        ([ONE, "--nodes", "0"], "'--nodes': expected a whole number from 1"),
+        ([ONE, "--hash", "0"], "'--hash': expected a whole number from 1 to"),
+        ([ONE, "--hash", "70000"], "'--hash': expected a whole number from 1 to"),
     ],
 )
 def test_bad_input_is_one_error_line(args: list[str], fragment: str, fake: Fake) -> None:
