@@ -19,6 +19,7 @@ from banmen.games import get_game, make_engine
 from banmen.games.go import BLACK, PASS, WHITE, Board, parse_vertex, settle_dead
 from banmen.games.go import kernels as K
 from banmen.games.go import policy as P
+from banmen.games.go import tactics as T
 from banmen.games.go.engine import GoEngine
 from banmen.search.limits import Limit, StopFlag
 
@@ -281,7 +282,7 @@ def test_libs_after_matches_a_slow_count(seed: int, plies: int) -> None:
         trial = board.copy()
         trial.push(p)
         libs = len(trial.group(p)[1])
-        got = P.libs_after(pos.board, pos.grp, pos.meta, p, board.turn)
+        got = T.libs_after(pos.board, pos.grp, pos.meta, p, board.turn)
         assert got == min(libs, 2), board.move_name(p)
 
 

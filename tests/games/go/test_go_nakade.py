@@ -13,6 +13,7 @@ from test_go_engine import diagram
 from banmen.games.go import BLACK, PASS, WHITE, Board, parse_vertex, vertex_name
 from banmen.games.go import kernels as K
 from banmen.games.go import policy as P
+from banmen.games.go import tactics as T
 from banmen.games.go.engine import GoEngine
 from banmen.search.limits import Limit
 from banmen.search.mcts import MCTS
@@ -21,7 +22,7 @@ from banmen.search.mcts import MCTS
 def _vital(board: Board, vertex: str) -> str | None:
     reg = np.zeros(7, dtype=np.int64)
     q = parse_vertex(vertex, board.size)
-    v = int(P.vital_point(board.position.board, q, board.stride, reg))
+    v = int(T.vital_point(board.position.board, q, board.stride, reg))
     return vertex_name(v, board.size) if v else None
 
 
