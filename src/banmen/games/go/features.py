@@ -67,14 +67,13 @@ from banmen.games.go.kernels import (
     G_HEAD,
     G_NEXT,
     G_SIZE,
-    LEGAL,
     M_LAST,
     M_SIZE,
     M_STRIDE,
     M_TURN,
     PASS,
+    gen_moves,
     is_eye,
-    move_code,
 )
 from banmen.games.go.tactics import (
     count_libs_after,
@@ -298,16 +297,11 @@ def candidates(board: Any, grp: Any, meta: Any, moves: Any) -> int:
     """The moves the engine considers (legal, not the mover's own single-point eye; no
     pass), in point order, into ``moves``; returns how many."""
     s = meta[M_STRIDE]
-    size = meta[M_SIZE]
     color = meta[M_TURN]
     n = 0
-    for r in range(1, size + 1):
-        for c in range(1, size + 1):
-            p = r * s + c
-            if board[p] != EMPTY or is_eye(board, p, color, s):
-                continue
-            if move_code(board, grp, meta, p, color, False) != LEGAL:
-                continue
+    for i in range(gen_moves(board, grp, meta, color, False, moves)):
+        p = moves[i]
+        if not is_eye(board, p, color, s):
             moves[n] = p
             n += 1
     return n
