@@ -253,7 +253,7 @@ def test_playout_policy_never_fills_own_eye(seed: int, plies: int, learned: bool
     pos = board.position.copy()
     pos.meta[K.M_RNG] = seed
     ctx = P.context(9, 7.5, learned_playouts=int(learned), lgr=int(learned))
-    params, tabs = ctx[0], (ctx[1], ctx[7], ctx[8])
+    params, tabs = ctx[0], P.playout_tables(ctx)
     ctx[8][1, 20:40] = np.arange(20, 40)  # replies the policy may try (checked like all)
     cand = np.zeros(32, dtype=np.int64)
     wts = np.zeros(8)

@@ -241,7 +241,7 @@ def test_playout_plays_the_vital_point_after_a_capture() -> None:
     pos = board.position
     pos.meta[K.M_LAST] = parse_vertex("E5", board.size)
     ctx = P.context(7, 7.5, nakade_prob=1000)  # off by default: measured, it loses
-    tabs = (ctx[1], ctx[7], ctx[8])
+    tabs = P.playout_tables(ctx)
     cand = np.zeros(32, dtype=np.int64)
     wts = np.zeros(8)
 

@@ -121,6 +121,8 @@ __all__ = [
     "context",
     "pattern_code",
     "policy_playout",
+    "playout_tables",
+    "playout_ownership",
     "area_score",
     "go_copy",
     "go_to_move",
@@ -535,6 +537,20 @@ def policy_ownership(
         policy_playout(params, tabs, b2, g2, m2, seq, seqc)
         rng = m2[M_RNG]
         add_ownership(b2, m2, own)
+
+
+def playout_tables(ctx: tuple[Any, ...]) -> tuple[Any, Any, Any]:
+    """The tables the playout policy reads from ``ctx`` (:func:`context`): the 3x3
+    pattern table, the learned 3x3 gammas and the last-good-reply table (``tabs`` of
+    :func:`policy_move`)."""
+    return (ctx[1], ctx[7], ctx[8])
+
+
+def playout_ownership(ctx: tuple[Any, ...], pos: Any, n: int, seed: int, own: Any) -> None:
+    """:func:`policy_ownership` of the kernel position ``pos`` (a
+    :class:`.kernels.Position`) under ``ctx``'s parameters: ``n`` playouts' final owners
+    added to ``own``."""
+    policy_ownership(ctx[0], playout_tables(ctx), pos.board, pos.grp, pos.meta, n, seed, own)
 
 
 @njit(cache=True)
