@@ -273,7 +273,10 @@ def legal(board: Any, grp: Any, meta: Any, p: int, color: int) -> bool:
 @njit(cache=True, inline="always")
 def _push_capture(board: Any, grp: Any, meta: Any, npts: int, q: int, color: int, cand: Any,
                   n: int) -> int:  # fmt: skip
-    """Add the capture of the chain on ``q`` if it is in atari and the capture legal."""
+    """Add the capture of the chain on ``q`` if it is the opponent's (of ``color``), in
+    atari, and the capture is legal."""
+    if board[q] != 3 - color:
+        return n
     lib = atari_lib(grp, npts, grp[G_HEAD * npts + q])
     if lib != 0 and legal(board, grp, meta, lib, color):
         return push(cand, n, lib)
@@ -285,10 +288,7 @@ def atari_moves(board: Any, grp: Any, meta: Any, last: int, color: int, cand: An
     """Captures of the last move's group, and escapes of our groups it put in atari."""
     s = meta[M_STRIDE]
     npts = s * s
-    opp = 3 - color
-    n = 0
-    if board[last] == opp:
-        n = _push_capture(board, grp, meta, npts, last, color, cand, n)
+    n = _push_capture(board, grp, meta, npts, last, color, cand, 0)
     for o in (-1, 1, -s, s):
         q = last + o
         if board[q] != color:
@@ -301,9 +301,7 @@ def atari_moves(board: Any, grp: Any, meta: Any, last: int, color: int, cand: An
         st = g
         while True:
             for o2 in (-1, 1, -s, s):
-                r = st + o2
-                if board[r] == opp:
-                    n = _push_capture(board, grp, meta, npts, r, color, cand, n)
+                n = _push_capture(board, grp, meta, npts, st + o2, color, cand, n)
             st = grp[G_NEXT * npts + st]
             if st == g:
                 break
@@ -318,12 +316,9 @@ def capture_moves(board: Any, grp: Any, meta: Any, around: int, color: int, cand
     """Captures of enemy groups in atari among the eight neighbours of ``around``."""
     s = meta[M_STRIDE]
     npts = s * s
-    opp = 3 - color
     n = 0
     for o in (-s - 1, -s, -s + 1, -1, 1, s - 1, s, s + 1):
-        q = around + o
-        if board[q] == opp:
-            n = _push_capture(board, grp, meta, npts, q, color, cand, n)
+        n = _push_capture(board, grp, meta, npts, around + o, color, cand, n)
     return n
 
 
