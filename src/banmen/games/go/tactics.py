@@ -8,8 +8,9 @@ reader plays its lines on scratch stacks):
 * **liberties after a move** — :func:`libs_after` (none, one, or two and more: what a
   self-atari or an escape test needs, from the groups' liberty sums without walking
   them) and :func:`count_libs_after` (the distinct liberties, up to a cap); a group's
-  only liberty (:func:`atari_lib`, :func:`in_atari`) and whether a move puts a group in
-  atari (:func:`two_libs_with`);
+  one liberty besides a point (:func:`lib_besides`, from which its only liberty,
+  :func:`atari_lib` and :func:`in_atari`, and whether a move puts it in atari,
+  :func:`two_libs_with`);
 * **atari reading** — the captures of the last move's group and the escapes of the groups
   it put in atari (:func:`atari_moves`), the captures around a point
   (:func:`capture_moves`);
@@ -48,6 +49,7 @@ from banmen.games.go.kernels import (
 
 __all__ = [
     "push",
+    "lib_besides",
     "in_atari",
     "atari_lib",
     "two_libs_with",
@@ -81,25 +83,38 @@ def push(out: Any, n: int, p: int) -> int:
 
 
 @njit(cache=True, inline="always")
+def lib_besides(grp: Any, npts: int, g: int, p: int, k: int) -> int:
+    """Group ``g``'s one liberty other than ``p`` (which ``k`` of its stones touch: ``k``
+    of its pseudo-liberties): 0 if it has none, -1 if it has more than one distinct.
+    Read from the group's pseudo-liberty count, sum and sum of squares: the liberties
+    left are all one point exactly when ``sum == n y`` and ``squares == n y²``."""
+    n = np.int64(grp[G_LIBS * npts + g]) - k
+    if n <= 0:
+        return 0
+    ls = np.int64(grp[G_LSUM * npts + g]) - k * p
+    ls2 = np.int64(grp[G_LSUM2 * npts + g]) - k * p * p
+    y = ls // n
+    return y if ls == n * y and ls2 == n * y * y else -1
+
+
+@njit(cache=True, inline="always")
+def atari_lib(grp: Any, npts: int, g: int) -> int:
+    """The only liberty of group ``g``, or 0 if it has more than one."""
+    return max(lib_besides(grp, npts, g, 0, 0), 0)
+
+
+@njit(cache=True, inline="always")
 def in_atari(grp: Any, npts: int, q: int) -> bool:
-    g = grp[G_HEAD * npts + q]
-    n = np.int64(grp[G_LIBS * npts + g])
-    ls = np.int64(grp[G_LSUM * npts + g])
-    p = ls // n
-    return ls == n * p and np.int64(grp[G_LSUM2 * npts + g]) == n * p * p
+    """Is the chain on ``q`` in atari?"""
+    return atari_lib(grp, npts, grp[G_HEAD * npts + q]) != 0
 
 
 @njit(cache=True)
 def two_libs_with(grp: Any, npts: int, g: int, p: int, k: int) -> bool:
     """Has group ``g`` exactly two distinct liberties, one of them ``p`` (touched by
     ``k`` of its stones)? Then a stone on ``p`` puts it in atari."""
-    n = np.int64(grp[G_LIBS * npts + g]) - k
-    if n <= 0:
-        return False
-    ls = np.int64(grp[G_LSUM * npts + g]) - k * p
-    ls2 = np.int64(grp[G_LSUM2 * npts + g]) - k * p * p
-    y = ls // n
-    return ls == n * y and ls2 == n * y * y and y != p
+    y = lib_besides(grp, npts, g, p, k)
+    return y > 0 and y != p
 
 
 @njit(cache=True)
@@ -156,19 +171,6 @@ def _group_libs(board: Any, grp: Any, meta: Any, q: int, out: Any, cap: int) -> 
     return _collect_libs(board, grp, meta[M_STRIDE], q, -1, out, 0, cap)
 
 
-@njit(cache=True, inline="always")
-def atari_lib(grp: Any, npts: int, g: int) -> int:
-    """The only liberty of group ``g``, or 0 if it has more than one."""
-    n = np.int64(grp[G_LIBS * npts + g])
-    if n == 0:
-        return 0
-    ls = np.int64(grp[G_LSUM * npts + g])
-    p = ls // n
-    if ls == n * p and grp[G_LSUM2 * npts + g] == n * p * p:
-        return p
-    return 0
-
-
 @njit(cache=True, _nrt=False)
 def libs_after(board: Any, grp: Any, meta: Any, p: int, color: int) -> int:
     """Liberties (0, 1, or 2 meaning "two or more") of the ``color`` group a stone on empty
@@ -219,13 +221,10 @@ def libs_after(board: Any, grp: Any, meta: Any, p: int, color: int) -> int:
                 r = p + o2
                 if board[r] == color and grp[G_HEAD * npts + r] == g:
                     k += 1
-            n = np.int64(grp[G_LIBS * npts + g]) - k
-            if n <= 0:
+            y = lib_besides(grp, npts, g, p, k)
+            if y == 0:
                 continue
-            ls = np.int64(grp[G_LSUM * npts + g]) - k * p
-            ls2 = np.int64(grp[G_LSUM2 * npts + g]) - k * p * p
-            y = ls // n
-            if not (ls == n * y and ls2 == n * y * y):
+            if y < 0:
                 return 2  # two distinct other liberties
             if l1 == 0 or l1 == y:
                 l1 = y
