@@ -171,6 +171,13 @@ def _group_libs(board: Any, grp: Any, meta: Any, q: int, out: Any, cap: int) -> 
     return _collect_libs(board, grp, meta[M_STRIDE], q, -1, out, 0, cap)
 
 
+@njit(cache=True, inline="always")
+def _note_lib(l1: int, y: int) -> int:
+    """The liberty found so far (``l1``, 0 for none) after finding ``y``: ``y`` if it is
+    the first or the same again, -1 if it is a second, distinct one (or -1 itself)."""
+    return y if l1 == 0 or l1 == y else -1
+
+
 @njit(cache=True, _nrt=False)
 def libs_after(board: Any, grp: Any, meta: Any, p: int, color: int) -> int:
     """Liberties (0, 1, or 2 meaning "two or more") of the ``color`` group a stone on empty
@@ -210,10 +217,7 @@ def libs_after(board: Any, grp: Any, meta: Any, p: int, color: int) -> int:
         q = p + o
         v = board[q]
         if v == EMPTY:
-            if l1 == 0 or l1 == q:
-                l1 = q
-            else:
-                return 2
+            l1 = _note_lib(l1, q)
         elif v == color:
             g = grp[G_HEAD * npts + q]
             k = 0  # stones of g next to p: each is one pseudo-liberty at p
@@ -224,12 +228,7 @@ def libs_after(board: Any, grp: Any, meta: Any, p: int, color: int) -> int:
             y = lib_besides(grp, npts, g, p, k)
             if y == 0:
                 continue
-            if y < 0:
-                return 2  # two distinct other liberties
-            if l1 == 0 or l1 == y:
-                l1 = y
-            else:
-                return 2
+            l1 = _note_lib(l1, y)  # (y -1: two distinct other liberties)
         elif v == opp:
             c = grp[G_HEAD * npts + q]
             if atari_lib(grp, npts, c) != p:
@@ -246,13 +245,14 @@ def libs_after(board: Any, grp: Any, meta: Any, p: int, color: int) -> int:
                         if h == f0 or h == f1 or h == f2 or h == f3:
                             touches = True
                 if touches:
-                    if l1 == 0 or l1 == r:
-                        l1 = r
-                    else:
+                    l1 = _note_lib(l1, r)
+                    if l1 < 0:
                         return 2
                 r = grp[G_NEXT * npts + r]
                 if r == c:
                     break
+        if l1 < 0:
+            return 2
     return 0 if l1 == 0 else 1
 
 
