@@ -51,16 +51,16 @@ past 40. AMAF statistics still reach every child, so a move that enters late sta
 what the playouts saw of it.
 
 **Threads** (``MCTS(threads=T)``, tree parallelism): T threads run the compiled loop
-(:func:`_run_par`, ``nogil``) on the one tree, each with its own scratch state, buffers
-and AMAF stamps. Everything shared is changed with atomic read-modify-writes
-(:mod:`banmen._atomic`): a playout is claimed from the shared count before it starts (so
-``Limit(nodes=N)`` is kept exactly); on its way down a thread adds a *virtual loss*
-(:attr:`MCTS.virtual_loss` visits without a win) to every node it passes, so that the
-others look elsewhere, and backup turns it into the real visit; a leaf is expanded by the
-thread whose compare-and-swap marks it ``EXPANDING`` (a thread that meets such a node plays
-out from it), which takes its children's room with an atomic add, writes them, then
-publishes the node's child count and, last, its first child with a sequentially
-consistent exchange. Nothing waits on a lock.
+(:func:`_run`, ``nogil``; a lone search is its one thread) on the one tree, each with its
+own scratch state, buffers and AMAF stamps. With more than one, everything shared is
+changed with atomic read-modify-writes (:mod:`banmen._atomic`): a playout is claimed from
+the shared count before it starts (so ``Limit(nodes=N)`` is kept exactly); on its way down
+a thread adds a *virtual loss* (:attr:`MCTS.virtual_loss` visits without a win) to every
+node it passes, so that the others look elsewhere, and backup turns it into the real
+visit; a leaf is expanded by the thread whose compare-and-swap marks it ``EXPANDING`` (a
+thread that meets such a node plays out from it), which takes its children's room with an
+atomic add, writes them, then publishes the node's child count and, last, its first child
+with a sequentially consistent exchange. Nothing waits on a lock.
 
 The compiled loop releases the GIL and polls the stop flag every 16 playouts (a
 :class:`~banmen.search.limits.Deadline` sets it for time limits); ``Limit(nodes=N)``
@@ -108,18 +108,31 @@ C_USED = 3  #: nodes in use
 C_CAP = 4  #: node capacity
 C_THRESHOLD = 5  #: real visits before a leaf is expanded
 C_MIN = 6  #: playouts before the stop flag is heeded
-C_STAMP = 7  #: AMAF stamp counter
-C_MAXDEPTH = 8  #: deepest tree descent so far
-C_SKIP = 9  #: the move that gets no AMAF statistics (-1: none)
-C_STOPPED = 10  #: 1 if the stop flag ended the last run
-C_FULL = 11  #: leaves left unexpanded for lack of room
-C_WIDEN = 12  #: progressive widening: children searched at first (0: all, no widening)
-C_LEN = 13
+C_MAXDEPTH = 7  #: deepest tree descent so far
+C_SKIP = 8  #: the move that gets no AMAF statistics (-1: none)
+C_STOPPED = 9  #: 1 if the stop flag ended the last run
+C_FULL = 10  #: leaves left unexpanded for lack of room
+C_WIDEN = 11  #: progressive widening: children searched at first (0: all, no widening)
+C_LEN = 12
 
 WIDEN_VISITS = 40.0  #: progressive widening: a node's visits at the first step
 WIDEN_RATE = 1.4  #: ... and the factor between steps
 
 MAX_DEPTH = 1024  #: the longest descent through the tree
+
+
+class _Buffers(NamedTuple):
+    """One searching thread's own arrays."""
+
+    path: Any  #: the nodes of the descent
+    seq: Any  #: the playout's moves
+    seqc: Any  #: ... and their players
+    stamp: Any  #: AMAF: the simulation that last saw each move
+    owner: Any  #: ... and who played it first
+    moves: Any  #: an expansion's moves
+    pn: Any  #: ... their prior visits
+    pw: Any  #: ... and prior wins
+    mine: Any  #: the AMAF stamp counter and this search's playouts by this thread
 
 
 class MctsKernels(NamedTuple):
@@ -222,44 +235,64 @@ def _order(moves: Any, pn: Any, pw: Any, n: int) -> None:
         pw[k + 1] = w2[idx[k]]
 
 
-@njit(cache=True)
-def _new_children(
-    fs: Any, ist: Any, ctl: Any, node: int, n: int, mover: int, moves: Any, pn: Any, pw: Any
-) -> None:
-    first = ctl[C_USED]
-    _write_children(fs, ist, first, n, mover, moves, pn, pw)
-    ist[node, I_FIRST] = first
-    ist[node, I_COUNT] = n
-    ctl[C_USED] = first + n
+@njit(cache=True, inline="always")
+def _add(a: Any, i: int, v: Any, par: bool) -> Any:
+    """``a[i] += v``, atomic if ``par`` (threads share ``a``); the old value."""
+    if par:
+        return atomic_add(a, i, v)
+    old = a[i]
+    a[i] = old + v
+    return old
+
+
+@njit(cache=True, inline="always")
+def _add2(a: Any, i: int, j: int, v: Any, par: bool) -> None:
+    """``a[i, j] += v``, atomic if ``par``."""
+    if par:
+        atomic_add2(a, i, j, v)
+    else:
+        a[i, j] += v
+
+
+@njit(cache=True, inline="always")
+def _publish(ist: Any, node: int, first: int, par: bool) -> None:
+    """``node``'s first child (or mark) set last, after everything it points to."""
+    if par:
+        atomic_store2(ist, node, I_FIRST, first)
+    else:
+        ist[node, I_FIRST] = first
 
 
 @njit(cache=True)
 def _expand_node(
-    expand: Any,
-    to_move: Any,
-    ctx: Any,
-    st: Any,
-    fs: Any,
-    ist: Any,
-    ctl: Any,
-    node: int,
-    moves: Any,
-    pn: Any,
-    pw: Any,
+    k: Any, ctx: Any, st: Any, fs: Any, ist: Any, ctl: Any, node: int, b: Any, par: bool
 ) -> int:
     """Expand ``node`` (position ``st``) if there is room; returns the number of
-    children, 0 for a finished game (the node is marked terminal), -1 for no room."""
+    children, 0 for a finished game (the node is marked terminal), -1 for no room. With
+    ``par`` (threads share the tree) the node is claimed first by a compare-and-swap to
+    ``EXPANDING`` (-1 if another thread has it), its children's room taken with an atomic
+    add, and its first child published last."""
+    moves, pn, pw = b.moves, b.pn, b.pw
     if ctl[C_USED] + moves.shape[0] > ctl[C_CAP]:
         ctl[C_FULL] += 1
         return -1
-    n = expand(ctx, st, moves, pn, pw)
+    if par and atomic_cas2(ist, node, I_FIRST, UNEXPANDED, EXPANDING) != UNEXPANDED:
+        return -1  # claimed by another thread
+    n = k.expand(ctx, st, moves, pn, pw)
     if n == 0:
-        ist[node, I_FIRST] = TERMINAL
         ist[node, I_COUNT] = 0
+        _publish(ist, node, TERMINAL, par)
         return 0
+    at = _add(ctl, C_USED, n, par)
+    if at + n > ctl[C_CAP]:  # pragma: no cover - the room check above holds
+        _publish(ist, node, UNEXPANDED, par)
+        ctl[C_FULL] += 1
+        return -1
     if ctl[C_WIDEN] > 0:
         _order(moves, pn, pw, n)
-    _new_children(fs, ist, ctl, node, n, to_move(ctx, st), moves, pn, pw)
+    _write_children(fs, ist, at, n, k.to_move(ctx, st), moves, pn, pw)
+    ist[node, I_COUNT] = n
+    _publish(ist, node, at, par)
     return n
 
 
@@ -293,12 +326,7 @@ def _select(fs: Any, ist: Any, node: int, equiv: float, explore: float, widen: i
 
 @njit(cache=True, nogil=True)
 def _run(
-    copy: Any,
-    to_move: Any,
-    expand: Any,
-    play: Any,
-    playout: Any,
-    evaluate: Any,
+    k: Any,
     ctx: Any,
     root: Any,
     st: Any,
@@ -307,208 +335,88 @@ def _run(
     ctl: Any,
     fpar: Any,
     stop: Any,
-    path: Any,
-    seq: Any,
-    seqc: Any,
-    stamp: Any,
-    owner: Any,
-    moves: Any,
-    pn: Any,
-    pw: Any,
+    b: Any,
+    par: bool,
 ) -> None:
-    """Playouts until the limit, the slice's end or the stop flag (module docstring)."""
-    equiv = fpar[0]
-    explore = fpar[1]
-    skip = ctl[C_SKIP]
-    ctl[C_STOPPED] = 0
-    while ctl[C_PLAYOUTS] < ctl[C_LIMIT] and ctl[C_PLAYOUTS] < ctl[C_SLICE]:
-        if (ctl[C_PLAYOUTS] & 15) == 0 and ctl[C_PLAYOUTS] >= ctl[C_MIN] and stop[0] != 0:
-            ctl[C_STOPPED] = 1
-            break
-        copy(ctx, root, st)
-        node = 0
-        depth = 0
-        path[0] = 0
-        reward = -1.0
-        while True:
-            first = ist[node, I_FIRST]
-            if first == TERMINAL:
-                reward = evaluate(ctx, st)
-                break
-            if first == UNEXPANDED:
-                thr = ctl[C_THRESHOLD]
-                if 2 * ctl[C_USED] > ctl[C_CAP]:
-                    thr *= 4  # more than half full: expand only the busier leaves
-                if node != 0 and ist[node, I_VISITS] < thr:
-                    break
-                n = _expand_node(expand, to_move, ctx, st, fs, ist, ctl, node, moves, pn, pw)
-                if n == 0:
-                    reward = evaluate(ctx, st)
-                    break
-                if n < 0:
-                    break
-            child = _select(fs, ist, node, equiv, explore, ctl[C_WIDEN])
-            if child < 0:
-                break
-            play(ctx, st, ist[child, I_MOVE])
-            depth += 1
-            path[depth] = child
-            node = child
-            if depth >= path.shape[0] - 1:
-                break
-        length = 0
-        if reward < 0:
-            reward, length = playout(ctx, st, seq, seqc)
-        if depth > ctl[C_MAXDEPTH]:
-            ctl[C_MAXDEPTH] = depth
-        # backup
-        for d in range(depth + 1):
-            i = path[d]
-            r = reward if (ist[i, I_FLAGS] & 3) == 1 else 1.0 - reward
-            fs[i, F_N] += 1.0
-            fs[i, F_W] += r
-            fs[i, F_REAL] += r
-            ist[i, I_VISITS] += 1
-        # AMAF: the first player to play each move after a node, from the playout's end up
-        cur = ctl[C_STAMP] + 1
-        ctl[C_STAMP] = cur
-        for k in range(length - 1, -1, -1):
-            m = seq[k]
-            if m != skip:
-                stamp[m] = cur
-                owner[m] = seqc[k]
-        for d in range(depth, 0, -1):
-            c = path[d]
-            m = ist[c, I_MOVE]
-            mover = ist[c, I_FLAGS] & 3
-            if m != skip:
-                stamp[m] = cur
-                owner[m] = mover
-            parent = path[d - 1]
-            r = reward if mover == 1 else 1.0 - reward
-            first = ist[parent, I_FIRST]
-            for j in range(first, first + ist[parent, I_COUNT]):
-                mj = ist[j, I_MOVE]
-                if mj != skip and stamp[mj] == cur and owner[mj] == mover:
-                    fs[j, F_RN] += 1.0
-                    fs[j, F_RW] += r
-        ctl[C_PLAYOUTS] += 1
-
-
-@njit(cache=True, nogil=True)
-def _run_par(
-    copy: Any,
-    to_move: Any,
-    expand: Any,
-    play: Any,
-    playout: Any,
-    evaluate: Any,
-    ctx: Any,
-    root: Any,
-    st: Any,
-    fs: Any,
-    ist: Any,
-    ctl: Any,
-    fpar: Any,
-    stop: Any,
-    path: Any,
-    seq: Any,
-    seqc: Any,
-    stamp: Any,
-    owner: Any,
-    moves: Any,
-    pn: Any,
-    pw: Any,
-    mine: Any,
-) -> None:
-    """:func:`_run` for one of several threads sharing the tree (module docstring): the
-    same iteration, with a playout claimed from the shared count before it starts (so a
-    playout limit is kept exactly), a virtual loss on the way down, expansion by the
-    thread that claims the leaf, and atomic updates of everything shared. ``mine`` holds
-    this thread's AMAF stamp counter and playouts."""
+    """Playouts until the limit, the slice's end or the stop flag (module docstring), by
+    one of the threads searching the tree: ``k`` the game's :class:`MctsKernels`, ``st``
+    this thread's scratch state, ``b`` its :class:`_Buffers`, ``fpar`` the RAVE
+    equivalence, the exploration constant and the virtual loss. With ``par`` (several
+    threads) every update of what they share is atomic: a playout is claimed from the
+    shared count before it starts (so a playout limit is kept exactly), a virtual loss
+    marks the way down, and a leaf is expanded by the thread that claims it."""
     equiv = fpar[0]
     explore = fpar[1]
     vloss = fpar[2]
+    path, seq, seqc, stamp, owner, mine = b.path, b.seq, b.seqc, b.stamp, b.owner, b.mine
     skip = ctl[C_SKIP]
     end = min(ctl[C_LIMIT], ctl[C_SLICE])
-    while True:
+    while ctl[C_PLAYOUTS] < end:
         if (mine[1] & 15) == 0 and ctl[C_PLAYOUTS] >= ctl[C_MIN] and stop[0] != 0:
             ctl[C_STOPPED] = 1
             break
-        if atomic_add(ctl, C_PLAYOUTS, 1) >= end:
-            atomic_add(ctl, C_PLAYOUTS, -1)
+        if _add(ctl, C_PLAYOUTS, 1, par) >= end:  # the others took the last ones
+            _add(ctl, C_PLAYOUTS, -1, par)
             break
         mine[1] += 1
-        copy(ctx, root, st)
+        k.copy(ctx, root, st)
         node = 0
         depth = 0
         path[0] = 0
-        atomic_add2(fs, 0, F_N, vloss)
+        if vloss != 0.0:
+            _add2(fs, 0, F_N, vloss, par)
         reward = -1.0
         while True:
             first = ist[node, I_FIRST]
             if first == TERMINAL:
-                reward = evaluate(ctx, st)
+                reward = k.evaluate(ctx, st)
                 break
             if first == EXPANDING:
                 break  # another thread is expanding it: play out from here
             if first == UNEXPANDED:
                 thr = ctl[C_THRESHOLD]
                 if 2 * ctl[C_USED] > ctl[C_CAP]:
-                    thr *= 4
+                    thr *= 4  # more than half full: expand only the busier leaves
                 if node != 0 and ist[node, I_VISITS] < thr:
                     break
-                if ctl[C_USED] + moves.shape[0] > ctl[C_CAP]:
-                    ctl[C_FULL] += 1
-                    break
-                if atomic_cas2(ist, node, I_FIRST, UNEXPANDED, EXPANDING) != UNEXPANDED:
-                    break  # claimed by another thread
-                n = expand(ctx, st, moves, pn, pw)
+                n = _expand_node(k, ctx, st, fs, ist, ctl, node, b, par)
                 if n == 0:
-                    ist[node, I_COUNT] = 0
-                    atomic_store2(ist, node, I_FIRST, TERMINAL)
-                    reward = evaluate(ctx, st)
+                    reward = k.evaluate(ctx, st)
                     break
-                at = atomic_add(ctl, C_USED, n)
-                if at + n > ctl[C_CAP]:  # pragma: no cover - the room check above holds
-                    atomic_store2(ist, node, I_FIRST, UNEXPANDED)
-                    ctl[C_FULL] += 1
+                if n < 0:
                     break
-                if ctl[C_WIDEN] > 0:
-                    _order(moves, pn, pw, n)
-                _write_children(fs, ist, at, n, to_move(ctx, st), moves, pn, pw)
-                ist[node, I_COUNT] = n
-                atomic_store2(ist, node, I_FIRST, at)  # publish: children written first
             child = _select(fs, ist, node, equiv, explore, ctl[C_WIDEN])
             if child < 0:
                 break
-            play(ctx, st, ist[child, I_MOVE])
+            k.play(ctx, st, ist[child, I_MOVE])
             depth += 1
             path[depth] = child
-            atomic_add2(fs, child, F_N, vloss)
+            if vloss != 0.0:
+                _add2(fs, child, F_N, vloss, par)
             node = child
             if depth >= path.shape[0] - 1:
                 break
         length = 0
         if reward < 0:
-            reward, length = playout(ctx, st, seq, seqc)
+            reward, length = k.playout(ctx, st, seq, seqc)
         if depth > ctl[C_MAXDEPTH]:
             ctl[C_MAXDEPTH] = depth
         # backup: the virtual loss becomes the real visit
         for d in range(depth + 1):
             i = path[d]
             r = reward if (ist[i, I_FLAGS] & 3) == 1 else 1.0 - reward
-            atomic_add2(fs, i, F_N, 1.0 - vloss)
-            atomic_add2(fs, i, F_W, r)
-            atomic_add2(fs, i, F_REAL, r)
-            atomic_add2(ist, i, I_VISITS, 1)
+            _add2(fs, i, F_N, 1.0 - vloss, par)
+            _add2(fs, i, F_W, r, par)
+            _add2(fs, i, F_REAL, r, par)
+            _add2(ist, i, I_VISITS, 1, par)
+        # AMAF: the first player to play each move after a node, from the playout's end up
         cur = mine[0] + 1
         mine[0] = cur
-        for k in range(length - 1, -1, -1):
-            m = seq[k]
+        for j in range(length - 1, -1, -1):
+            m = seq[j]
             if m != skip:
                 stamp[m] = cur
-                owner[m] = seqc[k]
+                owner[m] = seqc[j]
         for d in range(depth, 0, -1):
             c = path[d]
             m = ist[c, I_MOVE]
@@ -522,8 +430,8 @@ def _run_par(
             for j in range(first, first + ist[parent, I_COUNT]):
                 mj = ist[j, I_MOVE]
                 if mj != skip and stamp[mj] == cur and owner[mj] == mover:
-                    atomic_add2(fs, j, F_RN, 1.0)
-                    atomic_add2(fs, j, F_RW, r)
+                    _add2(fs, j, F_RN, 1.0, par)
+                    _add2(fs, j, F_RW, r, par)
 
 
 @njit(cache=True)
@@ -613,16 +521,7 @@ class MCTS:
         self.ctl[C_CAP] = capacity
         self.ctl[C_SKIP] = kernels.amaf_skip
         self.widen = widen
-        self._path = np.zeros(MAX_DEPTH, dtype=np.int64)
-        self._seq = np.zeros(kernels.max_playout + 1, dtype=np.int64)
-        self._seqc = np.zeros(kernels.max_playout + 1, dtype=np.int64)
-        self._stamp = np.zeros(kernels.max_moves, dtype=np.int64)
-        self._owner = np.zeros(kernels.max_moves, dtype=np.int64)
-        self._moves = np.zeros(kernels.max_moves, dtype=np.int64)
-        self._pn = np.zeros(kernels.max_moves, dtype=np.float64)
-        self._pw = np.zeros(kernels.max_moves, dtype=np.float64)
-        # the other threads' buffers: path, seq, seqc, stamp, owner, moves, pn, pw, mine
-        self._bufs = [self._buffers() for _ in range(threads)] if threads > 1 else []
+        self._bufs = [self._buffers() for _ in range(threads)]  # each thread's own
         self.clear()
 
     @property
@@ -639,18 +538,18 @@ class MCTS:
             raise ValueError(f"widen must be 0 or more, got {value}")
         self.ctl[C_WIDEN] = value
 
-    def _buffers(self) -> tuple[Any, ...]:
+    def _buffers(self) -> _Buffers:
         k = self.kernels
-        return (
-            np.zeros(MAX_DEPTH, dtype=np.int64),
-            np.zeros(k.max_playout + 1, dtype=np.int64),
-            np.zeros(k.max_playout + 1, dtype=np.int64),
-            np.zeros(k.max_moves, dtype=np.int64),
-            np.zeros(k.max_moves, dtype=np.int64),
-            np.zeros(k.max_moves, dtype=np.int64),
-            np.zeros(k.max_moves, dtype=np.float64),
-            np.zeros(k.max_moves, dtype=np.float64),
-            np.zeros(2, dtype=np.int64),  # AMAF stamp counter, playouts
+        return _Buffers(
+            path=np.zeros(MAX_DEPTH, dtype=np.int64),
+            seq=np.zeros(k.max_playout + 1, dtype=np.int64),
+            seqc=np.zeros(k.max_playout + 1, dtype=np.int64),
+            stamp=np.zeros(k.max_moves, dtype=np.int64),
+            owner=np.zeros(k.max_moves, dtype=np.int64),
+            moves=np.zeros(k.max_moves, dtype=np.int64),
+            pn=np.zeros(k.max_moves, dtype=np.float64),
+            pw=np.zeros(k.max_moves, dtype=np.float64),
+            mine=np.zeros(2, dtype=np.int64),
         )
 
     # ---- the tree
@@ -660,11 +559,9 @@ class MCTS:
         self._fs[0] = 0
         self._ist[0] = (0, UNEXPANDED, 0, 0, mover)
         self.ctl[C_USED] = 1
-        self.ctl[C_STAMP] = 0
-        self._stamp[:] = 0
         for b in self._bufs:
-            b[3][:] = 0
-            b[8][:] = 0
+            b.stamp[:] = 0
+            b.mine[:] = 0
 
     @property
     def nodes(self) -> int:
@@ -788,35 +685,24 @@ class MCTS:
     # ---- searching
 
     def _call(self, ctx: Any, root: Any, scratch: Any, stop: Any) -> None:
+        """Run the compiled loop in :attr:`threads` threads (this one the first), each
+        on its own scratch state and buffers; one thread updates the tree plainly."""
         k = self.kernels
-        if self.threads > 1:
-            self._call_threads(ctx, root, scratch, stop)
-            return
-        fpar = np.array([self.rave_equiv, self.explore], dtype=np.float64)
-        _run(
-            k.copy, k.to_move, k.expand, k.play, k.playout, k.evaluate,
-            ctx, root, scratch, self._fs, self._ist, self.ctl, fpar, stop,
-            self._path, self._seq, self._seqc, self._stamp, self._owner,
-            self._moves, self._pn, self._pw,
-        )  # fmt: skip
-
-    def _call_threads(self, ctx: Any, root: Any, scratch: Any, stop: Any) -> None:
-        k = self.kernels
-        fpar = np.array([self.rave_equiv, self.explore, self.virtual_loss], dtype=np.float64)
+        par = self.threads > 1
+        states = scratch if par else [scratch]
+        vloss = self.virtual_loss if par else 0.0
+        fpar = np.array([self.rave_equiv, self.explore, vloss], dtype=np.float64)
         self.ctl[C_STOPPED] = 0
 
         def work(t: int) -> None:
-            b = self._bufs[t]
-            _run_par(
-                k.copy, k.to_move, k.expand, k.play, k.playout, k.evaluate,
-                ctx, root, scratch[t], self._fs, self._ist, self.ctl, fpar, stop, *b,
-            )  # fmt: skip
+            _run(k, ctx, root, states[t], self._fs, self._ist, self.ctl, fpar, stop,
+                 self._bufs[t], par)  # fmt: skip
 
         pool = [threading.Thread(target=work, args=(t,), daemon=True)
                 for t in range(1, self.threads)]  # fmt: skip
         for th in pool:
             th.start()
-        work(0)  # this thread is the first searcher
+        work(0)
         for th in pool:
             th.join()
 
@@ -824,11 +710,9 @@ class MCTS:
         """Give the root its children if it has none yet; returns how many it has (0: the
         game is over)."""
         if self._ist[0, I_FIRST] == UNEXPANDED:
-            k = self.kernels
             n = _expand_node(
-                k.expand, k.to_move, ctx, root, self._fs, self._ist, self.ctl, 0,
-                self._moves, self._pn, self._pw,
-            )  # fmt: skip
+                self.kernels, ctx, root, self._fs, self._ist, self.ctl, 0, self._bufs[0], False
+            )
             if n < 0:  # pragma: no cover - the root always fits after clear()
                 self.clear(int(self._ist[0, I_FLAGS]) & 3)
                 return self.expand_root(ctx, root)
@@ -873,6 +757,8 @@ class MCTS:
         seconds = lim.time if lim.time is not None or lim.nodes is not None else 1.0
         ctl = self.ctl
         ctl[C_PLAYOUTS] = 0
+        for b in self._bufs:
+            b.mine[1] = 0  # (the stop flag is polled every 16 of a thread's playouts)
         ctl[C_MAXDEPTH] = 0
         ctl[C_LIMIT] = lim.nodes if lim.nodes is not None else 1 << 62
         ctl[C_THRESHOLD] = self.expand_threshold

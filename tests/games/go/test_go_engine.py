@@ -18,6 +18,7 @@ from banmen.engine import Info, Result, SpecError, parse_spec
 from banmen.games.go import BLACK, PASS, WHITE, Board, parse_vertex, settle_dead
 from banmen.games.go import kernels as K
 from banmen.games.go import policy as P
+from banmen.games.go import tactics as T
 from banmen.games.go.engine import GoEngine
 from banmen.games.registry import get_game, make_engine
 from banmen.search.limits import Limit, StopFlag
@@ -252,7 +253,7 @@ def test_playout_policy_never_fills_own_eye(seed: int, plies: int, learned: bool
     pos = board.position.copy()
     pos.meta[K.M_RNG] = seed
     ctx = P.context(9, 7.5, learned_playouts=int(learned), lgr=int(learned))
-    params, tabs = ctx[0], (ctx[1], ctx[7], ctx[8])
+    params, tabs = ctx[0], P.playout_tables(ctx)
     ctx[8][1, 20:40] = np.arange(20, 40)  # replies the policy may try (checked like all)
     cand = np.zeros(32, dtype=np.int64)
     wts = np.zeros(8)
@@ -281,7 +282,7 @@ def test_libs_after_matches_a_slow_count(seed: int, plies: int) -> None:
         trial = board.copy()
         trial.push(p)
         libs = len(trial.group(p)[1])
-        got = P.libs_after(pos.board, pos.grp, pos.meta, p, board.turn)
+        got = T.libs_after(pos.board, pos.grp, pos.meta, p, board.turn)
         assert got == min(libs, 2), board.move_name(p)
 
 

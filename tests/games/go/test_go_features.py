@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from banmen.games.go import BLACK, PASS, WHITE, Board
 from banmen.games.go import features as F
 from banmen.games.go import kernels as K
+from banmen.games.go import tactics as T
 
 ROOT = paths.ROOT
 DATA9 = ROOT / "tests" / "data" / "go-dead-9x9.jsonl"
@@ -46,7 +47,7 @@ def _random_board(seed: int, plies: int, size: int = 9) -> Board:
 def _features(board: Board, p: int) -> np.ndarray:
     pos = board.position
     out = np.zeros(F.NGROUPS, dtype=np.int64)
-    F.move_features(pos.board, pos.grp, pos.meta, p, out, F.new_stacks(board.stride))
+    F.move_features(pos.board, pos.grp, pos.meta, p, out, T.new_stacks(board.stride))
     return out
 
 
@@ -234,8 +235,8 @@ def test_ladders(breaker: str | None) -> None:
     caught = breaker is None
     assert (_levels(b, "E4")["atari"] == 2) is caught
     pos = b.position
-    stacks = F.new_stacks(b.stride)
-    assert F.ladder_after(pos.board, pos.grp, pos.meta, _point(b, "E4"), _point(b, "E5"),
+    stacks = T.new_stacks(b.stride)
+    assert T.ladder_after(pos.board, pos.grp, pos.meta, _point(b, "E4"), _point(b, "E5"),
                           stacks) is caught  # fmt: skip
     # colours swapped, white has played E4 (atari): black's extension on D5
     pts = [int(p) for p in K.board_points(9)]
@@ -276,7 +277,7 @@ def test_shipped_weights_rank_gnugos_moves() -> None:
                     uniform_ll -= np.log(n)
                     decisions += 1
                     j = int(hit[0])
-                    stacks = F.new_stacks(board.stride)
+                    stacks = T.new_stacks(board.stride)
                     F.move_features(pos.board, pos.grp, pos.meta, int(moves[j]), f, stacks)
                     assert F.move_log_gamma(arrays, f) == pytest.approx(lg[j])
             board.push(mv)

@@ -13,6 +13,7 @@ from test_go_engine import diagram
 from banmen.games.go import BLACK, PASS, WHITE, Board, parse_vertex, vertex_name
 from banmen.games.go import kernels as K
 from banmen.games.go import policy as P
+from banmen.games.go import tactics as T
 from banmen.games.go.engine import GoEngine
 from banmen.search.limits import Limit
 from banmen.search.mcts import MCTS
@@ -21,7 +22,7 @@ from banmen.search.mcts import MCTS
 def _vital(board: Board, vertex: str) -> str | None:
     reg = np.zeros(7, dtype=np.int64)
     q = parse_vertex(vertex, board.size)
-    v = int(P.vital_point(board.position.board, q, board.stride, reg))
+    v = int(T.vital_point(board.position.board, q, board.stride, reg))
     return vertex_name(v, board.size) if v else None
 
 
@@ -240,7 +241,7 @@ def test_playout_plays_the_vital_point_after_a_capture() -> None:
     pos = board.position
     pos.meta[K.M_LAST] = parse_vertex("E5", board.size)
     ctx = P.context(7, 7.5, nakade_prob=1000)  # off by default: measured, it loses
-    tabs = (ctx[1], ctx[7], ctx[8])
+    tabs = P.playout_tables(ctx)
     cand = np.zeros(32, dtype=np.int64)
     wts = np.zeros(8)
 

@@ -43,7 +43,8 @@ from banmen.games.go import (
     vertex_name,
 )
 from banmen.games.go import kernels as K
-from banmen.games.go.scoring import ownership, result_string
+from banmen.games.go.estimate import ownership
+from banmen.games.go.scoring import result_string
 
 # --------------------------------------------------------------------------- helpers
 

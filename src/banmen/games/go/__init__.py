@@ -7,14 +7,16 @@ From the bottom up:
   hashing, random playouts);
 * :mod:`.rules` — :class:`Rules` and the presets ``chinese``, ``japanese``,
   ``tromp-taylor``, ``aga``, ``new-zealand`` (after KataGo's rules page);
-* :mod:`.scoring` — area/territory counting, seki, Benson's pass-alive groups, a
-  playout-based dead-stone estimate;
+* :mod:`.scoring` — area/territory counting, seki, Benson's pass-alive groups;
+* :mod:`.estimate` — ownership and a dead-stone guess from playouts of the policy;
 * :mod:`.board` — :class:`Board` (python-chess style): the rules, GTP vertices, fixed
   handicap;
 * :mod:`.game` — :class:`Game`, the game record (KataGo's ``BoardHistory``): tolerant
   replay, resignation, counting with dead-stone marks, the :class:`Outcome`;
 * :mod:`.formats` — reading and writing SGF FF[4];
-* :mod:`.policy` and :mod:`.engine` — the Monte-Carlo tree search player (``mcts``);
+* :mod:`.tactics` (liberties, ataris, ladders, eye shapes), :mod:`.features` (learned
+  move weights), :mod:`.policy` (the playout policy, the search's kernels) and
+  :mod:`.engine` — the Monte-Carlo tree search player (``mcts``);
 * :mod:`.settle` — how the arena settles a passed-out game: the players' agreement on
   the dead stones, or else a cleanup played on and the Tromp-Taylor count.
 
@@ -68,6 +70,7 @@ from banmen.games.go.errors import (
     ScoringError,
     SgfError,
 )
+from banmen.games.go.estimate import estimate_dead
 from banmen.games.go.formats import SgfGame, read_position, read_sgf, write_position, write_sgf
 from banmen.games.go.game import (
     RESIGN,
@@ -87,7 +90,7 @@ from banmen.games.go.rules import (
     Rules,
     parse_rules,
 )
-from banmen.games.go.scoring import Score, benson, estimate_dead, pass_alive, score
+from banmen.games.go.scoring import Score, benson, pass_alive, score
 from banmen.games.go.sets import KERNEL_SETS
 from banmen.games.go.settle import settle_dead
 

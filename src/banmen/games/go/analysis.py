@@ -116,11 +116,10 @@ def estimate(
     for black (area, less ``komi``)."""
     own = np.zeros(len(pos.board), dtype=np.int64)
     one = np.zeros_like(own)
-    tabs = (ctx[1], ctx[7], ctx[8])
     scores: list[float] = []
     for i in range(playouts):
         one[:] = 0
-        policy.policy_ownership(ctx[0], tabs, pos.board, pos.grp, pos.meta, 1, seed + i, one)
+        policy.playout_ownership(ctx, pos, 1, seed + i, one)
         own += one
         scores.append(float(one.sum()) - komi)  # a point's owner is +1, -1 or 0
     return own, scores

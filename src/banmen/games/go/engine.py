@@ -18,7 +18,7 @@ root); in the tree and the playouts, superko is ignored and suicide is never pla
 Passing and resigning:
 
 * If the opponent has just passed and the engine wins the count with the stones
-  :func:`~banmen.games.go.scoring.estimate_dead` calls dead removed (how the game is
+  :func:`~banmen.games.go.estimate.estimate_dead` calls dead removed (how the game is
   counted when the players agree on them: the arena asks both, GTP tools ask
   ``final_status_list``), it passes at once, rather than capturing dead stones or filling
   its own area; under rules that count the board as it stands (``friendly_pass_ok`` off:
@@ -63,8 +63,9 @@ from banmen.engine import Engine, Info, PlayerSpec, Request, Result
 from banmen.games.go import kernels as K
 from banmen.games.go import policy
 from banmen.games.go.board import BLACK, PASS, Board, vertex_name
+from banmen.games.go.estimate import estimate_dead
 from banmen.games.go.game import RESIGN_NAME, Game, board_of
-from banmen.games.go.scoring import capturing_move, estimate_dead
+from banmen.games.go.scoring import capturing_move
 from banmen.games.go.sets import SCORING, SEARCH, THREADS
 from banmen.search.limits import Limit, StopFlag
 from banmen.search.mcts import MCTS, MctsInfo, MctsResult
@@ -196,7 +197,7 @@ class GoEngine(Engine[Board | Game]):
 
     def final_dead(self, board: Board | Game) -> list[str]:
         """The stones this engine calls dead in ``board``'s position
-        (:func:`~banmen.games.go.scoring.estimate_dead`), as sorted vertices."""
+        (:func:`~banmen.games.go.estimate.estimate_dead`), as sorted vertices."""
         b = board_of(board)
         return sorted(vertex_name(p, b.size) for p in estimate_dead(b, seed=self.seed))
 

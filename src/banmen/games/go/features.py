@@ -24,7 +24,7 @@ The groups (:data:`GROUPS`), for the player to move ``X`` against ``O``:
 ``escape``
     0 none; the move is the last liberty of an ``X`` group and extends it to 1 two
     liberties, 2 three or more, 3 two liberties from which ``O`` captures it in a ladder
-    (:func:`ladder_after`).
+    (:func:`.tactics.ladder_after`).
 ``selfatari``
     0 none; the move leaves its own group one liberty (and captures nothing): 1 a lone
     stone (a throw-in), 2 joined to other stones.
@@ -60,26 +60,27 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from banmen._bits import copy_into
 from banmen._jit import njit
 from banmen.games.go.kernels import (
     BORDER,
     EMPTY,
     G_HEAD,
-    G_LIBS,
-    G_LSUM,
-    G_LSUM2,
     G_NEXT,
     G_SIZE,
-    LEGAL,
     M_LAST,
     M_SIZE,
     M_STRIDE,
     M_TURN,
     PASS,
+    gen_moves,
     is_eye,
-    move_code,
-    play,
+)
+from banmen.games.go.tactics import (
+    count_libs_after,
+    in_atari,
+    ladder_after,
+    new_stacks,
+    two_libs_with,
 )
 
 __all__ = [
@@ -92,10 +93,7 @@ __all__ = [
     "log_gammas",
     "canonical",
     "symmetric_codes",
-    "ladder_after",
-    "new_stacks",
     "candidates",
-    "push",
 ]
 
 #: the feature groups, in the order of a feature vector
@@ -137,15 +135,6 @@ _ORTH_BIT = {1: 0, 3: 1, 4: 2, 6: 3}
 _OBIT = np.array([_ORTH_BIT.get(i, -1) for i in range(len(_CELLS))], dtype=np.int64)
 
 
-@njit(cache=True, inline="always")
-def _in_atari(grp: Any, npts: int, q: int) -> bool:
-    g = grp[G_HEAD * npts + q]
-    n = np.int64(grp[G_LIBS * npts + g])
-    ls = np.int64(grp[G_LSUM * npts + g])
-    p = ls // n
-    return ls == n * p and np.int64(grp[G_LSUM2 * npts + g]) == n * p * p
-
-
 @njit(cache=True)
 def _code(board: Any, grp: Any, meta: Any, p: int, color: int, ncells: int) -> int:
     """The pattern code of ``p``: 2 bits a cell (:data:`_CELLS` order, the first
@@ -173,7 +162,7 @@ def _code(board: Any, grp: Any, meta: Any, p: int, color: int, ncells: int) -> i
                 v = S_OFF
             else:
                 v = S_MINE if x == color else S_THEIRS
-                if _OBIT[i] >= 0 and _in_atari(grp, npts, q):
+                if _OBIT[i] >= 0 and in_atari(grp, npts, q):
                     atari |= 1 << _OBIT[i]
         code |= v << (2 * i)
     return code | (atari << (2 * ncells))
@@ -201,251 +190,7 @@ def canonical(code: int, ncells: int) -> int:
     return min(symmetric_codes(code, ncells))
 
 
-# --------------------------------------------------------------------------- tactics
-
-
-@njit(cache=True, inline="always")
-def push(out: Any, n: int, p: int) -> int:
-    """Add ``p`` to the distinct points ``out[:n]`` unless it is there or ``out`` is
-    full; returns the new count."""
-    for i in range(n):
-        if out[i] == p:
-            return n
-    if n < out.shape[0]:
-        out[n] = p
-        return n + 1
-    return n
-
-
-@njit(cache=True)
-def _libs_after(board: Any, grp: Any, meta: Any, p: int, color: int, cap: int) -> int:
-    """Distinct liberties (up to ``cap``) of the ``color`` group a stone on ``p`` makes:
-    its empty neighbours, the other liberties of the groups it joins, and the points of
-    adjacent enemy stones it captures."""
-    s = meta[M_STRIDE]
-    npts = s * s
-    opp = 3 - color
-    libs = np.zeros(8, dtype=np.int64)
-    n = 0
-    for o in (-1, 1, -s, s):
-        q = p + o
-        v = board[q]
-        # an empty neighbour, or a captured stone's point, is a liberty
-        if v == EMPTY or (v == opp and _in_atari(grp, npts, q)):
-            n = push(libs, n, q)
-            if n >= cap:
-                return n
-    for o in (-1, 1, -s, s):
-        q = p + o
-        if board[q] == color:
-            n = _collect_libs(board, grp, s, q, p, libs, n, cap)
-            if n >= cap:
-                return n
-    return n
-
-
-@njit(cache=True)
-def _collect_libs(board: Any, grp: Any, s: int, q: int, skip: int, out: Any, n: int,
-                  cap: int) -> int:  # fmt: skip
-    """Add the liberties of the group on ``q`` other than ``skip`` to the distinct points
-    ``out[:n]``, stopping at ``cap`` of them; returns the new count."""
-    npts = s * s
-    g = grp[G_HEAD * npts + q]
-    st = g
-    while True:
-        for o in (-1, 1, -s, s):
-            t = st + o
-            if t != skip and board[t] == EMPTY:
-                n = push(out, n, t)
-                if n >= cap:
-                    return n
-        st = grp[G_NEXT * npts + st]
-        if st == g:
-            break
-    return n
-
-
-@njit(cache=True)
-def _group_libs(board: Any, grp: Any, meta: Any, q: int, out: Any, cap: int) -> int:
-    """The distinct liberties (up to ``cap``) of the group on ``q`` into ``out``."""
-    return _collect_libs(board, grp, meta[M_STRIDE], q, -1, out, 0, cap)
-
-
-#: ladder reading: the deepest line read (plies) and the most positions visited
-LADDER_DEPTH = 60
-LADDER_NODES = 1000
-
-
-@njit(cache=True)
-def _ladder_options(bs: Any, gs: Any, ms: Any, d: int, prey: int, prey_moves: bool,
-                    opts: Any) -> int:  # fmt: skip
-    """The moves read at level ``d``: for the prey (its group in atari), its liberty and
-    the captures of attacker stones in atari next to it; for the attacker (the prey has
-    two liberties), the two ataris. -1: the prey is not in atari (it escaped) or, on the
-    attacker's turn, has not two liberties (-2: one, it is lost)."""
-    board = bs[d]
-    grp = gs[d]
-    meta = ms[d]
-    s = meta[M_STRIDE]
-    npts = s * s
-    libs = np.empty(3, dtype=np.int64)
-    if prey_moves:
-        if _group_libs(board, grp, meta, prey, libs, 2) != 1:
-            return -1
-        opts[d, 0] = libs[0]
-        k = 1
-        color = board[prey]
-        g = grp[G_HEAD * npts + prey]
-        st = g
-        while True:
-            for o in (-1, 1, -s, s):
-                t = st + o
-                if board[t] == 3 - color and _in_atari(grp, npts, t) and k < opts.shape[1]:
-                    _group_libs(board, grp, meta, t, libs, 1)
-                    opts[d, k] = libs[0]
-                    k += 1
-            st = grp[G_NEXT * npts + st]
-            if st == g:
-                break
-        return k
-    n = _group_libs(board, grp, meta, prey, libs, 3)
-    if n != 2:
-        return -2 if n <= 1 else -1
-    # the ataris that are no self-atari, the one leaving the prey fewer empty points
-    # to run to first (the ladder's direction): a wrong one is read to its end before
-    # the right one otherwise, and may use up the budget
-    attacker = 3 - board[prey]
-    k = 0
-    for i in range(2):
-        a = libs[i]
-        if _libs_after(board, grp, meta, a, attacker, 2) >= 2:
-            opts[d, k] = a
-            k += 1
-    if k == 2:
-        room0 = 0
-        room1 = 0
-        for o in (-1, 1, -s, s):
-            room0 += board[libs[1] + o] == EMPTY and libs[1] + o != libs[0]
-            room1 += board[libs[0] + o] == EMPTY and libs[0] + o != libs[1]
-        if room1 < room0:
-            opts[d, 0] = libs[1]
-            opts[d, 1] = libs[0]
-    return k
-
-
-@njit(cache=True)
-def _ladder(bs: Any, gs: Any, ms: Any, prey: int, prey_moves: bool) -> bool:
-    """Ladder reading from the state at level 0 of the stacks (``bs``, ``gs``, ``ms``):
-    with ``prey_moves`` the prey's group (the stone on ``prey``) is in atari and its
-    owner moves — True if it escapes (extending, or capturing an attacker in atari,
-    reaches three liberties, or two from which the attacker cannot capture it); else
-    the attacker moves against two liberties — True if one of its two ataris captures
-    the prey whatever it does. A depth-first AND/OR search with an explicit stack (level
-    ``d + 1`` holds the position after a move at level ``d``); beyond
-    :data:`LADDER_DEPTH` plies or :data:`LADDER_NODES` positions the prey is taken to
-    escape (nothing proved)."""
-    depth = bs.shape[0]
-    opts = np.empty((depth, 8), dtype=np.int64)
-    count = np.zeros(depth, dtype=np.int64)
-    idx = np.zeros(depth, dtype=np.int64)
-    kind = np.zeros(depth, dtype=np.bool_)  # True: the prey moves at that level
-    kind[0] = prey_moves
-    c = _ladder_options(bs, gs, ms, 0, prey, prey_moves, opts)
-    if c < 0:
-        return (c == -1) if prey_moves else (c == -2)
-    count[0] = c
-    d = 0
-    nodes = 0
-    done = False  # the node at level d is decided, its mover winning if ``value``
-    value = False
-    while True:
-        if done:
-            if d == 0:
-                return value
-            d -= 1
-            if not value:
-                value = True  # the child's mover lost: this level's mover wins
-                continue
-            done = False
-        if idx[d] >= count[d]:
-            done = True
-            value = False
-            continue
-        m = opts[d, idx[d]]
-        idx[d] += 1
-        board = bs[d]
-        color = board[prey] if kind[d] else 3 - board[prey]
-        if move_code(board, gs[d], ms[d], m, color, False) != LEGAL:
-            continue
-        copy_into(bs[d + 1], board)
-        copy_into(gs[d + 1], gs[d])
-        copy_into(ms[d + 1], ms[d])
-        play(bs[d + 1], gs[d + 1], ms[d + 1], m, color)
-        nodes += 1
-        if bs[d + 1][prey] == EMPTY:  # captured
-            if not kind[d]:
-                done = True
-                value = True
-            continue
-        beyond = d + 2 >= depth or nodes > LADDER_NODES
-        c = _ladder_options(bs, gs, ms, d + 1, prey, not kind[d], opts)
-        if kind[d]:
-            if c == -1:  # three or more liberties
-                done = True
-                value = True
-                continue
-            if c == -2:  # still in atari after its own move
-                continue
-            if beyond:
-                done = True
-                value = True  # taken to escape
-                continue
-        else:
-            if c < 0 or beyond:  # not in atari after all, or read too far: no capture
-                continue
-        kind[d + 1] = not kind[d]
-        count[d + 1] = c
-        idx[d + 1] = 0
-        d += 1
-
-
-@njit(cache=True)
-def ladder_after(board: Any, grp: Any, meta: Any, p: int, prey: int, stacks: Any) -> bool:
-    """After the side to move plays ``p``: is the group on ``prey`` caught in a ladder?
-    (``prey`` the mover's own group with two liberties left: can the opponent capture
-    it by ataris; or an opponent group ``p`` put in atari: can it not escape.)"""
-    bs, gs, ms = stacks
-    copy_into(bs[0], board)
-    copy_into(gs[0], grp)
-    copy_into(ms[0], meta)
-    color = meta[M_TURN]
-    play(bs[0], gs[0], ms[0], p, color)
-    if bs[0][prey] == color:
-        return _ladder(bs, gs, ms, prey, False)
-    return not _ladder(bs, gs, ms, prey, True)
-
-
-@njit(cache=True)
-def _two_libs_with(grp: Any, npts: int, g: int, p: int, k: int) -> bool:
-    """Has group ``g`` exactly two distinct liberties, one of them ``p`` (touched by
-    ``k`` of its stones)? Then a stone on ``p`` puts it in atari."""
-    n = np.int64(grp[G_LIBS * npts + g]) - k
-    if n <= 0:
-        return False
-    ls = np.int64(grp[G_LSUM * npts + g]) - k * p
-    ls2 = np.int64(grp[G_LSUM2 * npts + g]) - k * p * p
-    y = ls // n
-    return ls == n * y and ls2 == n * y * y and y != p
-
-
-@njit(cache=True)
-def new_stacks(stride: int) -> tuple[Any, Any, Any]:
-    """Scratch states for :func:`ladder_after` on a board of that stride (rows are
-    only touched as deep as a ladder goes)."""
-    npts = stride * stride
-    return (np.empty((LADDER_DEPTH, npts), dtype=np.int8),
-            np.empty((LADDER_DEPTH, 8 * npts), dtype=np.int32),
-            np.empty((LADDER_DEPTH, 12), dtype=np.int64))  # fmt: skip
+# --------------------------------------------------------------------------- features
 
 
 @njit(cache=True)
@@ -472,7 +217,7 @@ def move_features(board: Any, grp: Any, meta: Any, p: int, out: Any, stacks: Any
         v = board[q]
         if v == opp:
             g = grp[G_HEAD * npts + q]
-            if _in_atari(grp, npts, q):
+            if in_atari(grp, npts, q):
                 level = 3 if grp[G_SIZE * npts + g] == 1 else 4
                 if last != PASS and board[last] == opp and grp[G_HEAD * npts + last] == g:
                     level = 1
@@ -482,7 +227,7 @@ def move_features(board: Any, grp: Any, meta: Any, p: int, out: Any, stacks: Any
                     while True:
                         for o2 in (-1, 1, -s, s):
                             t = st + o2
-                            if board[t] == color and _in_atari(grp, npts, t):
+                            if board[t] == color and in_atari(grp, npts, t):
                                 level = 2
                         st = grp[G_NEXT * npts + st]
                         if st == g:
@@ -494,13 +239,13 @@ def move_features(board: Any, grp: Any, meta: Any, p: int, out: Any, stacks: Any
                 for o2 in (-1, 1, -s, s):
                     if board[p + o2] == opp and grp[G_HEAD * npts + p + o2] == g:
                         k += 1
-                if _two_libs_with(grp, npts, g, p, k):
+                if two_libs_with(grp, npts, g, p, k):
                     atari = True
                     preys[npreys] = q
                     npreys += 1
-        elif v == color and _in_atari(grp, npts, q):
+        elif v == color and in_atari(grp, npts, q):
             escape = True
-    libs = _libs_after(board, grp, meta, p, color, 3)
+    libs = count_libs_after(board, grp, meta, p, color, 3)
     out[F_CAPTURE] = capture
     out[F_ESCAPE] = 0 if not escape or libs < 2 else (1 if libs == 2 else 2)
     if out[F_ESCAPE] == 1 and ladder_after(board, grp, meta, p, p, stacks):
@@ -552,16 +297,11 @@ def candidates(board: Any, grp: Any, meta: Any, moves: Any) -> int:
     """The moves the engine considers (legal, not the mover's own single-point eye; no
     pass), in point order, into ``moves``; returns how many."""
     s = meta[M_STRIDE]
-    size = meta[M_SIZE]
     color = meta[M_TURN]
     n = 0
-    for r in range(1, size + 1):
-        for c in range(1, size + 1):
-            p = r * s + c
-            if board[p] != EMPTY or is_eye(board, p, color, s):
-                continue
-            if move_code(board, grp, meta, p, color, False) != LEGAL:
-                continue
+    for i in range(gen_moves(board, grp, meta, color, False, moves)):
+        p = moves[i]
+        if not is_eye(board, p, color, s):
             moves[n] = p
             n += 1
     return n

@@ -13,7 +13,7 @@ The record knows what the rules leave to the players and to the tools around the
   A resignation is not a move: it never goes on the move stack;
 * **counting**: two passes in a row (or :meth:`Game.request_count`) start it; the players
   mark dead groups (:meth:`Game.toggle`; with ``propose_dead`` the marks start from
-  :func:`~.scoring.estimate_dead`'s guess, else every stone counts as alive) and
+  :func:`~.estimate.estimate_dead`'s guess, else every stone counts as alive) and
   :meth:`Game.finish` records the result; :meth:`Game.reopen` takes such steps back;
 * **the outcome**: :class:`Outcome`, who won, how and by how much; ``str`` gives the
   result as SGF's ``RE`` writes it.
@@ -53,8 +53,9 @@ from banmen.games.go.board import (
     parse_vertex,
 )
 from banmen.games.go.errors import GoError, IllegalMoveError, InvalidBoardError, ScoringError
+from banmen.games.go.estimate import estimate_dead
 from banmen.games.go.rules import Rules
-from banmen.games.go.scoring import Score, estimate_dead
+from banmen.games.go.scoring import Score
 
 __all__ = [
     "Game",
@@ -137,7 +138,7 @@ class Game:
     ``Game(board)`` is the record of ``board``'s game: a copy of its start position with
     its moves replayed (as recorded), which also learns the stones each move took off
     the board (:attr:`removed`). ``propose_dead``: when counting starts, mark the stones
-    :func:`~.scoring.estimate_dead` takes for dead, for the players to correct (the web
+    :func:`~.estimate.estimate_dead` takes for dead, for the players to correct (the web
     page does); otherwise every stone counts as alive until marked (the arena, GTP).
 
     The record is a board for the engine layer (``push`` / ``pop`` / ``move_stack`` /
@@ -289,7 +290,7 @@ class Game:
 
     @property
     def propose_dead(self) -> bool:
-        """Whether counting starts from :func:`~.scoring.estimate_dead`'s guess; turning
+        """Whether counting starts from :func:`~.estimate.estimate_dead`'s guess; turning
         it on while counting marks that guess at once."""
         return self._propose
 
@@ -315,7 +316,7 @@ class Game:
             self.propose()
 
     def propose(self) -> frozenset[int]:
-        """Mark the stones :func:`~.scoring.estimate_dead` takes for dead (and only
+        """Mark the stones :func:`~.estimate.estimate_dead` takes for dead (and only
         those); returns them."""
         self._dead = estimate_dead(self.board, playouts=DEAD_PLAYOUTS)
         return self._dead

@@ -18,7 +18,7 @@ paper):
    **Nakade** (off by default, ``nakade_prob``): if ``L`` captured three or more stones
    and left an eye space whose shape one move kills — straight or bent three, pyramid
    four, bulky or crossed five, rabbity six, enclosed by the capturer's stones — play its
-   vital point (:func:`vital_point`). Measured at 3,000 playouts on 9x9 it lost: 7 of 21
+   vital point (:func:`.tactics.vital_point`). Measured at 3,000 playouts on 9x9 it lost: 7 of 21
    games against the same search without it (and 17 of 40 when it also answered every
    move that shrank such a space): a forced vital point wastes a tempo whenever the
    capturer's group lives anyway.
@@ -72,7 +72,6 @@ from banmen.games.go.features import (
     _load,
     candidates,
     log_gammas,
-    push,
     weights_for,
 )
 from banmen.games.go.kernels import (
@@ -82,10 +81,6 @@ from banmen.games.go.kernels import (
     G_ELIST,
     G_EPOS,
     G_HEAD,
-    G_LIBS,
-    G_LSUM,
-    G_LSUM2,
-    G_NEXT,
     G_SIZE,
     GOLDEN,
     LEGAL,
@@ -107,6 +102,16 @@ from banmen.games.go.kernels import (
     playout_score,
     rand_below,
 )
+from banmen.games.go.tactics import (
+    atari_lib,
+    atari_moves,
+    capture_moves,
+    joins,
+    legal,
+    libs_after,
+    push,
+    vital_point,
+)
 from banmen.search.mcts import MctsKernels
 
 __all__ = [
@@ -114,9 +119,10 @@ __all__ = [
     "pattern_table",
     "PARAMS",
     "context",
-    "libs_after",
     "pattern_code",
     "policy_playout",
+    "playout_tables",
+    "playout_ownership",
     "area_score",
     "go_copy",
     "go_to_move",
@@ -304,116 +310,7 @@ def context(size: int, komi: float, **params: int) -> tuple[Any, ...]:
     return (p, _TABLE, *weights_for(size).arrays(), gamma3_table(size), lgr)
 
 
-# --------------------------------------------------------------------------- tactics
-
-
-@njit(cache=True, inline="always")
-def _atari_lib(grp: Any, npts: int, g: int) -> int:
-    """The only liberty of group ``g``, or 0 if it has more than one."""
-    n = np.int64(grp[G_LIBS * npts + g])
-    if n == 0:
-        return 0
-    ls = np.int64(grp[G_LSUM * npts + g])
-    p = ls // n
-    if ls == n * p and grp[G_LSUM2 * npts + g] == n * p * p:
-        return p
-    return 0
-
-
-@njit(cache=True, _nrt=False)
-def libs_after(board: Any, grp: Any, meta: Any, p: int, color: int) -> int:
-    """Liberties (0, 1, or 2 meaning "two or more") of the ``color`` group a stone on empty
-    point ``p`` would make, captures counted: every stone of a captured neighbour that
-    touches the new group (``p`` or a stone of a group it joins) becomes a liberty."""
-    s = meta[M_STRIDE]
-    free = 0
-    for o in (-1, 1, -s, s):
-        if board[p + o] == EMPTY:
-            free += 1
-    if free >= 2:
-        return 2
-    npts = s * s
-    opp = 3 - color
-    # The friendly groups the stone joins (at most four heads; -1 matches none).
-    f0 = -1
-    f1 = -1
-    f2 = -1
-    f3 = -1
-    nf = 0
-    for o in (-1, 1, -s, s):
-        q = p + o
-        if board[q] == color:
-            h = grp[G_HEAD * npts + q]
-            if h != f0 and h != f1 and h != f2 and h != f3:
-                if nf == 0:
-                    f0 = h
-                elif nf == 1:
-                    f1 = h
-                elif nf == 2:
-                    f2 = h
-                else:
-                    f3 = h
-                nf += 1
-    l1 = 0
-    for o in (-1, 1, -s, s):
-        q = p + o
-        v = board[q]
-        if v == EMPTY:
-            if l1 == 0 or l1 == q:
-                l1 = q
-            else:
-                return 2
-        elif v == color:
-            g = grp[G_HEAD * npts + q]
-            k = 0  # stones of g next to p: each is one pseudo-liberty at p
-            for o2 in (-1, 1, -s, s):
-                r = p + o2
-                if board[r] == color and grp[G_HEAD * npts + r] == g:
-                    k += 1
-            n = np.int64(grp[G_LIBS * npts + g]) - k
-            if n <= 0:
-                continue
-            ls = np.int64(grp[G_LSUM * npts + g]) - k * p
-            ls2 = np.int64(grp[G_LSUM2 * npts + g]) - k * p * p
-            y = ls // n
-            if not (ls == n * y and ls2 == n * y * y):
-                return 2  # two distinct other liberties
-            if l1 == 0 or l1 == y:
-                l1 = y
-            else:
-                return 2
-        elif v == opp:
-            c = grp[G_HEAD * npts + q]
-            if _atari_lib(grp, npts, c) != p:
-                continue
-            r = c  # walk the captured group's stones
-            while True:
-                touches = False
-                for o2 in (-1, 1, -s, s):
-                    t = r + o2
-                    if t == p:
-                        touches = True
-                    elif board[t] == color:
-                        h = grp[G_HEAD * npts + t]
-                        if h == f0 or h == f1 or h == f2 or h == f3:
-                            touches = True
-                if touches:
-                    if l1 == 0 or l1 == r:
-                        l1 = r
-                    else:
-                        return 2
-                r = grp[G_NEXT * npts + r]
-                if r == c:
-                    break
-    return 0 if l1 == 0 else 1
-
-
-@njit(cache=True, inline="always")
-def _joins(board: Any, p: int, color: int, s: int) -> bool:
-    for o in (-1, 1, -s, s):
-        if board[p + o] == color:
-            return True
-    return False
+# --------------------------------------------------------------------------- playout policy
 
 
 @njit(cache=True, inline="always")
@@ -432,54 +329,6 @@ def pattern_code(board: Any, p: int, s: int) -> int:
     )
 
 
-@njit(cache=True, inline="always")
-def _legal(board: Any, grp: Any, meta: Any, p: int, color: int) -> bool:
-    return board[p] == EMPTY and move_code(board, grp, meta, p, color, False) == LEGAL
-
-
-@njit(cache=True, inline="always")
-def _push_capture(board: Any, grp: Any, meta: Any, npts: int, q: int, color: int, cand: Any,
-                  n: int) -> int:  # fmt: skip
-    """Add the capture of the chain on ``q`` if it is in atari and the capture legal."""
-    lib = _atari_lib(grp, npts, grp[G_HEAD * npts + q])
-    if lib != 0 and _legal(board, grp, meta, lib, color):
-        return push(cand, n, lib)
-    return n
-
-
-@njit(cache=True, _nrt=False)
-def _atari_moves(board: Any, grp: Any, meta: Any, last: int, color: int, cand: Any) -> int:
-    """Captures of the last move's group, and escapes of our groups it put in atari."""
-    s = meta[M_STRIDE]
-    npts = s * s
-    opp = 3 - color
-    n = 0
-    if board[last] == opp:
-        n = _push_capture(board, grp, meta, npts, last, color, cand, n)
-    for o in (-1, 1, -s, s):
-        q = last + o
-        if board[q] != color:
-            continue
-        g = grp[G_HEAD * npts + q]
-        lib = _atari_lib(grp, npts, g)
-        if lib == 0:
-            continue
-        # capture an attacker in atari next to the group
-        st = g
-        while True:
-            for o2 in (-1, 1, -s, s):
-                r = st + o2
-                if board[r] == opp:
-                    n = _push_capture(board, grp, meta, npts, r, color, cand, n)
-            st = grp[G_NEXT * npts + st]
-            if st == g:
-                break
-        # or run out
-        if libs_after(board, grp, meta, lib, color) >= 2 and _legal(board, grp, meta, lib, color):
-            n = push(cand, n, lib)
-    return n
-
-
 @njit(cache=True, _nrt=False)
 def _pattern_moves(
     board: Any, grp: Any, meta: Any, pat: Any, last: int, color: int, cand: Any
@@ -493,7 +342,7 @@ def _pattern_moves(
             continue
         if (pat[pattern_code(board, q, s)] & bit) == 0:
             continue
-        if _legal(board, grp, meta, q, color) and libs_after(board, grp, meta, q, color) >= 2:
+        if legal(board, grp, meta, q, color) and libs_after(board, grp, meta, q, color) >= 2:
             n = push(cand, n, q)
     return n
 
@@ -526,112 +375,16 @@ def _local_move(board: Any, grp: Any, meta: Any, g3: Any, last: int, color: int,
         x -= wts[k]
         k += 1
     q = cand[k]
-    if is_eye(board, q, color, s) or not _legal(board, grp, meta, q, color):
+    if is_eye(board, q, color, s) or not legal(board, grp, meta, q, color):
         return PASS
     if libs_after(board, grp, meta, q, color) < 2:
         return PASS
     return q
 
 
-@njit(cache=True, _nrt=False)
-def _capture_moves(board: Any, grp: Any, meta: Any, around: int, color: int, cand: Any) -> int:
-    """Captures of enemy groups in atari among the eight neighbours of ``around``."""
-    s = meta[M_STRIDE]
-    npts = s * s
-    opp = 3 - color
-    n = 0
-    for o in (-s - 1, -s, -s + 1, -1, 1, s - 1, s, s + 1):
-        q = around + o
-        if board[q] == opp:
-            n = _push_capture(board, grp, meta, npts, q, color, cand, n)
-    return n
-
-
 @njit(cache=True, inline="always")
 def _chance(meta: Any, per_mille: int) -> bool:
     return per_mille >= 1000 or rand_below(meta, 1000) < per_mille
-
-
-@njit(cache=True, _nrt=False)
-def _region(board: Any, q: int, s: int, reg: Any) -> tuple[int, int]:
-    """The empty region of ``q`` in ``reg`` when it has at most ``len(reg) - 1``
-    points and every stone around it has one colour: (its size, that colour); (0, 0)
-    otherwise."""
-    reg[0] = q
-    n = 1
-    around = 0
-    i = 0
-    while i < n:
-        p = reg[i]
-        i += 1
-        for o in (-1, 1, -s, s):
-            r = p + o
-            v = board[r]
-            if v == EMPTY:
-                seen = False
-                for j in range(n):
-                    if reg[j] == r:
-                        seen = True
-                        break
-                if not seen:
-                    if n == reg.shape[0] - 1:
-                        return 0, 0
-                    reg[n] = r
-                    n += 1
-            elif v != BORDER:
-                if around == 0:
-                    around = v
-                elif v != around:
-                    return 0, 0
-    return n, around
-
-
-@njit(cache=True, _nrt=False)
-def vital_point(board: Any, q: int, s: int, reg: Any, owner: int = 0) -> int:
-    """The vital point of the empty region of ``q`` if it is a killable eye shape
-    enclosed by one colour (``owner``'s, unless 0; straight or bent three, pyramid four,
-    bulky five, crossed five, rabbity six): whoever plays there first decides whether the
-    group gets two eyes. 0 otherwise. ``reg`` is scratch room for seven points."""
-    n, around = _region(board, q, s, reg)
-    if n < 3 or around == 0 or (owner != 0 and around != owner):
-        return 0
-    best = 0
-    best_deg = 0
-    ties = 0
-    square = False
-    for i in range(n):
-        p = reg[i]
-        deg = 0
-        right = False
-        down = False
-        diag = False
-        for j in range(n):
-            d = reg[j] - p
-            if d == 1 or d == -1 or d == s or d == -s:
-                deg += 1
-            if d == 1:
-                right = True
-            elif d == s:
-                down = True
-            elif d == s + 1:
-                diag = True
-        if right and down and diag:
-            square = True
-        if deg > best_deg:
-            best_deg = deg
-            best = p
-            ties = 1
-        elif deg == best_deg:
-            ties += 1
-    if ties != 1:
-        return 0
-    if n == 3 or (n == 4 and best_deg == 3):
-        return best
-    if n == 5 and (square or best_deg == 4):
-        return best
-    if n == 6 and square and best_deg == 4:
-        return best
-    return 0
 
 
 @njit(cache=True, _nrt=False)
@@ -645,8 +398,8 @@ def _nakade_move(board: Any, grp: Any, meta: Any, last: int, color: int, cand: A
         if board[q] != EMPTY:
             continue
         v = vital_point(board, q, s, cand[:7], 3 - color)
-        if v != 0 and _legal(board, grp, meta, v, color):
-            if libs_after(board, grp, meta, v, color) >= 2 or not _joins(board, v, color, s):
+        if v != 0 and legal(board, grp, meta, v, color):
+            if libs_after(board, grp, meta, v, color) >= 2 or not joins(board, v, color, s):
                 return v
     return PASS
 
@@ -666,7 +419,7 @@ def _random_move(board: Any, grp: Any, meta: Any, color: int, lone_sa: int) -> i
             not is_eye(board, p, color, s) and move_code(board, grp, meta, p, color, False) == LEGAL
         )
         if ok and libs_after(board, grp, meta, p, color) <= 1:
-            if _joins(board, p, color, s) or not _chance(meta, lone_sa):
+            if joins(board, p, color, s) or not _chance(meta, lone_sa):
                 ok = False
         if ok:
             return p
@@ -696,7 +449,7 @@ def policy_move(
     last = meta[M_LAST]
     if last != PASS:
         if _chance(meta, params[P_ATARI_PROB]):
-            n = _atari_moves(board, grp, meta, last, color, cand)
+            n = atari_moves(board, grp, meta, last, color, cand)
             if n > 0:
                 return cand[rand_below(meta, n)]
         if caught >= 3 and _chance(meta, params[P_NAKADE_PROB]):
@@ -707,7 +460,7 @@ def policy_move(
             r = tabs[2][color, last]
             if r != 0 and board[r] == EMPTY and not is_eye(board, r, color, meta[M_STRIDE]):
                 if (
-                    _legal(board, grp, meta, r, color)
+                    legal(board, grp, meta, r, color)
                     and libs_after(board, grp, meta, r, color) >= 2
                 ):
                     return r
@@ -724,9 +477,9 @@ def policy_move(
     if _chance(meta, params[P_CAPTURE_PROB]):
         n = 0
         if last != PASS:
-            n = _capture_moves(board, grp, meta, last, color, cand)
+            n = capture_moves(board, grp, meta, last, color, cand)
         if n == 0 and prev != PASS:
-            n = _capture_moves(board, grp, meta, prev, color, cand)
+            n = capture_moves(board, grp, meta, prev, color, cand)
         if n > 0:
             return cand[rand_below(meta, n)]
     return _random_move(board, grp, meta, color, params[P_LONE_SA])
@@ -784,6 +537,20 @@ def policy_ownership(
         policy_playout(params, tabs, b2, g2, m2, seq, seqc)
         rng = m2[M_RNG]
         add_ownership(b2, m2, own)
+
+
+def playout_tables(ctx: tuple[Any, ...]) -> tuple[Any, Any, Any]:
+    """The tables the playout policy reads from ``ctx`` (:func:`context`): the 3x3
+    pattern table, the learned 3x3 gammas and the last-good-reply table (``tabs`` of
+    :func:`policy_move`)."""
+    return (ctx[1], ctx[7], ctx[8])
+
+
+def playout_ownership(ctx: tuple[Any, ...], pos: Any, n: int, seed: int, own: Any) -> None:
+    """:func:`policy_ownership` of the kernel position ``pos`` (a
+    :class:`.kernels.Position`) under ``ctx``'s parameters: ``n`` playouts' final owners
+    added to ``own``."""
+    policy_ownership(ctx[0], playout_tables(ctx), pos.board, pos.grp, pos.meta, n, seed, own)
 
 
 @njit(cache=True)
@@ -904,7 +671,7 @@ def go_expand(ctx: Any, st: Any, moves: Any, prior_n: Any, prior_w: Any) -> int:
             v = board[p + o]
             if v == opp or v == color:
                 g = grp[G_HEAD * npts + p + o]
-                if _atari_lib(grp, npts, g) == p:
+                if atari_lib(grp, npts, g) == p:
                     if v == opp:
                         cap += grp[G_SIZE * npts + g]
                     else:

@@ -4,7 +4,7 @@ referee is never one of the players: no player's estimate decides a dispute.
 
 1. **Agreement.** Each player is asked for the dead stones (its engine's ``final_dead``:
    a GTP engine's ``final_status_list dead``, banmen's
-   :func:`~.scoring.estimate_dead`). If both answer and name the same chains, those are
+   :func:`~.estimate.estimate_dead`). If both answer and name the same chains, those are
    removed and the board is counted by area: ``{"settled": "agreed", "dead": [...],
    "dead_answers": {...}}``.
 2. **Cleanup.** Otherwise (they disagree, one cannot say, or what they agree on cannot be
