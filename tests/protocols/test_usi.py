@@ -433,7 +433,8 @@ def test_huge_numbers_are_clamped_not_internal_errors() -> None:
     lines = say(s, out, "setoption name MaxNodes value " + "0" * 5000 + "7")
     assert s.max_nodes == 7 and lines == []
     lines = say(s, out, "setoption name MaxNodes value " + "9" * 5000)
-    assert len(lines) == 1 and lines[0].startswith("info string error: MaxNodes: expected a whole number from 0")
+    assert len(lines) == 1
+    assert lines[0].startswith("info string error: MaxNodes: expected a whole number from 0")
     assert "internal error" not in out.getvalue()
 
 

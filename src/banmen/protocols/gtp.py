@@ -60,7 +60,7 @@ Choices where GTP leaves room:
   as if one pass had been played: its own pass would end the game again);
 * ``genmove`` answers ``resign`` when the engine resigns (the game is left as it is);
 * ``final_score`` and ``final_status_list`` take the dead stones from
-  :func:`~banmen.games.go.scoring.estimate_dead` (playouts of the search's policy,
+  :func:`~banmen.games.go.estimate.estimate_dead` (playouts of the search's policy,
   Benson's pass-alive test, chains next to a seki point kept unless the playouts take
   them nearly always); they count under the session's rules (area or territory).
   ``final_status_list`` gives one chain a line, as GNU Go;
