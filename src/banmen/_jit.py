@@ -44,6 +44,7 @@ import hashlib
 import inspect
 import itertools
 import os
+import pickle
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -78,7 +79,27 @@ def _locked_save(self: Any, key: Any, data: Any) -> None:
             name = next(n for i in itertools.count(1) if (n := self._data_name(i)) not in taken)
         self._save_data(name, data)
         overloads[key] = name
-        self._save_index(overloads)
+        try:
+            self._save_index(overloads)
+        except ReferenceError:
+            self._save_index(_live(overloads))
+
+
+def _live(overloads: dict[Any, str]) -> dict[Any, str]:
+    """The index entries whose keys still pickle. An entry compiled for an older version of
+    a kernel passed as an argument (a user editing a game package; the search's index
+    keeps every version's entry) names a dispatcher numba rebuilt on reading the index
+    and, past ``NUMBA_FUNCTION_CACHE_SIZE`` of them, let go: pickling it again raises
+    ``ReferenceError: underlying object has vanished``. No call can hit such an entry
+    again (its kernel's source is gone), so it is dropped rather than failing the save."""
+    live = {}
+    for k, name in overloads.items():
+        try:
+            pickle.dumps(k)
+        except ReferenceError:
+            continue
+        live[k] = name
+    return live
 
 
 caching.IndexDataCacheFile.save = _locked_save  # type: ignore[method-assign]

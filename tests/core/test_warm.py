@@ -350,3 +350,43 @@ def test_a_stamp_names_the_files_numba_would_recompile_for() -> None:
     assert any(n.endswith("banmen/search/alphabeta.py") for n in names)
     assert any(n.endswith("banmen/games/mattix/kernels.py") for n in names)
     assert not any("/cli/" in n or n.endswith("banmen/warm.py") for n in names)
+
+
+def test_an_index_entry_for_a_vanished_kernel_is_dropped_not_a_failed_save(
+    tmp_path: Path,
+) -> None:
+    """numba's cache index of a generic search keeps an entry per version of a kernel
+    handed to it; past NUMBA_FUNCTION_CACHE_SIZE versions, re-pickling one raised
+    ``ReferenceError`` and the save (so the compile) failed. The save drops such entries."""
+    import pickle
+
+    from banmen._jit import _locked_save
+
+    class Gone:
+        def __reduce__(self) -> Any:
+            raise ReferenceError("underlying object has vanished")
+
+    class Index:
+        _index_path = str(tmp_path / "f.nbi")
+
+        def __init__(self) -> None:
+            self.index: dict[Any, str] = {("old", Gone()): "f-1.nbc", ("kept",): "f-2.nbc"}
+            self.data: dict[str, Any] = {}
+
+        def _load_index(self) -> dict[Any, str]:
+            return dict(self.index)
+
+        def _data_name(self, i: int) -> str:
+            return f"f-{i}.nbc"
+
+        def _save_data(self, name: str, data: Any) -> None:
+            self.data[name] = data
+
+        def _save_index(self, overloads: dict[Any, str]) -> None:
+            pickle.dumps(overloads)  # as numba's does: raises for a vanished key
+            self.index = overloads
+
+    ix = Index()
+    _locked_save(ix, ("new",), b"code")
+    assert ix.index == {("kept",): "f-2.nbc", ("new",): "f-3.nbc"}
+    assert ix.data == {"f-3.nbc": b"code"}
