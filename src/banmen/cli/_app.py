@@ -144,6 +144,28 @@ def number(bounded: Bounded) -> Callable[[str], Any]:
     return parse
 
 
+def number_option(bounded: Bounded, help: str, *flags: str) -> Any:
+    """A typer option whose text is read by ``bounded`` (:func:`number`): every numeric
+    option of every command is one, so none takes a number it cannot act on."""
+    return typer.Option(*flags, parser=number(bounded), help=help)
+
+
+def game_that(name: str, can: Callable[[Any], bool], cannot: str) -> Any:
+    """The game called ``name`` (:func:`~banmen.games.registry.get_game`) if ``can(game)``;
+    otherwise the usage error ``cannot`` (formatted with ``game`` and ``able``, the names
+    of the games that can) — one line either way, as is an unknown game's."""
+    from banmen.games.registry import UnknownGameError, get_game, load_games
+
+    try:
+        g = get_game(name)
+    except UnknownGameError as e:
+        raise fail(str(e)) from None
+    if not can(g):
+        able = [n for n, d in load_games(on_broken=lambda _: None).items() if can(d)]
+        raise fail(cannot.format(game=g, able=", ".join(able)))
+    return g
+
+
 def fail(message: str) -> typer.Exit:
     """Print ``error: message`` on stderr; the exit (status 2) for the caller to raise."""
     typer.echo(f"error: {message}", err=True)

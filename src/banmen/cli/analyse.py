@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from banmen.cli._app import GameArgument, JsonOption, PositionArgument, fail, leave_quickly, number
+from banmen.cli._app import (
+    GameArgument,
+    JsonOption,
+    PositionArgument,
+    fail,
+    game_that,
+    leave_quickly,
+    number_option,
+)
 from banmen.numbers import DEPTH, SECONDS
 
 if TYPE_CHECKING:
@@ -28,15 +36,12 @@ def analyse(
     position: PositionArgument,
     seconds: Annotated[
         float,
-        typer.Option(
-            "--time", parser=number(SECONDS), help="Analyse for at most this many seconds."
-        ),
+        number_option(SECONDS, "Analyse for at most this many seconds.", "--time"),
     ] = 5.0,
     depth: Annotated[
         int | None,
-        typer.Option(
-            parser=number(DEPTH),
-            help="Stop after this many plies (alpha-beta games; shogi: the longest mate sought).",
+        number_option(
+            DEPTH, "Stop after this many plies (alpha-beta games; shogi: the longest mate sought)."
         ),
     ] = None,
     engine: Annotated[
@@ -52,17 +57,13 @@ def analyse(
 ) -> None:
     """The value of every legal move: exact where proved, otherwise labelled as what it is."""
     leave_quickly()
-    from banmen.games.registry import UnknownGameError, get_game, load_games
     from banmen.search.limits import Limit
 
-    try:
-        g = get_game(game)
-    except UnknownGameError as e:
-        raise fail(str(e)) from None
-    if g.board_from_text is None or (g.analyse is None and engine is None):
-        able = [n for n, d in load_games(on_broken=lambda _: None).items()
-                if d.analyse is not None and d.board_from_text is not None]  # fmt: skip
-        raise fail(f"{g.title} has no analysis yet: expected one of {', '.join(able)}")
+    g = game_that(
+        game,
+        lambda d: d.board_from_text is not None and (d.analyse is not None or engine is not None),
+        "{game.title} has no analysis yet: expected one of {able}",
+    )
     if depth is not None and engine is None and "depth" not in g.analysis_limits:
         raise fail(f"{g.title}'s analysis takes no --depth (its search has no depth to stop "
                    f"at): bound it with --time")  # fmt: skip

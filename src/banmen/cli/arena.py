@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from banmen.cli._app import fail, number
+from banmen.cli._app import fail, number_option
 from banmen.cli._console import PIPE_WIDTH, make_console
 from banmen.numbers import SEED, SIZE, WORKERS, Bounded
 
@@ -195,16 +195,14 @@ def run(
     ] = None,
     games: Annotated[
         int,
-        typer.Option(
-            parser=number(Bounded("games", 1, 10**6, integer=True)),
-            help="Games per pairing (even: games come in pairs).",
+        number_option(
+            Bounded("games", 1, 10**6, integer=True),
+            "Games per pairing (even: games come in pairs).",
         ),
     ] = 100,
     workers: Annotated[
         int | None,
-        typer.Option(
-            parser=number(WORKERS), help="Worker processes on this machine (default: cores)."
-        ),
+        number_option(WORKERS, "Worker processes on this machine (default: cores)."),
     ] = None,
     cluster: Annotated[
         str | None,
@@ -214,12 +212,8 @@ def run(
             "Needs pip install 'banmen[cluster]'."
         ),
     ] = None,
-    seed: Annotated[
-        int | None, typer.Option(parser=number(SEED), help="First deal seed (default: random).")
-    ] = None,
-    size: Annotated[
-        int | None, typer.Option(parser=number(SIZE), help="Board size (Mattix: 4 or 6).")
-    ] = None,
+    seed: Annotated[int | None, number_option(SEED, "First deal seed (default: random).")] = None,
+    size: Annotated[int | None, number_option(SIZE, "Board size (Mattix: 4 or 6).")] = None,
     gauntlet: Annotated[
         str | None, typer.Option(help="Play this player against each of the others only.")
     ] = None,

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from banmen.cli._app import number
+from banmen.cli._app import number_option
 from banmen.numbers import KOMI, SECONDS, Bounded
 
 DEFAULT_ENGINE = "mcts"
@@ -22,10 +22,10 @@ def gtp(
     ] = DEFAULT_ENGINE,
     size: Annotated[
         int,
-        typer.Option(
+        number_option(
+            Bounded("size", 5, 19, integer=True),
+            "Board size until boardsize changes it (5-19).",
             "--size",
-            parser=number(Bounded("size", 5, 19, integer=True)),
-            help="Board size until boardsize changes it (5-19).",
         ),
     ] = 19,
     rules: Annotated[
@@ -38,15 +38,15 @@ def gtp(
     ] = "chinese",
     komi: Annotated[
         float | None,
-        typer.Option("--komi", parser=number(KOMI), help="Komi (default: the rules' komi)."),
+        number_option(KOMI, "Komi (default: the rules' komi).", "--komi"),
     ] = None,
     max_move_time: Annotated[
         float,
-        typer.Option(
-            "--max-move-time",
-            parser=number(SECONDS),
-            help="Longest thinking time for one move, in seconds, whatever the clock "
+        number_option(
+            SECONDS,
+            "Longest thinking time for one move, in seconds, whatever the clock "
             "(time_settings, time_left) or the engine spec says.",
+            "--max-move-time",
         ),
     ] = 60.0,
 ) -> None:

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from banmen.cli._app import JsonOption, fail, leave_quickly, number
+from banmen.cli._app import JsonOption, fail, leave_quickly, number_option
 from banmen.numbers import SECONDS
 
 
@@ -89,10 +89,10 @@ def nboard(
     ] = None,
     max_move_time: Annotated[
         float,
-        typer.Option(
+        number_option(
+            SECONDS,
+            "Longest thinking time for one go or hint, in seconds, whatever the depth.",
             "--max-move-time",
-            parser=number(SECONDS),
-            help="Longest thinking time for one go or hint, in seconds, whatever the depth.",
         ),
     ] = 60.0,
 ) -> None:

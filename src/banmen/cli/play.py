@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from banmen.cli._app import fail, number
+from banmen.cli._app import fail, number_option
 from banmen.numbers import SEED, SIZE
 
 if TYPE_CHECKING:  # the game, the engines and rich are imported when a game starts
@@ -53,15 +53,13 @@ def play(
     ],
     size: Annotated[
         int | None,
-        typer.Option(
-            parser=number(SIZE), help="Board size (default: the game's; Mattix deals: 4 or 6)."
-        ),
+        number_option(SIZE, "Board size (default: the game's; Mattix deals: 4 or 6)."),
     ] = None,
     seed: Annotated[
         int | None,
-        typer.Option(
-            parser=number(SEED),
-            help="Seed of the start: a Mattix deal, an Othello opening (default: random, "
+        number_option(
+            SEED,
+            "Seed of the start: a Mattix deal, an Othello opening (default: random, "
             "printed so the game can be replayed).",
         ),
     ] = None,

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from banmen.cli._app import fail, number
+from banmen.cli._app import fail, number_option
 from banmen.numbers import WORKERS, Bounded
 
 PLAYER_HELP = (
@@ -23,7 +23,7 @@ def serve(
         "127.0.0.1"
     ),
     port: Annotated[
-        int, typer.Option(parser=number(Bounded("port", 0, 65535, integer=True)), help="TCP port.")
+        int, number_option(Bounded("port", 0, 65535, integer=True), "TCP port.")
     ] = 8000,
     db: Annotated[
         str | None,
@@ -31,9 +31,8 @@ def serve(
     ] = None,
     workers: Annotated[
         int | None,
-        typer.Option(
-            parser=number(WORKERS),
-            help="Engine worker processes, the cap on searches at once (default: one per core).",
+        number_option(
+            WORKERS, "Engine worker processes, the cap on searches at once (default: one per core)."
         ),
     ] = None,
     allowed_host: Annotated[

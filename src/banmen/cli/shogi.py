@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import typer
-
-from banmen.cli._app import number
+from banmen.cli._app import number_option
 from banmen.numbers import HASH
 
 HASH_DEFAULT = 256
@@ -15,11 +13,7 @@ HASH_DEFAULT = 256
 def usi(
     hash_mb: Annotated[
         int,
-        typer.Option(
-            "--hash",
-            parser=number(HASH),
-            help="Transposition table in MB until the GUI sets USI_Hash.",
-        ),
+        number_option(HASH, "Transposition table in MB until the GUI sets USI_Hash.", "--hash"),
     ] = HASH_DEFAULT,
 ) -> None:
     """Speak USI on stdin/stdout as a tsume-shogi engine (go mate), for shogi GUIs

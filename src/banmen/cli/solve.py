@@ -13,7 +13,15 @@ from typing import Annotated
 
 import typer
 
-from banmen.cli._app import GameArgument, JsonOption, PositionArgument, fail, leave_quickly, number
+from banmen.cli._app import (
+    GameArgument,
+    JsonOption,
+    PositionArgument,
+    fail,
+    game_that,
+    leave_quickly,
+    number_option,
+)
 from banmen.numbers import HASH, NODES, SECONDS
 
 #: the option each SolveLimits field comes from, as errors name it
@@ -29,49 +37,31 @@ def solve(
     ] = False,
     timeout: Annotated[
         float | None,
-        typer.Option(
-            parser=number(SECONDS),
-            help="Give up after this many seconds (then the answer is 'unknown').",
-        ),
+        number_option(SECONDS, "Give up after this many seconds (then the answer is 'unknown')."),
     ] = None,
     nodes: Annotated[
         int | None,
-        typer.Option(
-            parser=number(NODES), help="Give up after this many nodes (then 'unknown'; shogi)."
-        ),
+        number_option(NODES, "Give up after this many nodes (then 'unknown'; shogi)."),
     ] = None,
     hash_mb: Annotated[
         int | None,
-        typer.Option(
-            "--hash",
-            parser=number(HASH),
-            help="Transposition table size in MB (shogi; default 256).",
-        ),
+        number_option(HASH, "Transposition table size in MB (shogi; default 256).", "--hash"),
     ] = None,
 ) -> None:
     """Solve a position exactly and print its value and best line (shogi: the mate)."""
     leave_quickly()
     from banmen.games import SolveLimits
-    from banmen.games.registry import UnknownGameError, get_game, load_games
 
-    try:
-        g = get_game(game)
-    except UnknownGameError as e:
-        raise fail(str(e)) from None
-    if g.solver is None or g.board_from_text is None:
-        solvable = [n for n, d in load_games(on_broken=lambda _: None).items() if d.solver]
-        raise fail(f"{g.name} cannot be solved here: expected one of {', '.join(solvable)}")
-    if timeout is not None and not timeout > 0:
-        raise fail(f"--timeout must be a positive number of seconds, got {timeout}")
+    g = game_that(
+        game,
+        lambda d: d.solver is not None and d.board_from_text is not None,
+        "{game.name} cannot be solved here: expected one of {able}",
+    )
     limits = SolveLimits(time=timeout, nodes=nodes, hash_mb=hash_mb, all_best=all_best)
     for field, option in _OPTION.items():
         given = getattr(limits, field)
         if given not in (None, False) and field not in g.solver.takes:
             raise fail(f"{option} is not an option of {g.title}'s solver")
-    if nodes is not None and nodes < 1:
-        raise fail(f"--nodes must be a positive integer, got {nodes}")
-    if hash_mb is not None and not 1 <= hash_mb <= 65536:
-        raise fail(f"--hash must be 1-65536 MB, got {hash_mb}")
     try:
         board = g.board_from_text(position)
         rec = g.solver.solve(board, limits)

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from banmen.cli._app import fail, number
+from banmen.cli._app import fail, number_option
 from banmen.numbers import Bounded
 
 app = typer.Typer(
@@ -31,10 +31,8 @@ OutOption = Annotated[
 ]
 ColumnsOption = Annotated[
     int,
-    typer.Option(
-        "--columns",
-        parser=number(Bounded("columns", 1, 12, integer=True)),
-        help="Steps per row in the SVG.",
+    number_option(
+        Bounded("columns", 1, 12, integer=True), "Steps per row in the SVG.", "--columns"
     ),
 ]
 
@@ -80,11 +78,11 @@ def line(
     kind: Annotated[str, typer.Option(help="row, column, diagonal or anti-diagonal.")] = "diagonal",
     n: Annotated[
         int,
-        typer.Option(
-            "--n",
-            parser=number(Bounded("n", -7, 14, integer=True)),
-            help="Which line: row n = rank n+1 (0-7), column n = file a+n (0-7), "
+        number_option(
+            Bounded("n", -7, 14, integer=True),
+            "Which line: row n = rank n+1 (0-7), column n = file a+n (0-7), "
             "diagonal n: col - row = n (-7..7), anti-diagonal n: row + col = n (0..14).",
+            "--n",
         ),
     ] = 0,
     board: Annotated[

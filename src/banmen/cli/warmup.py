@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from banmen.cli._app import JsonOption, fail, number
+from banmen.cli._app import JsonOption, fail, number_option
 from banmen.numbers import Bounded
 
 if TYPE_CHECKING:
@@ -29,11 +29,11 @@ def warm_up(
     ] = False,
     jobs: Annotated[
         int | None,
-        typer.Option(
+        number_option(
+            Bounded("jobs", 1, 1024, integer=True),
+            "Processes compiling at once (default: cores).",
             "--jobs",
             "-j",
-            parser=number(Bounded("jobs", 1, 1024, integer=True)),
-            help="Processes compiling at once (default: cores).",
         ),
     ] = None,
     force: Annotated[

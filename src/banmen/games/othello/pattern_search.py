@@ -20,11 +20,6 @@ from banmen._jit import kernel
 from banmen.games.othello.evaluation import (
     ALPHABETA_KERNELS,
     ORDER,
-    _final_value,
-    _gain,
-    _horizon,
-    _key,
-    _play,
     heuristic,
     moves_in_order,
 )
@@ -38,7 +33,6 @@ from banmen.games.othello.patterns import (
     pattern_value,
     phase_of,
 )
-from banmen.search.alphabeta import Kernels
 
 __all__ = ["PATTERN_KERNELS", "pattern_context", "default_context"]
 
@@ -109,16 +103,8 @@ def _probcut(ctx: Any, st: Any, depth: int) -> Any:
     return row[0], row[1], row[2], row[3]
 
 
-PATTERN_KERNELS = Kernels(
-    gen_moves=_gen_moves,
-    play=_play,
-    gain=_gain,
-    evaluate=_evaluate,
-    final=_final_value,
-    key=_key,
-    horizon=_horizon,
-    max_moves=ALPHABETA_KERNELS.max_moves,
-    max_plies=ALPHABETA_KERNELS.max_plies,
-    order=_order,
-    probcut=_probcut,
+#: the alpha-beta kernels with the patterns' move generator (in their order), evaluation,
+#: ordering and ProbCut: the rules' play, gain, final value, key and horizon are the same
+PATTERN_KERNELS = ALPHABETA_KERNELS._replace(
+    gen_moves=_gen_moves, evaluate=_evaluate, order=_order, probcut=_probcut
 )
