@@ -29,6 +29,14 @@ OutOption = Annotated[
         "(a step-through page). Without it, print the steps as a table.",
     ),
 ]
+#: the bitboard a walkthrough works on (line, popcount)
+PatternOption = Annotated[
+    str | None,
+    typer.Option(
+        help="A 64-bit pattern (decimal, 0x hex, 0b binary); default: the walkthrough's "
+        "example (line: every bit set; popcount: a triangle)."
+    ),
+]
 ColumnsOption = Annotated[
     int,
     number_option(
@@ -85,10 +93,7 @@ def line(
             "--n",
         ),
     ] = 0,
-    board: Annotated[
-        str | None,
-        typer.Option(help="A 64-bit pattern (decimal, 0x hex, 0b binary); default: all set."),
-    ] = None,
+    board: PatternOption = None,
     out: OutOption = None,
     columns: ColumnsOption = 4,
 ) -> None:
@@ -129,10 +134,7 @@ def flips(
 
 @app.command()
 def popcount(
-    board: Annotated[
-        str | None,
-        typer.Option(help="A 64-bit pattern (decimal, 0x hex, 0b binary)."),
-    ] = None,
+    board: PatternOption = None,
     out: OutOption = None,
     columns: ColumnsOption = 4,
 ) -> None:

@@ -21,6 +21,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Generic, TypeVar
 
 from banmen.engine import Info, Result, SpecError, parse_spec
@@ -81,47 +82,43 @@ class Progress:
         return {"nodes": self.nodes, "seconds": self.seconds, "nps": self.nps}
 
 
+@dataclass(eq=False)  # a job is itself: compared and hashed by identity
 class Job(Generic[T]):
     """A search in an :class:`EnginePool`, waiting in line or running; ``await job`` for
     its :class:`Result` (``Job[Result]``). An analysis job (``Job[dict[str, Any]]``, see
     :meth:`EnginePool.submit_analysis`) gives its final ``Analysis.to_dict()`` and hands
     every update to ``on_analysis``, the final one included."""
 
-    def __init__(
-        self,
-        request: Request,
-        on_info: Callable[[Info], None] | None,
-        on_progress: Callable[[Progress], None] | None,
-        *,
-        owner: Hashable | None = None,
-        on_queue: Callable[[int], None] | None = None,
-        on_release: Callable[[], None] | None = None,
-        on_analysis: Callable[[dict[str, Any]], None] | None = None,
-    ) -> None:
-        self.future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self.on_info = on_info
-        self.on_progress = on_progress
-        self.on_analysis = on_analysis
-        self.owner = owner
-        self.on_queue = on_queue
-        self.on_release = on_release
-        #: an analysis: it waits behind every search, and a search may stop it
-        self.background = request.task == "analyse"
-        #: stopped by the pool to free its worker for a search
-        self.preempted = False
-        #: place in line (1 = next to start) while waiting; 0 once started
-        self.position = 0
-        #: handed to a worker (it may still be loading the engine)
-        self.started = False
-        #: when the worker began the search (``time.monotonic()``), once it has
-        self.began: float | None = None
-        #: when a stop was asked for
-        self.stop_at: float | None = None
-        #: stopped by the pool for overrunning its time limit
-        self.overran = False
-        self.worker: EngineWorker | None = None
-        self._pool: EnginePool | None = None
-        self._request: Request | None = request
+    _request: Request | None
+    on_info: Callable[[Info], None] | None
+    on_progress: Callable[[Progress], None] | None
+    _: KW_ONLY
+    owner: Hashable | None = None
+    on_queue: Callable[[int], None] | None = None
+    on_release: Callable[[], None] | None = None
+    on_analysis: Callable[[dict[str, Any]], None] | None = None
+    future: asyncio.Future[T] = field(init=False)
+    #: an analysis: it waits behind every search, and a search may stop it
+    background: bool = field(init=False)
+    #: stopped by the pool to free its worker for a search
+    preempted: bool = field(default=False, init=False)
+    #: place in line (1 = next to start) while waiting; 0 once started
+    position: int = field(default=0, init=False)
+    #: handed to a worker (it may still be loading the engine)
+    started: bool = field(default=False, init=False)
+    #: when the worker began the search (``time.monotonic()``), once it has
+    began: float | None = field(default=None, init=False)
+    #: when a stop was asked for
+    stop_at: float | None = field(default=None, init=False)
+    #: stopped by the pool for overrunning its time limit
+    overran: bool = field(default=False, init=False)
+    worker: EngineWorker | None = field(default=None, init=False)
+    _pool: EnginePool | None = field(default=None, init=False)
+    _wake: asyncio.Event = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.future = asyncio.get_running_loop().create_future()
+        self.background = self._request is not None and self._request.task == "analyse"
         self._wake = asyncio.Event()
 
     @property
