@@ -329,28 +329,23 @@ def _negamax(
         mv = buf[i]
         g = gain(ctx, st, mv)
         child = play(ctx, st, mv)
-        # value = g - child_value, so the child's window is (g - beta, g - alpha).
-        if i == 0:
+        # value = g - child_value, so the child's window is (g - beta, g - alpha). PVS:
+        # the first move gets the whole window, each other one a null window (its upper
+        # bound alpha + 1), searched again with the whole one if it lands inside it.
+        first = i == 0
+        v = g - _negamax(
+            gen_moves, play, gain, evaluate, final, key, horizon, order, probcut,
+            ctx, child, depth - 1,
+            g - (beta if first else alpha + 1), g - alpha, ply + 1, pv_node if first else no,
+            tt, moves, pv, pvlen, ctl, stop,
+        )  # fmt: skip
+        if not first and pv_node and alpha < v < beta and ctl[_ABORTED] == 0:
             v = g - _negamax(
                 gen_moves, play, gain, evaluate, final, key, horizon, order, probcut,
                 ctx, child, depth - 1,
-                g - beta, g - alpha, ply + 1, pv_node,
+                g - beta, g - alpha, ply + 1, yes,
                 tt, moves, pv, pvlen, ctl, stop,
             )  # fmt: skip
-        else:
-            v = g - _negamax(
-                gen_moves, play, gain, evaluate, final, key, horizon, order, probcut,
-                ctx, child, depth - 1,
-                g - alpha - 1, g - alpha, ply + 1, no,
-                tt, moves, pv, pvlen, ctl, stop,
-            )  # fmt: skip
-            if pv_node and alpha < v < beta and ctl[_ABORTED] == 0:
-                v = g - _negamax(
-                    gen_moves, play, gain, evaluate, final, key, horizon, order, probcut,
-                    ctx, child, depth - 1,
-                    g - beta, g - alpha, ply + 1, yes,
-                    tt, moves, pv, pvlen, ctl, stop,
-                )  # fmt: skip
         if ctl[_ABORTED] != 0:
             return 0
         if v > best:

@@ -67,13 +67,13 @@ from banmen.games.go.kernels import (
     G_HEAD,
     G_NEXT,
     G_SIZE,
-    M_LAST,
     M_SIZE,
     M_STRIDE,
     M_TURN,
     PASS,
     gen_moves,
     is_eye,
+    sides,
 )
 from banmen.games.go.tactics import (
     count_libs_after,
@@ -198,12 +198,7 @@ def move_features(board: Any, grp: Any, meta: Any, p: int, out: Any, stacks: Any
     """The levels of the move ``p`` (an empty point) for the side to move, written to
     ``out[2:]``; ``out[0]`` and ``out[1]`` get the raw 3x3 and 12-point pattern codes
     (module docstring)."""
-    s = meta[M_STRIDE]
-    size = meta[M_SIZE]
-    npts = s * s
-    color = meta[M_TURN]
-    opp = 3 - color
-    last = meta[M_LAST]
+    s, size, npts, color, opp, last = sides(meta)
     out[F_PAT3] = _code(board, grp, meta, p, color, 8)
     out[F_PAT12] = _code(board, grp, meta, p, color, 12)
     # captures, escapes, ataris

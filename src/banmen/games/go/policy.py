@@ -101,6 +101,7 @@ from banmen.games.go.kernels import (
     play,
     playout_score,
     rand_below,
+    sides,
 )
 from banmen.games.go.tactics import (
     atari_lib,
@@ -643,12 +644,7 @@ def go_expand(ctx: Any, st: Any, moves: Any, prior_n: Any, prior_w: Any) -> int:
     meta = st[2]
     if meta[M_PASSES] >= 2:
         return 0
-    s = meta[M_STRIDE]
-    size = meta[M_SIZE]
-    npts = s * s
-    color = meta[M_TURN]
-    opp = 3 - color
-    last = meta[M_LAST]
+    s, size, npts, color, opp, last = sides(meta)
     lr = last // s
     lc = last - lr * s
     bit = 1 << (color - 1)
