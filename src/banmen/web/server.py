@@ -98,6 +98,7 @@ from banmen.web.levels import MOVE_TIME_CAP
 from banmen.web.limits import Limits, client_address
 from banmen.web.pages import STATIC_DIR, app_pages, page_routes
 from banmen.web.protocol import MAX_MESSAGE_BYTES
+from banmen.web.protocols import uvicorn_protocols
 from banmen.web.replies import one_line
 from banmen.web.session import Services
 from banmen.web.sockets import serve_socket
@@ -129,6 +130,10 @@ _FILE_NAME_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 #: Frames above this are refused by the WebSocket layer itself (the connection closes);
 #: frames between MAX_MESSAGE_BYTES and this get a polite error reply.
 WS_MAX_FRAME = 64 * 1024
+#: An idle HTTP connection is closed this long after its last response (uvicorn's own).
+KEEP_ALIVE_SECONDS = 5
+#: On shutdown, what still runs this long after the WebSockets were told is cancelled.
+GRACEFUL_SHUTDOWN_SECONDS = 5
 
 
 def default_workers() -> int:
@@ -411,7 +416,7 @@ def create_app(
     def game_socket(entry: GameEntry) -> WebSocketRoute:
         async def socket(websocket: WebSocket) -> None:
             st = websocket.app.state
-            await serve_socket(websocket, entry.name, st.hub, st.news)
+            await serve_socket(websocket, entry.name, st.hub, st.news, st.limits)
 
         return WebSocketRoute(f"/ws/{entry.name}", socket, name=f"ws-{entry.name}")
 
@@ -537,14 +542,29 @@ def _log_config() -> dict[str, Any]:
     return config
 
 
-def run_uvicorn(app: ASGIApp, host: str, port: int, hosts: Sequence[str] | None = None) -> None:
+def run_uvicorn(
+    app: ASGIApp,
+    host: str,
+    port: int,
+    hosts: Sequence[str] | None = None,
+    limits: Limits | None = None,
+) -> None:
     """Serve ``app`` until interrupted, with the settings every banmen server uses: only
-    ``hosts`` (default: :func:`allowed_hosts` for ``host``) in the ``Host`` header, and
-    one-line log entries for malformed requests."""
+    ``hosts`` (default: :func:`allowed_hosts` for ``host``) in the ``Host`` header, the
+    connection limits of ``limits`` (default: the app's, ``app.state.limits``) on
+    uvicorn's protocols (:func:`~banmen.web.protocols.uvicorn_protocols`), and one-line
+    log entries for malformed requests."""
+    if limits is None:
+        limits = getattr(getattr(app, "state", None), "limits", None) or Limits()
+    http, ws = uvicorn_protocols(limits)
     uvicorn.run(
         guard_hosts(app, allowed_hosts(host) if hosts is None else hosts),
         host=host,
         port=port,
+        http=http,
+        ws=ws,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
         ws_max_size=WS_MAX_FRAME,
         log_config=_log_config(),
         log_level="warning",
