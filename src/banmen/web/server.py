@@ -51,8 +51,23 @@ The limits (:class:`~banmen.web.limits.Limits`, each settable with ``banmen serv
   a move untouched for ``keep_empty_days`` (1) are deleted, at start and every
   ``expiry_interval`` (1 h). Finished games are kept.
 
+- ``message_burst`` / ``message_rate`` (500 / 100 a second): what one WebSocket may send;
+  one frame more gets an ``error`` ("too many messages: ...") and the socket is closed
+  (1008, "too many messages"). Frames are handled one per turn of the event loop, and
+  read off the wire 4 KB per turn (:mod:`banmen.web.sockets`, :mod:`banmen.web.protocols`),
+  so a socket whose frames are all buffered at once cannot hold up the others.
+- ``request_head_timeout`` (10 s): an HTTP connection waiting for a request head (new,
+  half-sent, or idle after a response) is closed after that long, with a 408 if it had
+  sent part of one; ``max_waiting_connections`` (256) may wait at once, one more closes
+  the one that has waited longest (those that never sent a request first). An idle
+  connection after a response is closed after 5 s (uvicorn's keep-alive); a request head
+  over 16 KB gets uvicorn's 400.
+
 A malformed HTTP request (a bad chunked body, say) is logged as one line, not a traceback
-(:class:`OneLineProtocolErrors` on uvicorn's error log).
+(:class:`OneLineProtocolErrors` on uvicorn's error log); what is logged about refused
+clients (a flooding socket, a timed-out head, a WebSocket with a foreign ``Host``) is one
+warning line per kind a minute at most, counting the rest
+(:class:`~banmen.web.limits.LogThrottle`).
 """
 
 from __future__ import annotations
