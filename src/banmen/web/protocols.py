@@ -51,7 +51,7 @@ _log_once = LogThrottle(log)
 #: bytes of one WebSocket parsed per turn of the event loop (some 600 short frames, ~3 ms)
 PARSE_SLICE = 4096
 #: bytes of one WebSocket read but not parsed yet beyond which it stops being read
-MAX_UNPARSED = 256 * 1024
+MAX_UNPARSED = 64 * 1024
 
 
 def _peer(client: tuple[str, int] | None) -> str:
