@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import socket
 import subprocess
@@ -44,7 +45,7 @@ with warnings.catch_warnings():
 import banmen.web.cpu_turns as cpu_turns_module
 from banmen.cli import app as cli_app
 from banmen.web.levels import capped_limit
-from banmen.web.limits import Limits, RateLimit, busy_line, ordinal
+from banmen.web.limits import Limits, LogThrottle, RateLimit, busy_line, ordinal
 from banmen.web.server import (
     LOOPBACK_HOSTS,
     allowed_hosts,
@@ -169,6 +170,27 @@ def test_rate_limit_is_a_token_bucket_on_its_clock() -> None:
     assert rate.take("a") == 0.0
     clock.now -= 1000  # a clock stepping back gives nothing and takes nothing
     assert rate.take("a") > 0
+
+
+def test_log_throttle_logs_one_line_per_kind_per_interval(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    clock = FakeClock()
+    throttle = LogThrottle(logging.getLogger("banmen.test"), interval=60.0, clock=clock)
+    with caplog.at_level(logging.WARNING, logger="banmen.test"):
+        assert throttle.log(logging.WARNING, "a", "first")
+        assert not any(throttle.log(logging.WARNING, "a", "again") for _ in range(99))
+        assert throttle.log(logging.WARNING, "b", "another kind")  # its own interval
+        clock.now += 61
+        assert throttle.log(logging.WARNING, "a", "later")
+        clock.now += 61
+        assert throttle.log(logging.WARNING, "a", "much later")
+    assert [r.getMessage() for r in caplog.records] == [
+        "first",
+        "another kind",
+        "later; 99 more like it since the last such line, not logged",
+        "much later",
+    ]
 
 
 def test_the_pool_is_one_worker_per_usable_core() -> None:

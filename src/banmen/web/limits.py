@@ -4,9 +4,12 @@ enforce the per-address ones.
 One server is shared by every page that reaches it, so nothing a client can ask for is
 unbounded: WebSocket connections (in all and per client address), games being viewed,
 CPU moves and tsume solves waiting for a process (each waiter is told its place in line),
-the time a solve may take, and how fast one address may create saved games. Saved games
-that are abandoned expire. The defaults suit a machine shared by a few people; every
-field can be set with ``banmen serve --limit NAME=VALUE`` or ``create_app(limits=...)``.
+the time a solve may take, how fast one address may create saved games, how fast one
+WebSocket may send messages, how long a connection may take to send a request head, and
+how many connections may wait for one. Saved games that are abandoned expire, and what
+the server logs about refused clients is one line a minute at most (:class:`LogThrottle`).
+The defaults suit a machine shared by a few people; every field can be set with
+``banmen serve --limit NAME=VALUE`` or ``create_app(limits=...)``.
 
 A "client address" is the peer address of the connection: behind a reverse proxy every
 client has the proxy's address, so raise the per-address caps there.
@@ -15,6 +18,7 @@ client has the proxy's address, so raise the per-address caps there.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -22,7 +26,7 @@ from typing import Any
 
 from starlette.requests import HTTPConnection
 
-__all__ = ["Limits", "RateLimit", "ordinal", "busy_line", "client_address"]
+__all__ = ["Limits", "RateLimit", "LogThrottle", "ordinal", "busy_line", "client_address"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,16 @@ class Limits:
     keep_empty_days: float = 1.0
     #: seconds between runs of the expiry of saved games (it also runs at start)
     expiry_interval: float = 3600.0
+    #: messages one WebSocket may send at once (a page sends a few a second at most) ...
+    message_burst: int = 500
+    #: ... and then this many a second; beyond, it gets one error and is closed (1008)
+    message_rate: float = 100.0
+    #: seconds a connection has to send a whole request head (from its opening, or from
+    #: the end of its previous response); then it is closed (a 408 if it sent a part)
+    request_head_timeout: float = 10.0
+    #: HTTP connections waiting for a request head at once (new, half-sent, idle between
+    #: requests); one more closes the one that has waited longest
+    max_waiting_connections: int = 256
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -136,3 +150,37 @@ class RateLimit:
     def _forget_full(self, now: float) -> None:
         for key in [k for k in self._buckets if self._tokens(k, now) >= self.burst]:
             del self._buckets[key]
+
+
+class LogThrottle:
+    """At most one log line per kind of event every ``interval`` seconds of ``clock``:
+    the first is logged at once, the rest are counted and the count is given with the
+    next line logged (so a client repeating a refused request cannot fill the disk, and
+    the log still says how often it happened)."""
+
+    def __init__(
+        self,
+        logger: logging.Logger,
+        interval: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.logger = logger
+        self.interval = interval
+        self._clock = clock
+        self._last: dict[str, float] = {}  # kind -> when its last line was logged
+        self._held: dict[str, int] = {}  # kind -> events not logged since
+
+    def log(self, level: int, kind: str, message: str) -> bool:
+        """Log ``message`` (one line) unless a line of ``kind`` was logged less than
+        ``interval`` seconds ago; whether it was logged."""
+        now = self._clock()
+        last = self._last.get(kind)
+        if last is not None and 0.0 <= now - last < self.interval:
+            self._held[kind] = self._held.get(kind, 0) + 1
+            return False
+        held = self._held.pop(kind, 0)
+        if held:
+            message += f"; {held} more like it since the last such line, not logged"
+        self._last[kind] = now
+        self.logger.log(level, "%s", message)
+        return True

@@ -51,8 +51,23 @@ The limits (:class:`~banmen.web.limits.Limits`, each settable with ``banmen serv
   a move untouched for ``keep_empty_days`` (1) are deleted, at start and every
   ``expiry_interval`` (1 h). Finished games are kept.
 
+- ``message_burst`` / ``message_rate`` (500 / 100 a second): what one WebSocket may send;
+  one frame more gets an ``error`` ("too many messages: ...") and the socket is closed
+  (1008, "too many messages"). Frames are handled one per turn of the event loop, and
+  read off the wire 4 KB per turn (:mod:`banmen.web.sockets`, :mod:`banmen.web.protocols`),
+  so a socket whose frames are all buffered at once cannot hold up the others.
+- ``request_head_timeout`` (10 s): an HTTP connection waiting for a request head (new,
+  half-sent, or idle after a response) is closed after that long, with a 408 if it had
+  sent part of one; ``max_waiting_connections`` (256) may wait at once, one more closes
+  the one that has waited longest (those that never sent a request first). An idle
+  connection after a response is closed after 5 s (uvicorn's keep-alive); a request head
+  over 16 KB gets uvicorn's 400.
+
 A malformed HTTP request (a bad chunked body, say) is logged as one line, not a traceback
-(:class:`OneLineProtocolErrors` on uvicorn's error log).
+(:class:`OneLineProtocolErrors` on uvicorn's error log); what is logged about refused
+clients (a flooding socket, a timed-out head, a WebSocket with a foreign ``Host``) is one
+warning line per kind a minute at most, counting the rest
+(:class:`~banmen.web.limits.LogThrottle`).
 """
 
 from __future__ import annotations
@@ -98,6 +113,7 @@ from banmen.web.levels import MOVE_TIME_CAP
 from banmen.web.limits import Limits, client_address
 from banmen.web.pages import STATIC_DIR, app_pages, page_routes
 from banmen.web.protocol import MAX_MESSAGE_BYTES
+from banmen.web.protocols import uvicorn_protocols
 from banmen.web.replies import one_line
 from banmen.web.session import Services
 from banmen.web.sockets import serve_socket
@@ -129,6 +145,10 @@ _FILE_NAME_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 #: Frames above this are refused by the WebSocket layer itself (the connection closes);
 #: frames between MAX_MESSAGE_BYTES and this get a polite error reply.
 WS_MAX_FRAME = 64 * 1024
+#: An idle HTTP connection is closed this long after its last response (uvicorn's own).
+KEEP_ALIVE_SECONDS = 5
+#: On shutdown, what still runs this long after the WebSockets were told is cancelled.
+GRACEFUL_SHUTDOWN_SECONDS = 5
 
 
 def default_workers() -> int:
@@ -411,7 +431,7 @@ def create_app(
     def game_socket(entry: GameEntry) -> WebSocketRoute:
         async def socket(websocket: WebSocket) -> None:
             st = websocket.app.state
-            await serve_socket(websocket, entry.name, st.hub, st.news)
+            await serve_socket(websocket, entry.name, st.hub, st.news, st.limits)
 
         return WebSocketRoute(f"/ws/{entry.name}", socket, name=f"ws-{entry.name}")
 
@@ -537,14 +557,29 @@ def _log_config() -> dict[str, Any]:
     return config
 
 
-def run_uvicorn(app: ASGIApp, host: str, port: int, hosts: Sequence[str] | None = None) -> None:
+def run_uvicorn(
+    app: ASGIApp,
+    host: str,
+    port: int,
+    hosts: Sequence[str] | None = None,
+    limits: Limits | None = None,
+) -> None:
     """Serve ``app`` until interrupted, with the settings every banmen server uses: only
-    ``hosts`` (default: :func:`allowed_hosts` for ``host``) in the ``Host`` header, and
-    one-line log entries for malformed requests."""
+    ``hosts`` (default: :func:`allowed_hosts` for ``host``) in the ``Host`` header, the
+    connection limits of ``limits`` (default: the app's, ``app.state.limits``) on
+    uvicorn's protocols (:func:`~banmen.web.protocols.uvicorn_protocols`), and one-line
+    log entries for malformed requests."""
+    if limits is None:
+        limits = getattr(getattr(app, "state", None), "limits", None) or Limits()
+    http, ws = uvicorn_protocols(limits)
     uvicorn.run(
         guard_hosts(app, allowed_hosts(host) if hosts is None else hosts),
         host=host,
         port=port,
+        http=http,
+        ws=ws,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
         ws_max_size=WS_MAX_FRAME,
         log_config=_log_config(),
         log_level="warning",

@@ -636,7 +636,8 @@ def tsume_routes(service: SolverService) -> list[BaseRoute]:
             return JSONResponse({"ok": False, "error": one_line(e)}, headers=NO_STORE_JSON)
 
     async def socket(websocket: WebSocket) -> None:
-        await serve_socket(websocket, "tsume", service, websocket.app.state.news)
+        st = websocket.app.state
+        await serve_socket(websocket, "tsume", service, st.news, st.limits)
 
     return [
         Route("/api/tsume/sfen", sfen_api),
