@@ -5,7 +5,8 @@ refactor lost no speed. Run once per tree, alternating the trees, e.g.
 
 Each figure is the best of three CPU times (``time.process_time``) and comes with its node
 count: equal counts mean both trees' searches did the same work. Module names are looked up
-under their issue-15 names and the earlier ones, so a tree from before the move runs too.
+under their present names and the earlier ones (issue 15, issue 31), so a tree from before
+a move runs too.
 """
 
 from __future__ import annotations
@@ -44,12 +45,15 @@ def main() -> dict[str, tuple[float, int]]:
     from banmen.bench.othello import ffo_positions
     from banmen.bench.tsume import tsume_rows
     from banmen.games.othello.endgame import EndgameSolver
-    from banmen.games.registry import get_game
     from banmen.search.limits import Limit
 
     engines = _module("banmen.games.engines", "banmen.engine")
-    games = _module("banmen.games")
-    registry = games if hasattr(games, "make_engine") else _module("banmen.engine")
+    # the registry: games/registry.py since issue 31, games/__init__.py before, engine.py
+    # before issue 15
+    registry = _module("banmen.games.registry", "banmen.games")
+    if not hasattr(registry, "make_engine"):
+        registry = _module("banmen.engine")
+    get_game = _module("banmen.games.registry", "banmen.games").get_game
     out: dict[str, tuple[float, int]] = {}
 
     mattix = get_game("mattix")
