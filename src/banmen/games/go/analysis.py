@@ -107,17 +107,31 @@ def _lcb(p: float, n: int, z: float = LCB_Z) -> float:
     return max(0.0, (centre - margin) / (1 + z2 / n))
 
 
+#: the fewest playouts an estimate makes, whatever its deadline
+ESTIMATE_LEAST = 16
+#: the share of an analysis's time its ownership estimate may take (the search gets the rest)
+ESTIMATE_SHARE = 0.25
+
+
 def estimate(
-    ctx: Any, pos: K.Position, playouts: int, seed: int, komi: float
+    ctx: Any,
+    pos: K.Position,
+    playouts: int,
+    seed: int,
+    komi: float,
+    until: float | None = None,
 ) -> tuple[npt.NDArray[np.int64], list[float]]:
     """``playouts`` playouts of the policy (``ctx``: :func:`.policy.context`) from
     ``pos``, its side to move first: the summed final ownership of every point (+1 black,
     -1 white, per playout, by the stride's point index) and each playout's final score
-    for black (area, less ``komi``)."""
+    for black (area, less ``komi``). With ``until`` (``time.perf_counter()``), fewer once
+    it has passed (at least :data:`ESTIMATE_LEAST`): ``len(scores)`` says how many."""
     own = np.zeros(len(pos.board), dtype=np.int64)
     one = np.zeros_like(own)
     scores: list[float] = []
     for i in range(playouts):
+        if until is not None and i >= ESTIMATE_LEAST and time.perf_counter() > until:
+            break
         one[:] = 0
         policy.playout_ownership(ctx, pos, 1, seed + i, one)
         own += one
@@ -194,13 +208,15 @@ def analyse(
     if search_komi != komi:
         extra["search_komi"] = search_komi
     if ownership_playouts > 0:
-        own, scores = estimate(ctx, pos, ownership_playouts, seed, komi)
+        # the estimate takes at most its share of the time: the limit holds on any machine
+        until = None if limit.time is None else t0 + ESTIMATE_SHARE * limit.time
+        own, scores = estimate(ctx, pos, ownership_playouts, seed, komi, until)
         mean = sum(scores) / len(scores)
         var = sum((x - mean) ** 2 for x in scores) / len(scores)
-        extra["ownership"] = ownership_rows(own, size, ownership_playouts, sign)
+        extra["ownership"] = ownership_rows(own, size, len(scores), sign)
         extra["score_lead"] = round(sign * mean, 2)
         extra["score_stdev"] = round(math.sqrt(var), 2)
-        extra["estimate_playouts"] = ownership_playouts
+        extra["estimate_playouts"] = len(scores)
     priors = _priors(eng, ctx, pos)
 
     def table() -> list[MoveValue]:
