@@ -47,6 +47,7 @@ __all__ = [
     "WORKERS",
     "HASH",
     "hash_mb",
+    "shown",
     "machine_mb",
 ]
 
@@ -67,7 +68,9 @@ class NumberError(ValueError):
     the range expected and (shortened) what was given."""
 
 
-def _shown(value: object) -> str:
+def shown(value: object) -> str:
+    """``value`` as a one-line message shows it: short text quoted, a long number cut with
+    its count of digits."""
     text = value if isinstance(value, str) else repr(value)
     if len(text) <= 24:
         return repr(value) if isinstance(value, str) else text
@@ -101,7 +104,7 @@ class Bounded:
         return f"{kind} from {lo} to {hi}{unit}{note}"
 
     def error(self, value: object) -> NumberError:
-        return NumberError(f"{self.what}: expected {self.expected()}, got {_shown(value)}")
+        return NumberError(f"{self.what}: expected {self.expected()}, got {shown(value)}")
 
     def __call__(self, value: object) -> Any:
         number = self._read(value)

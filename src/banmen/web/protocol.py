@@ -72,7 +72,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from banmen.numbers import Bounded, NumberError
+from banmen.numbers import Bounded, NumberError, shown
 
 __all__ = [
     "MAX_MESSAGE_BYTES",
@@ -265,8 +265,8 @@ def _number(value: Any, bounded: Bounded) -> Any:
     try:
         return bounded(value)
     except NumberError:
-        shown = _kind(value) if isinstance(value, bool | list | dict) else str(value)[:24]
-        raise ProtocolError(f"'{bounded.what}' must be {bounded.expected()}, got {shown}") from None
+        got = _kind(value) if isinstance(value, bool | list | dict) else shown(value)
+        raise ProtocolError(f"'{bounded.what}' must be {bounded.expected()}, got {got}") from None
 
 
 def _int(value: Any, field: str, lo: int, hi: int, text: bool = False) -> int:
