@@ -29,6 +29,12 @@ compiles:
   ``int64`` (``uint64`` stays: bitboards) — so one compile serves every caller, and LLVM
   still folds constants where it inlines.
 
+* **a package's compiled code is fresh or stale as a whole.** numba keys a function's
+  cache on its own source file only: an edit to another file it calls into (Go's policy
+  calls its tactics; a game package calls banmen's bit helpers) left its cached machine
+  code in use, stale. The stamp numba checks is that file's with a digest of every
+  compiling file of its package (:func:`compiled_files`), and of banmen's.
+
 ``@kernel`` is ``njit(cache=True)`` for functions handed to a generic search: numba caches
 a function compiled for *another* jitted function as an argument only if that argument
 pickles the same way in every process. A dispatcher pickles with a random uuid, so by
@@ -40,11 +46,13 @@ search compiled for the old kernel is not reused.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import itertools
 import os
 import pickle
+import re
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -103,6 +111,68 @@ def _live(overloads: dict[Any, str]) -> dict[Any, str]:
 
 
 caching.IndexDataCacheFile.save = _locked_save  # type: ignore[method-assign]
+
+#: a line that compiles the function below it
+_COMPILED = re.compile(rb"^[ \t]*@(?:njit|kernel)\b", re.M)
+
+
+@functools.cache
+def package_root(path: str) -> str | None:
+    """The top folder of the package ``path`` is in (the last one up with an
+    ``__init__.py``), or ``None`` for a file outside any package."""
+    here = Path(path).resolve().parent
+    top = None
+    while (here / "__init__.py").is_file():
+        top = here
+        here = here.parent
+    return None if top is None else str(top)
+
+
+@functools.cache
+def compiled_files(root: str) -> tuple[str, ...]:
+    """The source files under the package folder ``root`` that compile functions (a
+    ``@njit`` or ``@kernel`` line), sorted."""
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in files:
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                with open(path, "rb") as f:
+                    if _COMPILED.search(f.read()):
+                        found.append(path)
+    return tuple(sorted(found))
+
+
+@functools.cache
+def _package_stamp(root: str) -> bytes:
+    digest = hashlib.sha256()
+    for path in compiled_files(root):
+        with open(path, "rb") as f:
+            digest.update(os.path.relpath(path, root).encode() + b"\0")
+            digest.update(hashlib.sha256(f.read()).digest())
+    return digest.digest()
+
+
+_file_stamp = caching._SourceFileBackedLocatorMixin.get_source_stamp
+
+
+def _stamp_with_package(self: Any) -> Any:
+    """numba's stamp of a function's source file, with its package's compiled files.
+    numba checks only the file a function is written in, so an edit to another file it
+    calls into (Go's policy calls its tactics) left the caller's cached machine code in
+    use, stale: a package's compiled code is one whole, fresh together or stale together
+    (and a game package's with banmen's, whose helpers it calls)."""
+    own = _file_stamp(self)  # type: ignore[no-untyped-call]
+    root = package_root(self._py_file)
+    if root is None:
+        return own
+    # a game package's kernels call banmen's compiled helpers (its bits, its searches'
+    # contracts): banmen's compiled files count for them too
+    return (own, _package_stamp(root), _package_stamp(str(_HERE)))
+
+
+caching._SourceFileBackedLocatorMixin.get_source_stamp = _stamp_with_package  # type: ignore[method-assign]
 
 
 def _plain(t: Any) -> Any:

@@ -133,33 +133,40 @@ def stamp_dir() -> Path:
     return Path(user_cache_dir("banmen")) / "warm"
 
 
+#: how banmen keys numba's cache (3: a package's compiled files, and banmen's, stale together,
+#: banmen._jit); a stamp from another scheme names a cache numba will not load
+CACHE_SCHEME = "3"
+
+
 def _versions() -> dict[str, str]:
     import numba
 
-    return {"numba": numba.__version__, "python": platform.python_version()}
+    return {"numba": numba.__version__, "python": platform.python_version(),
+            "scheme": CACHE_SCHEME}  # fmt: skip
 
 
 def _sources(also: str = "banmen") -> list[list[Any]]:
-    """The source files loaded in this process that hold compiled functions, banmen's and
-    those of the package ``also`` (a game package's, named by its set's loader), with
-    their sizes and modification times: numba recompiles when one of them changes; an
-    edit to a command's module does not make anything cold."""
-    from numba.core.dispatcher import Dispatcher
+    """The source files a set's compiled code depends on, with their sizes and
+    modification times: every file that compiles functions in banmen's package and in the
+    package ``also`` (a game package's, named by its set's loader). numba's cache holds a
+    package's compiled code as one whole (:func:`banmen._jit.compiled_files`): an edit to
+    any of them makes it compile again; an edit to a command's module does not."""
+    from banmen._jit import compiled_files, package_root
 
-    tops = {"banmen", also}
+    roots = {str(_PACKAGE)}
+    mod = sys.modules.get(also)
+    if mod is not None and getattr(mod, "__file__", None):
+        root = package_root(mod.__file__)
+        if root is not None:
+            roots.add(root)
     out = []
-    for mod in list(sys.modules.values()):
-        f = getattr(mod, "__file__", None)
-        if not f or getattr(mod, "__name__", "").split(".")[0] not in tops:
-            continue
-        if not any(isinstance(v, Dispatcher) for v in list(vars(mod).values())):
-            continue
+    for f in sorted({f for r in roots for f in compiled_files(r)}):
         try:
             st = os.stat(f)
         except OSError:
             continue
         out.append([f, st.st_size, st.st_mtime_ns])
-    return sorted(out)
+    return out
 
 
 def _stamp_path(ks: KernelSet) -> Path:

@@ -390,3 +390,34 @@ def test_an_index_entry_for_a_vanished_kernel_is_dropped_not_a_failed_save(
     _locked_save(ix, ("new",), b"code")
     assert ix.index == {("kept",): "f-2.nbc", ("new",): "f-3.nbc"}
     assert ix.data == {"f-3.nbc": b"code"}
+
+
+def test_an_edit_to_a_called_file_is_not_hidden_by_the_callers_cache(tmp_path: Path) -> None:
+    """numba checked only the file a compiled function is written in: after an edit to a
+    file it calls into, the caller's cached machine code was loaded stale (seen editing
+    Go's tactics under its policy). A package's compiled files are fresh or stale together."""
+    pkg = tmp_path / "toypkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "callee.py").write_text(
+        "from banmen.jit import njit\n\n\n@njit(cache=True)\ndef value():\n    return 1\n"
+    )
+    (pkg / "caller.py").write_text(
+        "from banmen.jit import njit\n\nfrom toypkg.callee import value\n\n\n"
+        "@njit(cache=True)\ndef twice():\n    return 2 * value()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env.get("PYTHONPATH", "")])
+    probe = [sys.executable, "-c", "from toypkg.caller import twice; print(twice())"]
+
+    def run() -> str:
+        p = subprocess.run(probe, capture_output=True, text=True, env=env, timeout=300)
+        assert p.returncode == 0, p.stderr
+        return p.stdout.strip()
+
+    assert run() == "2"
+    assert list((pkg / "__pycache__").glob("caller.twice-*.nbi")), "numba cached the caller"
+    (pkg / "callee.py").write_text(
+        "from banmen.jit import njit\n\n\n@njit(cache=True)\ndef value():\n    return 21\n"
+    )
+    assert run() == "42"
