@@ -65,17 +65,20 @@ CHROMIUM_ARGS = [
 
 @contextmanager
 def served(
-    tmp: Path, players: dict[str, dict[str, str]] | None = None
+    tmp: Path,
+    players: dict[str, dict[str, str]] | None = None,
+    limits: dict[str, Any] | None = None,
 ) -> Iterator[tuple[int, Path]]:
     """The web app as a subprocess, as ``banmen serve`` runs it (``serve()`` on a free port,
     a database in ``tmp``, one engine worker, the user's ``players`` as ``--player`` gives
-    them), ready; yields its port and its log file."""
+    them, ``limits`` as ``--limit`` sets them), ready; yields its port and its log file."""
     from banmen.web.launch import free_port, stop, wait_ready
 
     port = free_port()
     code = (
-        "from banmen.web.server import serve; "
-        f"serve(port={port}, db={str(tmp / 'games.sqlite3')!r}, workers=1, players={players!r})"
+        "from banmen.web.limits import Limits; from banmen.web.server import serve; "
+        f"serve(port={port}, db={str(tmp / 'games.sqlite3')!r}, workers=1, players={players!r}, "
+        f"limits=Limits(**{limits or {}!r}))"
     )
     log = tmp / "server.log"
     with log.open("wb") as out:

@@ -22,8 +22,6 @@ import base64
 import json
 import os
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -32,8 +30,8 @@ from typing import Any
 
 import httpx
 import pytest
+from conftest import served
 
-from banmen.web.launch import free_port, stop, wait_ready
 from banmen.web.limits import Limits
 
 pytestmark = [pytest.mark.server, pytest.mark.timeout(300)]
@@ -47,21 +45,8 @@ FLOOD = 50_000
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, Path]]:
     """``serve()`` with :data:`LIMITS`, as ``banmen serve --limit ...`` runs it; yields the
     port and the server's log file."""
-    tmp = tmp_path_factory.mktemp("fair")
-    port = free_port()
-    code = (
-        "from banmen.web.limits import Limits; from banmen.web.server import serve; "
-        f"serve(port={port}, db={str(tmp / 'games.sqlite3')!r}, workers=1, "
-        f"limits=Limits(**{LIMITS!r}))"
-    )
-    log = tmp / "server.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-c", code], stdout=out, stderr=subprocess.STDOUT)
-    try:
-        wait_ready(f"http://127.0.0.1:{port}", proc, log, timeout=120)
-        yield port, log
-    finally:
-        stop(proc)
+    with served(tmp_path_factory.mktemp("fair"), limits=LIMITS) as running:
+        yield running
 
 
 # --------------------------------------------------------------------------- helpers
