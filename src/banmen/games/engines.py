@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the compiled search is imported by the first AlphaBetaEngin
     from banmen.games._base import GameDef
     from banmen.search.alphabeta import SearchInfo
 
-__all__ = ["AlphaBetaEngine", "RandomEngine", "STANDARD_ENGINES", "tt_bits_for"]
+__all__ = ["AlphaBetaEngine", "RandomEngine", "STANDARD_ENGINES", "solve_record", "tt_bits_for"]
 
 
 class AlphaBetaEngine(Engine[GameBoard]):
@@ -115,6 +115,24 @@ class RandomEngine(Engine[GameBoard]):
             return Result(None, stopped_by="game_over")
         mv = self.rng.choice(moves)
         return Result(board.move_name(mv), stopped_by="random", seconds=request.elapsed())
+
+
+def solve_record(r: Result) -> dict[str, Any]:
+    """What an exact solve by :class:`AlphaBetaEngine` found, as a solver's record says it
+    (``banmen solve``): ``status`` solved or unknown, the proved ``value``, ``best_move``
+    and ``pv`` (``None``/empty unless solved), and, when a limit stopped it first, the
+    ``best_so_far`` it had established — a guess, not a result."""
+    solved = r.exact and r.score is not None
+    return {
+        "status": "solved" if solved else "unknown",
+        "stopped_by": r.stopped_by,
+        "value": int(r.score) if solved and r.score is not None else None,
+        "best_move": r.move if solved else None,
+        "pv": r.pv if solved else [],
+        "best_so_far": None if solved else {"move": r.move, "score": r.score, "depth": r.depth},
+        "nodes": r.nodes,
+        "seconds": r.seconds,
+    }
 
 
 def tt_bits_for(game_bits: int, spec: PlayerSpec) -> int:

@@ -64,25 +64,14 @@ def outcome(board: Board, value: int) -> str:
 
 def solve(board: Board, limits: SolveLimits) -> dict[str, Any]:
     """Solve ``board`` within ``limits`` (time, nodes, hash_mb); the JSON-ready record."""
+    from banmen.games.engines import solve_record
+
     engine = _engine(limits)
     r = engine.think(board)
-    solved = r.exact and r.score is not None
-    value = int(r.score) if solved and r.score is not None else None
-    return {
-        "game": "connect-four",
-        "fen": board.fen(),
-        "turn": board.turn,
-        "status": "solved" if solved else "unknown",
-        "stopped_by": r.stopped_by,
-        "value": value,
-        "outcome": outcome(board, value) if value is not None else None,
-        "best_move": r.move if solved else None,
-        "pv": r.pv if solved else [],
-        # What the search had established when a limit stopped it: a guess, not a result.
-        "best_so_far": None if solved else {"move": r.move, "score": r.score, "depth": r.depth},
-        "nodes": r.nodes,
-        "seconds": r.seconds,
-    }
+    rec = solve_record(r)
+    value = rec["value"]
+    return {"game": "connect-four", "fen": board.fen(), "turn": board.turn, **rec,
+            "outcome": outcome(board, value) if value is not None else None}  # fmt: skip
 
 
 def lines(rec: dict[str, Any]) -> list[str]:

@@ -13,27 +13,13 @@ def solve(game: GameDef[Board], board: Board, limits: SolveLimits) -> dict[str, 
     """The record ``solve mattix`` prints (``value`` is the final score margin for the
     side to move under perfect play, or ``None`` if the time ran out first), by ``game``'s
     alpha-beta (Mattix's GameDef, handed in by the package: a solver is given no game)."""
-    from banmen.games.engines import AlphaBetaEngine
+    from banmen.games.engines import AlphaBetaEngine, solve_record
     from banmen.search.limits import Limit
 
     engine = AlphaBetaEngine(game, Limit(time=limits.time))
     engine.warm_up()  # so that "seconds" is the solve's own time
     r = engine.think(board)
-    solved = r.exact
-    return {
-        "game": "mattix",
-        "layout": board.layout(),
-        "turn": board.turn,
-        "status": "solved" if solved else "unknown",
-        "stopped_by": r.stopped_by,
-        "value": r.score if solved else None,
-        "best_move": r.move if solved else None,
-        "pv": r.pv if solved else [],
-        # What the search had established when it stopped: a heuristic, not a result.
-        "best_so_far": None if solved else {"move": r.move, "score": r.score, "depth": r.depth},
-        "nodes": r.nodes,
-        "seconds": r.seconds,
-    }
+    return {"game": "mattix", "layout": board.layout(), "turn": board.turn, **solve_record(r)}
 
 
 def lines(rec: dict[str, Any]) -> list[str]:
