@@ -42,7 +42,6 @@ __all__ = [
     "SECONDS",
     "KOMI",
     "SEED",
-    "COUNT",
     "SIZE",
     "WORKERS",
     "HASH",
@@ -168,8 +167,6 @@ SECONDS = Bounded("time", 0.001, 365 * 86400.0, unit="seconds")
 KOMI = Bounded("komi", -1000, 1000)
 #: a random seed (numpy takes any non-negative integer; 64 bits keep it a C integer)
 SEED = Bounded("seed", 0, 2**63 - 1, integer=True)
-#: a count of games, jobs, moves… (a list of that many would not fit in memory beyond)
-COUNT = Bounded("count", 1, 10**9, integer=True)
 #: a board's size (each game checks its own sizes; no board is larger)
 SIZE = Bounded("size", 1, 64, integer=True)
 #: worker processes on one machine
