@@ -25,6 +25,7 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from banmen.games import go
+from banmen.games.go.game import DEAD_PLAYOUTS
 from banmen.web.games.go import GO_LEVELS, GO_MAX_LOAD, GoGame
 from banmen.web.server import create_app
 
@@ -610,7 +611,9 @@ def test_random_cpus_play_to_the_count(client: TestClient, conn: Conn) -> None:
         board.push(board.parse_move(h["square"]))
     assert board.is_game_over() and moves[-2:] == ["pass", "pass"]
     assert final["counting"] is not None and final["thinking"] is None
-    assert final["counting"]["dead"] == names(board, go.estimate_dead(board, playouts=256))
+    # the count starts from Game.propose's estimate: DEAD_PLAYOUTS playouts, seed 0
+    dead = go.estimate_dead(board, playouts=DEAD_PLAYOUTS)
+    assert final["counting"]["dead"] == names(board, dead)
     saved = client.get(f"/api/saved/{started['id']}").json()
     assert saved["game"] == "go"
     assert saved["state"]["board"]["counting"]["dead"] == final["counting"]["dead"]
