@@ -420,8 +420,10 @@ def test_arena_report_writes_each_go_game_as_sgf(tmp_path: Path) -> None:
 
     runner = CliRunner()
     db = tmp_path / "go.db"
+    # deal seed 7: one game ends in two passes, the other's cleanup at its ply cap
     args = ["arena", "go", "--size", "5", "-p", "a=random:seed=1", "-p", "b=random:seed=2",
-            "--games", "2", "--workers", "1", "--name", "g", "--db", str(db), "--json"]  # fmt: skip
+            "--games", "2", "--workers", "1", "--name", "g", "--db", str(db), "--json",
+            "--seed", "7"]  # fmt: skip
     res = runner.invoke(app, args)
     assert res.exit_code == 0, res.output
     out = tmp_path / "rep"
@@ -433,6 +435,7 @@ def test_arena_report_writes_each_go_game_as_sgf(tmp_path: Path) -> None:
     from banmen.arena.store import ArenaStore
 
     games = ArenaStore(db).games("g")
+    ends: list[str] = []
     for path, g in zip(files, sorted(games, key=lambda g: (g.pairing, g.pair, g.swapped)),
                        strict=True):  # fmt: skip
         rec = read_sgf(path.read_text())
@@ -443,9 +446,15 @@ def test_arena_report_writes_each_go_game_as_sgf(tmp_path: Path) -> None:
         game = rec.game
         if g.extra:  # random players cannot say which stones are dead: a cleanup
             assert g.extra["settled"] == "cleanup"
-            assert game.counting or game.resigned is not None
+            # the cleanup ends in two passes (counted), a resignation, or at its ply cap,
+            # where the replay of the record starts the count (go.settle's docstring)
+            capped = g.extra["cleanup_end"] == "ply cap"
+            assert game.counting or game.resigned is not None or capped, g.extra["cleanup_end"]
             settle_dead(game, (None, None), g.extra)
+            assert game.counting or game.resigned is not None
+            ends.append(g.extra["cleanup_end"])
         assert rec.properties["SZ"] == ["5"] and rec.properties["RE"] == [game.result()]
+    assert sorted(ends) == ["ply cap", "two passes"], ends
 
 
 def test_handicap_games_search_with_a_dynamic_komi() -> None:
