@@ -412,13 +412,15 @@ def test_the_page_draws_its_japanese_with_its_own_fonts(tab: Tab) -> None:
         return {f["familyName"]: f["glyphCount"] for f in used}
 
     def drawn_with(selector: str, want: dict[str, int]) -> dict[str, int]:
-        """``drawn_by``, asked again for a few seconds until it is ``want``: a loaded font
+        """``drawn_by``, asked again (up to 30 s) until it is ``want``: a loaded font
         reaches text laid out before it came at the next layout, which a busy machine may
         run a little later (the fonts' own load is checked above)."""
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         got = drawn_by(selector)
         while got != want and time.monotonic() < deadline:
             time.sleep(0.1)
+            # ask for the node's box: a layout now, not at the page's next frame
+            pg.evaluate("(s) => document.querySelector(s)?.getBoundingClientRect()", selector)
             got = drawn_by(selector)
         return got
 
