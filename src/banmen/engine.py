@@ -42,6 +42,10 @@ __all__ = [
     "parse_spec",
     "ENGINE_KINDS",
     "USER_KINDS",
+    "EngineFailure",
+    "FORFEIT_MARGIN",
+    "UNTIMED_MOVE",
+    "allowance",
 ]
 
 
@@ -231,6 +235,39 @@ class Engine(ABC, Generic[BoardT]):
         Default: nothing random to seed."""
 
 
+# --------------------------------------------------------------------------- the referee
+
+
+class EngineFailure(RuntimeError):
+    """A user's engine failed (one line naming it and what it did): it could not start,
+    exited, broke its protocol, answered an illegal move, overran its allowance, or
+    (a ``python:`` player) raised. The clients' own errors (``UGIError``, ``GTPError``,
+    ``NBoardError``, ``PlayerError``) are these; the arena records one as that player's
+    forfeit, a front end answers it in one line."""
+
+
+#: seconds past its time limit a user's engine may take for a move, at least: the
+#: limit's half if that is more (a process answering on a loaded machine)
+FORFEIT_MARGIN = 2.0
+#: the longest a user's engine may take for a move with no time limit (a depth, its own
+#: settings), in seconds; the protocol front ends' ``--max-move-time`` by default
+UNTIMED_MOVE = 60.0
+
+
+def allowance(seconds: float | None) -> float:
+    """The longest a user's engine (a ``python:``, ``ugi:``, ``gtp:`` or ``nboard:``
+    player) may take for a move whose time limit is ``seconds``: the limit plus its half,
+    at least :data:`FORFEIT_MARGIN`; :data:`UNTIMED_MOVE` with no time limit. Its client
+    gives up then, and the arena records the move as lost on time.
+
+    >>> allowance(0.5), allowance(10.0), allowance(None)
+    (2.5, 15.0, 60.0)
+    """
+    if seconds is None:
+        return UNTIMED_MOVE
+    return seconds + max(FORFEIT_MARGIN, seconds / 2)
+
+
 # --------------------------------------------------------------------------- specs
 
 
@@ -250,7 +287,7 @@ ENGINE_KINDS = {
     "nboard": "nboard:[depth=N ]COMMAND",
     "gtp": "gtp:[time=SECONDS ]COMMAND",
     "ugi": "ugi:[time=SECONDS ][depth=N ][nodes=N ]COMMAND",
-    "python": "python:FILE.py:NAME[,key=value...]",
+    "python": "python:FILE.py:NAME[,time=SECONDS][,key=value...]",
 }
 #: the kinds of player a user brings (their own code, or another program): the arena
 #: judges them (a fault loses the game, not the run) and the web checks them at start
@@ -287,8 +324,10 @@ class PlayerSpec:
         o = self.options
         if self.kind in ("perfect", "mate"):  # a solve: no bound unless one is given
             return Limit(time=o.get("time"), nodes=o.get("nodes"))
-        if self.kind == "python":  # the player's own business (its think() gets none)
-            return Limit()
+        if self.kind == "python":  # time=S if given (its think() gets it), else none
+            return Limit(time=o.get("time"))
+        if self.kind == "gtp":  # time=S sent as the engine's time settings, else its own
+            return Limit(time=o.get("time"))
         if self.kind == "mcts":  # playouts are the search's nodes
             if not any(k in o for k in ("time", "playouts")):
                 return Limit(time=1.0)
@@ -408,16 +447,29 @@ def _option_value(text: str) -> int | float | str:
 
 def _parse_python(raw: str, rest: str) -> PlayerSpec:
     """``python:FILE.py:NAME`` or ``python:package.module:NAME``, then ``,key=value``
-    options passed to ``NAME`` as keyword arguments."""
+    options passed to ``NAME`` as keyword arguments — but ``time=SECONDS``, the player's
+    time a move (its ``think`` gets it as the limit; the referee judges it).
+
+    >>> parse_spec("python:me.py:Bot,time=2,level=3").options["time"]
+    2.0
+    """
     target, *items = [p.strip() for p in rest.split(",")]
     where, _, name = target.rpartition(":")
     expected = "expected python:FILE.py:NAME or python:package.module:NAME[,key=value...]"
     if not where or not name.isidentifier():
         raise SpecError(f"{raw!r} names no player: {expected}")
     kwargs: dict[str, Any] = {}
+    limit: dict[str, float] = {}
     for item in items:
         key, eq, value = item.partition("=")
         if not eq or not key.strip().isidentifier():
             raise SpecError(f"bad option {item!r} in {raw!r}: options are key=value")
+        if key.strip() == "time":
+            seconds = _option_value(value.strip())
+            if isinstance(seconds, str) or not 0 < seconds <= 1e6:
+                raise SpecError(f"bad time in {raw!r}: expected a positive number of "
+                                f"seconds, got {value.strip()!r}")  # fmt: skip
+            limit = {"time": float(seconds)}
+            continue
         kwargs[key.strip()] = _option_value(value.strip())
-    return PlayerSpec("python", {"where": where, "name": name, "kwargs": kwargs}, raw)
+    return PlayerSpec("python", {"where": where, "name": name, "kwargs": kwargs, **limit}, raw)

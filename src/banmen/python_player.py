@@ -17,13 +17,26 @@ The contract (docs/YOUR_AI.md has an example for each game):
 ``think(self, board, limit) -> Result`` (optional, used instead of ``play``)
     For a player that reports more than its move: a :class:`banmen.engine.Result` with
     the move and, if it likes, ``score``, ``depth``, ``nodes`` and ``pv``. ``limit`` is a
-    :class:`banmen.search.limits.Limit` (what the front end asks; often none).
+    :class:`banmen.search.limits.Limit` (what the front end asks; the spec's ``time=S``;
+    often none).
 
 The board handed over is a copy: a player may push, pop and look ahead on it as it likes,
-and cannot change the game. Whatever goes wrong in the player — an exception, a move that
-is not a legal move's name, something else than a string — is a :class:`PlayerError`
-naming the player and what it did: the arena records it as that player's forfeit of the
-game, a front end as a one-line error.
+and cannot change the game. Whatever goes wrong in the player — an exception (``SystemExit``
+and ``KeyboardInterrupt`` included), a move that is not a legal move's name, something
+else than a string, its process ending (``os._exit``), a move not given within its
+allowance (:func:`banmen.engine.allowance`: ``time=S`` plus the margin, a minute without
+one) — is a :class:`PlayerError` naming the player and what it did: the arena records it
+as that player's forfeit of the game, a front end as a one-line error.
+
+**The player runs in a process of its own** (:class:`PythonEngine`): the host, ``python
+-m banmen.python_host``, started in a process group of its own like any engine
+(:mod:`banmen.clients._lines`), spoken to in JSON lines (the board as ``to_dict``, the
+limit, the result). So a player that hangs, exits or takes the interpreter down loses
+its move and is ended with whatever it started, and the program that asked — the arena's
+worker, a GTP session, the web's engine worker — goes on. What the player prints goes to
+standard error, never into a protocol. A game ``register()``-ed in this process only (a
+test's, a notebook's) is unknown to another process: its players run here
+(:class:`LocalPythonEngine`, no such protection).
 
 >>> import textwrap, tempfile, pathlib
 >>> src = '''
@@ -45,20 +58,31 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from banmen.engine import Engine, GameBoard, PlayerSpec, Request, Result, SpecError
+from banmen.clients._lines import START_SECONDS, EngineClient, LineProcess
+from banmen.engine import (
+    Engine,
+    EngineFailure,
+    GameBoard,
+    PlayerSpec,
+    Request,
+    Result,
+    SpecError,
+)
 
 if TYPE_CHECKING:
     from banmen.games import GameDef
 
-__all__ = ["PlayerError", "PythonEngine", "load_player"]
+__all__ = ["PlayerError", "PythonEngine", "LocalPythonEngine", "load_player"]
 
 
-class PlayerError(RuntimeError):
-    """A user's player failed: it raised, or answered something that is not a legal move."""
+class PlayerError(EngineFailure):
+    """A user's player failed: it raised, answered something that is not a legal move,
+    ended its process or took longer than its allowance."""
 
 
 def _describe(e: BaseException) -> str:
@@ -109,8 +133,9 @@ def load_player(where: str, name: str, kwargs: dict[str, Any]) -> Any:
     return player
 
 
-class PythonEngine(Engine[GameBoard]):
-    """A user's Python player (module docstring) as a banmen :class:`Engine`."""
+class LocalPythonEngine(Engine[GameBoard]):
+    """A user's Python player (module docstring) as a banmen :class:`Engine`, run in this
+    process: what the host runs, and a ``register()``-ed game's players."""
 
     ends_at_game_over = True
 
@@ -129,6 +154,11 @@ class PythonEngine(Engine[GameBoard]):
             self._player = load_player(o["where"], o["name"], dict(o["kwargs"]))
         return self._player
 
+    @property
+    def has_think(self) -> bool:
+        """Whether the player has ``think`` (it reports more than its move)."""
+        return callable(getattr(self.player, "think", None))
+
     def warm_up(self) -> None:
         self.player  # noqa: B018  (built now: a missing file fails before any game)
 
@@ -137,7 +167,7 @@ class PythonEngine(Engine[GameBoard]):
         if callable(hook):
             try:
                 hook()
-            except Exception as e:
+            except BaseException as e:  # (SystemExit, KeyboardInterrupt: the player's)
                 raise PlayerError(f"{self.name}: new_game raised {_describe(e)}") from None
 
     def _copy(self, board: GameBoard) -> Any:
@@ -163,7 +193,7 @@ class PythonEngine(Engine[GameBoard]):
                 move = player.play(mine)
         except PlayerError:
             raise
-        except Exception as e:
+        except BaseException as e:  # (SystemExit, KeyboardInterrupt: the player's)
             raise PlayerError(f"{self.name} raised {_describe(e)}") from None
         if not isinstance(move, str):
             raise PlayerError(
@@ -180,3 +210,78 @@ class PythonEngine(Engine[GameBoard]):
                           list(result.pv), False, result.stopped_by or "player",
                           seconds)  # fmt: skip
         return Result(name, stopped_by="player", seconds=seconds)
+
+
+class PythonEngine(EngineClient[GameBoard]):
+    """A user's Python player run in a process of its own (module docstring): the host,
+    ``python -m banmen.python_host``, spoken to in JSON lines."""
+
+    error = PlayerError
+    ends_at_game_over = True
+
+    def __init__(
+        self, game: GameDef[Any], spec: PlayerSpec, timeout: float = START_SECONDS
+    ) -> None:
+        super().__init__([sys.executable, "-m", "banmen.python_host"], spec.text, timeout)
+        self.game = game
+        self.spec = spec
+        self.limit = spec.limit
+        self._think = False
+
+    def _spawn(self) -> LineProcess:
+        return LineProcess(self.argv, stderr=None)  # (its prints: the user's to read)
+
+    def _ask(self, message: dict[str, Any], what: str, seconds: float | None = None) -> Any:
+        """Send ``message``; the host's answer (its ``error`` raised as :class:`PlayerError`)."""
+        self._send(json.dumps(message))
+        line = self._line(what=what, seconds=seconds)
+        try:
+            answer = json.loads(line)
+            assert isinstance(answer, dict)
+        except (ValueError, AssertionError):
+            self._abandon()
+            wrote = line[:80]
+            raise PlayerError(f"{self.name}: its process wrote {wrote!r}, not an answer") from None
+        if "error" in answer:
+            raise (SpecError if answer.get("spec") else PlayerError)(str(answer["error"]))
+        return answer.get("value")
+
+    def _handshake(self) -> None:
+        import os
+
+        load = {"op": "load", "game": self.game.name, "spec": self.spec.text,
+                "path": list(sys.path), "cwd": os.getcwd()}  # fmt: skip
+        told = self._ask(load, "not loaded", START_SECONDS)
+        self._think = bool(isinstance(told, dict) and told.get("think"))
+
+    @property
+    def has_think(self) -> bool:
+        """Whether the player has ``think`` (it reports more than its move)."""
+        self._start()
+        return self._think
+
+    def new_game(self) -> None:
+        self._start()
+        self._ask({"op": "new_game"}, "new_game did not return", self.timeout)
+
+    def choose(self, board: GameBoard, request: Request) -> Result:
+        self._start()
+        self._begin(request)
+        try:
+            d = self._ask({"op": "think", "board": board.to_dict(),
+                           "limit": request.limit.to_dict()}, "no move")  # fmt: skip
+        finally:
+            self._end()
+        try:
+            result = Result.from_dict(d)
+            name = board.move_name(board.parse_move(str(result.move)))
+        except (TypeError, ValueError) as e:
+            raise PlayerError(f"{self.name} answered {d!r}: {e}") from None
+        result.move = name
+        result.seconds = request.elapsed()
+        return result
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            proc.close(json.dumps({"op": "quit"}))

@@ -262,12 +262,13 @@ def test_no_layer_outside_a_game_names_it() -> None:
 #: below, never one above. The longest matching prefix names a module's floor.
 FLOORS: dict[int, tuple[str, ...]] = {
     0: ("banmen", "banmen.search.limits", "banmen._jit", "banmen.jit", "banmen._bits",
-        "banmen._random", "banmen._flock", "banmen._sqlite", "banmen._fields",
+        "banmen._reaper", "banmen._random", "banmen._flock", "banmen._sqlite", "banmen._fields",
         "banmen._atomic", "banmen.stats", "banmen.numbers", "banmen._files"),
     1: ("banmen.engine", "banmen.warm", "banmen.analysis", "banmen.clients"),
     2: ("banmen.search",),
     3: ("banmen.games",),
-    4: ("banmen.games.registry", "banmen.python_player", "banmen.protocols"),
+    4: ("banmen.games.registry", "banmen.python_player", "banmen.python_host",
+        "banmen.protocols"),
     5: ("banmen.worker", "banmen.arena", "banmen.viz", "banmen.warmup"),
     6: ("banmen.web",),
     7: ("banmen.cli", "banmen.__main__", "banmen.bench"),

@@ -44,6 +44,14 @@ class First:
         return board.move_name(board.legal_moves[0])
 
 
+class Tagged(First):
+    """First, saying what it was built with and how many games it was told of."""
+
+    def think(self, board, limit):
+        move = board.move_name(board.legal_moves[0])
+        return Result(move, score=self.games, pv=[self.tag, str(limit.time)])
+
+
 class Vandal:
     """Plays on the board it is given, then answers: the game must not see it."""
 
@@ -123,7 +131,14 @@ def test_a_python_player_plays_every_game(game: str, players: Path) -> None:
     engine.new_game()
     r = engine.think(board)
     assert r.move == board.move_name(board.legal_moves[0]) and r.stopped_by == "player"
-    assert engine.player.tag == "x" and engine.player.games == 1  # type: ignore[attr-defined]
+    # its options, its new_game hook and the spec's time reach the player in its process
+    tagged = make_engine(g, f"python:{players}:Tagged,tag=x,time=3")
+    tagged.new_game()
+    tagged.new_game()
+    r = tagged.think(board)
+    assert r.move == board.move_name(board.legal_moves[0]) and r.score == 2
+    assert r.pv == ["x", "3.0"]
+    tagged.close()
 
 
 def test_the_board_a_player_gets_is_a_copy(players: Path) -> None:

@@ -7,9 +7,13 @@ which worker played it or what that worker played before.
 
 **Forfeits**, as tournament managers record them. A player of the user's own — a
 ``python:`` player, or a program over UGI, GTP or NBoard — that raises, exits, breaks its
-protocol, answers an illegal move, or takes longer than the time its spec states
-(``ugi:time=0.5 …``) plus half of it, at least :data:`FORFEIT_MARGIN`, loses that game on
-the spot: the game is recorded with the result
+protocol, sends a line longer than :data:`~banmen.clients._lines.MAX_LINE`, answers an
+illegal move, or takes longer than its allowance (:func:`banmen.engine.allowance`: the
+time its spec states, ``ugi:time=0.5 …``, plus half of it, at least
+:data:`~banmen.engine.FORFEIT_MARGIN`; a minute with no time stated) loses that game on
+the spot. Its client gives up at the allowance (the process and whatever it started are
+ended with its process group), whatever the engine does meanwhile: talking counts, as
+does silence. The game is recorded with the result
 against it and ``extra["forfeit"]`` (its side, name and the reason, one line), its engine
 is dropped (the next game starts it afresh), and the run goes on. banmen's own engines
 are not judged so: an exception there is a bug, and fails the run (:class:`GameFailed`).
@@ -29,7 +33,16 @@ from typing import Any
 
 from banmen.arena.schedule import Job
 from banmen.arena.store import GameRecord
-from banmen.engine import USER_KINDS, Engine, GameBoard, PlayerSpec, Result, parse_spec
+from banmen.engine import (
+    FORFEIT_MARGIN,
+    USER_KINDS,
+    Engine,
+    GameBoard,
+    PlayerSpec,
+    Result,
+    allowance,
+    parse_spec,
+)
 from banmen.games import Forfeit, GameDef
 from banmen.games.engines import RandomEngine
 from banmen.games.registry import get_game, make_engine
@@ -47,13 +60,6 @@ __all__ = [
 
 #: the player kinds that can forfeit a game (the user's own; see the module docstring)
 JUDGED = USER_KINDS
-#: seconds past its time limit a move may take before it is a forfeit: the limit's half,
-#: at least 2 s (a process answering on a loaded machine)
-FORFEIT_MARGIN = 2.0
-
-
-def _margin_for(limit_time: float) -> float:
-    return max(FORFEIT_MARGIN, limit_time / 2)
 
 
 class EngineCache:
@@ -152,12 +158,11 @@ def play_game(
         name = job.first if side == 1 else job.second
         spec = parsed[name]
         judged = spec.kind in JUDGED
-        stated = spec.options.get("time") if judged else None  # (a limit the spec states)
         t0 = time.perf_counter()
         try:
             result = engines[side].think(board)
             took = time.perf_counter() - t0
-            move = _checked(board, result, took, stated)
+            move = _checked(board, result, took, spec.limit.time if judged else None, judged)
         except Exception as e:
             if not judged:
                 raise  # banmen's own engine failed: a bug, not a forfeit
@@ -206,12 +211,11 @@ class _Referee:
         name = self.names[side - 1]
         spec = self.parsed[name]
         judged = spec.kind in JUDGED
-        stated = spec.options.get("time") if judged else None
         t0 = time.perf_counter()
         try:
             result = think()
             took = time.perf_counter() - t0
-            _checked(board, result, took, stated)
+            _checked(board, result, took, spec.limit.time if judged else None, judged)
         except Exception as e:
             if not judged:
                 raise  # banmen's own engine failed: a bug, not a forfeit
@@ -224,14 +228,15 @@ class _Referee:
         self.times.append(round(seconds, 6))
 
 
-def _checked(board: GameBoard, result: Result, took: float, limit_time: float | None) -> int | None:
+def _checked(board: GameBoard, result: Result, took: float, limit_time: float | None,
+             judged: bool = False) -> int | None:  # fmt: skip
     """The move ``result`` names on ``board`` (``ValueError`` if it is not a legal one),
-    and ``TimeoutError`` if it came past ``limit_time`` plus the margin."""
-    if limit_time is not None and took > limit_time + _margin_for(limit_time):
-        raise TimeoutError(
-            f"took {took:.2f} s for a move: over its limit of {limit_time:g} s plus "
-            f"{_margin_for(limit_time):g} s"
-        )
+    and, for a ``judged`` player, ``TimeoutError`` if it came past its allowance."""
+    allowed = allowance(limit_time)
+    if judged and took > allowed:
+        over = ("the most a move with no time limit may take" if limit_time is None
+                else f"its limit of {limit_time:g} s plus {allowed - limit_time:g} s")  # fmt: skip
+        raise TimeoutError(f"took {took:.2f} s for a move: over {allowed:g} s, {over}")
     if result.move is None:
         return None
     try:

@@ -97,8 +97,7 @@ def _with_engine(g: GameDef[Any], spec: str, board: GameBoard, limit: Limit) -> 
         raise fail(str(e)) from None
     except Exception as e:  # a user's player that cannot start
         raise fail(f"{spec}: cannot start: {' '.join(str(e).split())}") from None
-    own = getattr(player, "player", None)
-    if own is not None and not callable(getattr(own, "think", None)):
+    if getattr(player, "has_think", True) is False:
         raise fail(f"{spec} has no think(board, limit) method: analyse needs the scores it "
                    "returns (docs/YOUR_AI.md); play() alone gives only a move")  # fmt: skip
     try:

@@ -6,16 +6,21 @@ engine has read it, and ``go`` is answered by ``=== MOVE[/EVAL[/SECONDS]]`` (the
 protocol's text gives; its example session, and Edax, separate the fields by spaces:
 ``=== f6 0.00 0.0``, which is read too). The player spec
 ``nboard:COMMAND`` (optionally ``nboard:depth=N COMMAND``) builds one for the arena.
+
+NBoard has no time control and no ``stop``: the engine searches to its depth. A move is
+given up, and the process ended with its group, at its allowance
+(:func:`banmen.engine.allowance`: a minute with no time limit), or
+:data:`~banmen.clients._lines.STOP_GRACE` after the caller asked the search to stop
+(``banmen nboard --max-move-time``, a web page's stop).
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from banmen.clients._lines import EngineClient
-from banmen.engine import Request, Result
+from banmen.clients._lines import START_SECONDS, EngineClient
+from banmen.engine import EngineFailure, Request, Result
 
 if TYPE_CHECKING:  # the Othello package offers this engine: it imports this module
     from banmen.games.othello.board import Board
@@ -23,7 +28,7 @@ if TYPE_CHECKING:  # the Othello package offers this engine: it imports this mod
 __all__ = ["NBoardEngine", "NBoardError"]
 
 
-class NBoardError(RuntimeError):
+class NBoardError(EngineFailure):
     """The engine process failed, timed out or broke the protocol."""
 
 
@@ -34,7 +39,7 @@ class NBoardEngine(EngineClient["Board"]):
     ends_at_game_over = True
 
     def __init__(self, command: str | list[str], depth: int = 8, name: str = "",
-                 timeout: float = 600.0) -> None:  # fmt: skip
+                 timeout: float = START_SECONDS) -> None:  # fmt: skip
         super().__init__(command, name, timeout)
         if not self.argv:
             raise ValueError("nboard needs a command, like 'nboard:edax -nboard'")
@@ -49,32 +54,32 @@ class NBoardEngine(EngineClient["Board"]):
         self._send(f"set depth {self.depth}")
         self._sync()
 
-    def _next(self, deadline: float, seconds: float) -> str:
-        line = super()._next(deadline, seconds)
-        if line.startswith("set myname "):
-            self.engine_name = line[len("set myname ") :].strip()
-        return line
-
-    def _answer(self, wanted: Callable[[str], bool]) -> str:
-        """The first line ``wanted`` (others are skipped)."""
-        deadline = time.monotonic() + self.timeout
-        while not wanted(line := self._next(deadline, self.timeout)):
-            pass
+    def _answer(self, wanted: Callable[[str], bool], what: str) -> str:
+        """The first line ``wanted`` (others are skipped) within the move's allowance, or
+        :attr:`timeout` outside a move."""
+        while not wanted(line := self._line(what=what)):
+            if line.startswith("set myname "):
+                self.engine_name = line[len("set myname ") :].strip()
         return line
 
     def _sync(self) -> None:
         self._ping += 1
         self._send(f"ping {self._ping}")
-        self._answer(lambda line: line.split()[:2] == ["pong", str(self._ping)])
+        self._answer(lambda line: line.split()[:2] == ["pong", str(self._ping)],
+                     f"no pong {self._ping}")  # fmt: skip
 
     def choose(self, board: Board, request: Request) -> Result:
         """Send the game, ask for a move (``limit`` is not sent: the engine searches to
         its depth)."""
         self._start()
-        self._send(f"set game {board.to_ggf()}")
-        self._sync()
-        self._send("go")
-        answer = self._answer(lambda line: line.startswith("==="))[3:].strip()
+        self._begin(request)
+        try:
+            self._send(f"set game {board.to_ggf()}")
+            self._sync()
+            self._send("go")
+            answer = self._answer(lambda line: line.startswith("==="), "no move")[3:].strip()
+        finally:
+            self._end()
         move_text, rest = _fields(answer)
         try:
             move = board.parse_move("pass" if move_text.upper() == "PA" else move_text)

@@ -13,8 +13,12 @@ one for any game (default: one second a move). What is sent, and when:
   ``go movetime MS`` (or ``go depth N``, ``go nodes N``);
 - the engine answers ``bestmove MOVE``; ``info depth … score cp … nodes … pv …`` lines on
   the way feed banmen's thinking display;
-- a stop request sends ``stop``; a search that has not answered a grace period past its
-  time limit is a :class:`UGIError` (the arena records that player's forfeit);
+- a search still running :data:`STOP_GRACE` past its time limit, or one the caller asks to
+  stop, is sent ``stop``; one that has not answered within its allowance
+  (:func:`banmen.engine.allowance`: its limit plus the margin, with the ``info`` lines it
+  sent counted in), or :data:`STOP_GRACE` after a stop request, is given up: a
+  :class:`UGIError` (the arena records that player's forfeit) and the process is ended
+  with its group;
 - at the end: ``quit``.
 
 A move that is not legal, a line that breaks the protocol, an engine that exits or does
@@ -26,22 +30,16 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from banmen.clients._lines import EngineClient
-from banmen.engine import GameBoard, Info, PlayerSpec, Request, Result
+from banmen.clients._lines import START_SECONDS, STOP_GRACE, EngineClient
+from banmen.engine import EngineFailure, GameBoard, Info, PlayerSpec, Request, Result
 
 if TYPE_CHECKING:
     from banmen.games import GameDef
 
 __all__ = ["UGIEngine", "UGIError", "STOP_GRACE", "START_SECONDS"]
 
-#: seconds a search may run past its time limit before it is told to stop, and then again
-#: before it is given up (its player loses the game)
-STOP_GRACE = 1.0
-#: seconds an engine may take to answer ``ugi`` and ``isready`` (it loads its tables)
-START_SECONDS = 60.0
 
-
-class UGIError(RuntimeError):
+class UGIError(EngineFailure):
     """The engine process failed, timed out, broke the protocol or played an illegal move."""
 
 
@@ -77,7 +75,9 @@ class UGIEngine(EngineClient[GameBoard]):
     error = UGIError
     ends_at_game_over = True
 
-    def __init__(self, game: GameDef[Any], spec: PlayerSpec, timeout: float = 600.0) -> None:
+    def __init__(
+        self, game: GameDef[Any], spec: PlayerSpec, timeout: float = START_SECONDS
+    ) -> None:
         super().__init__(spec.options["command"], spec.text, timeout)
         if game.ugi is None:
             raise ValueError(f"{game.title} is not played over UGI (no position format)")
@@ -92,15 +92,18 @@ class UGIEngine(EngineClient[GameBoard]):
     def _handshake(self) -> None:
         deadline = time.monotonic() + START_SECONDS
         self._send("ugi")
-        while (line := self._next(deadline, START_SECONDS)) != "ugiok":
+        while (line := self._line(deadline, "no ugiok", START_SECONDS)) != "ugiok":
             if line.startswith("id name "):
                 self.engine_name = line[len("id name ") :].strip()
         self._send("isready")
-        while self._next(deadline, START_SECONDS) != "readyok":
+        while self._line(deadline, "no readyok", START_SECONDS) != "readyok":
             pass
 
     def _forget(self) -> None:
         self._new = True
+
+    def _on_stop(self) -> None:
+        self._send("stop")
 
     def think_cleanup(self, board: GameBoard, limit: Any = None) -> Result:
         """Go's cleanup (the game goes on after two passes because the players named
@@ -134,6 +137,13 @@ class UGIEngine(EngineClient[GameBoard]):
 
     def choose(self, board: GameBoard, request: Request) -> Result:
         self._start()
+        self._begin(request)
+        try:
+            return self._search(board, request)
+        finally:
+            self._end()
+
+    def _search(self, board: GameBoard, request: Request) -> Result:
         if self._new:
             self._send("uginewgame")
             self._new = False
@@ -141,30 +151,12 @@ class UGIEngine(EngineClient[GameBoard]):
         self._send(self._go(request))
         lim = request.limit
         started = time.monotonic()
-        # A time limit is the engine's to keep, within a grace: then it is told to stop,
-        # and a second grace later given up. Other limits wait for the client's timeout.
+        # A time limit is the engine's to keep: STOP_GRACE past it, it is told to stop;
+        # it is given up at its allowance, whatever it says on the way (_line).
         stop_at = started + lim.time + STOP_GRACE if lim.time is not None else None
-        give_up = started + self.timeout if stop_at is None else stop_at + STOP_GRACE
-        stopped = False
         info: dict[str, Any] = {}
         while True:
-            now = time.monotonic()
-            if not stopped and ((stop_at is not None and now >= stop_at) or request.stopped()):
-                self._send("stop")
-                stopped = True
-                give_up = min(give_up, now + STOP_GRACE)
-            wait = give_up if stopped or stop_at is None else min(stop_at, give_up)
-            if request.stop is not None and not stopped:
-                wait = min(wait, now + 0.05)  # (to see a stop request soon)
-            try:
-                line = self._next_until(wait)
-            except TimeoutError:
-                if time.monotonic() < give_up:
-                    continue
-                self._abandon()
-                over = f"{lim.time:g} s" if lim.time is not None else "its limit"
-                raise UGIError(f"{self.name}: no bestmove {over} after go "
-                               f"(and {STOP_GRACE:g} s after stop)") from None  # fmt: skip
+            line = self._line(what="no bestmove", soft=stop_at)
             words = line.split()
             if not words:
                 continue
@@ -179,16 +171,8 @@ class UGIEngine(EngineClient[GameBoard]):
                 if len(words) < 2:
                     self._abandon()
                     raise UGIError(f"{self.name} answered {line!r}: bestmove names no move")
-                return self._result(board, words[1], info, request, stopped)
+                return self._result(board, words[1], info, request, self._told)
             # anything else (a stray line) is ignored, as UCI GUIs do
-
-    def _next_until(self, deadline: float) -> str:
-        """The next line before ``deadline``; ``TimeoutError`` if none (the process kept)."""
-        assert self._proc is not None
-        line = self._proc.next_line(deadline)
-        if line is None:
-            raise UGIError(f"{self.name}: the engine process has exited")
-        return line
 
     def _result(self, board: GameBoard, text: str, info: dict[str, Any], request: Request,
                 stopped: bool) -> Result:  # fmt: skip

@@ -198,8 +198,10 @@ def make_engine(game: str | GameDef[Any], spec: str | PlayerSpec) -> Engine[Any]
 
 
 def _python(game: GameDef[Any], spec: PlayerSpec) -> Engine[Any]:
-    from banmen.python_player import PythonEngine
+    from banmen.python_player import LocalPythonEngine, PythonEngine
 
+    if game.name in _registered and _registered[game.name] is game:
+        return LocalPythonEngine(game, spec)  # (another process would not know the game)
     return PythonEngine(game, spec)
 
 
@@ -214,7 +216,9 @@ EVERY_GAME: dict[str, EngineKind] = {
     "python": EngineKind(
         _python,
         "your own player in Python: python:FILE.py:NAME or python:package.module:NAME, "
-        "then ,key=value options for NAME (docs/YOUR_AI.md)",
+        "then ,key=value options for NAME, and ,time=SECONDS a move (its think() gets "
+        "it; without it, a minute at most; docs/YOUR_AI.md)",
+        ("time",),
     ),
     "ugi": EngineKind(
         _ugi,

@@ -146,7 +146,7 @@ from typing import IO, Any
 from banmen import __version__
 from banmen._files import FileRefused, read_small_text
 from banmen.analysis import Analysis, MoveValue
-from banmen.engine import Engine
+from banmen.engine import Engine, EngineFailure
 from banmen.games.go import (
     BLACK,
     EMPTY,
@@ -376,6 +376,8 @@ class GTPSession:
             result = command(args)
         except GTPFailure as e:
             return self._frame("?", ident, str(e))
+        except EngineFailure as e:  # the engine behind the session failed, or overran
+            return self._frame("?", ident, f"engine error: {e}")
         except Exception as e:  # never let a command end the session
             return self._frame("?", ident, f"internal error: {type(e).__name__}: {e}")
         if self._raw is not None:  # a streamed response (an analysis), framed already

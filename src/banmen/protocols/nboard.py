@@ -53,7 +53,7 @@ from contextlib import contextmanager
 from typing import IO
 
 from banmen.clients._lines import one_line, write_line
-from banmen.engine import Engine, Result
+from banmen.engine import Engine, EngineFailure, Result
 from banmen.games.othello import PASS, Board, OthelloEngine, OthelloError
 from banmen.numbers import Bounded, NumberError
 from banmen.protocols._cap import capped, check_cap
@@ -173,6 +173,8 @@ class NBoardSession:
                 )
         except OthelloError as e:
             self.error(str(e))
+        except EngineFailure as e:  # the engine behind the session: one line, and on
+            self.error(f"engine error: {e}")
         except Exception as e:  # never let a command end the session
             self.error(f"internal error in {cmd[:40]}: {type(e).__name__}: {e}")
         return True

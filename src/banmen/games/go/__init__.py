@@ -146,7 +146,7 @@ def _gtp(game: GameDef[Game], spec: PlayerSpec) -> Engine[Game]:
     # (imported when a GTP player is built: a subprocess client nobody else needs)
     from banmen.games.go.gtp_client import GTPEngine
 
-    return GTPEngine(spec.options["command"], name=spec.text)
+    return GTPEngine(spec.options["command"], name=spec.text, limit=spec.limit)
 
 
 def analyse(

@@ -24,7 +24,13 @@ move; a game record reads it and ends the game (:meth:`Game.parse_move
 Every command carries an id, and a response with another id is a protocol error. The
 process failing to start, exiting, not answering in time, answering ``?`` to a command it
 must know, or naming a move our rules reject raises :class:`GTPError` with a one-line
-message. The player spec ``gtp:COMMAND`` builds one for the arena (Go only).
+message. "In time" is, for a move (the commands that bring the board up to date
+included), its allowance (:func:`banmen.engine.allowance`: the spec's ``time=`` plus the
+margin, a minute without one), or :data:`~banmen.clients._lines.STOP_GRACE` after the
+caller asked the search to stop (GTP has no ``stop``); for any other command,
+:attr:`~banmen.clients._lines.EngineClient.timeout`. An engine given up is ended with its
+process group. The player spec ``gtp:[time=S ]COMMAND`` builds one for the arena (Go
+only).
 """
 
 from __future__ import annotations
@@ -32,8 +38,8 @@ from __future__ import annotations
 import math
 import time
 
-from banmen.clients._lines import EngineClient
-from banmen.engine import Request, Result
+from banmen.clients._lines import START_SECONDS, EngineClient
+from banmen.engine import EngineFailure, Request, Result
 from banmen.games.go.board import BLACK, PASS, WHITE, Board, parse_vertex, vertex_name
 from banmen.games.go.errors import GoError
 from banmen.games.go.game import RESIGN_NAME, Game, board_of, is_resignation
@@ -42,7 +48,7 @@ from banmen.search.limits import Limit
 __all__ = ["GTPEngine", "GTPError", "GTPCommandError"]
 
 
-class GTPError(RuntimeError):
+class GTPError(EngineFailure):
     """The engine process failed, timed out or broke the protocol."""
 
 
@@ -60,8 +66,11 @@ class GTPEngine(EngineClient[Board | Game]):
     error = GTPError
     ends_at_game_over = True
 
-    def __init__(self, command: str | list[str], name: str = "", timeout: float = 600.0) -> None:
+    def __init__(self, command: str | list[str], name: str = "", timeout: float = START_SECONDS,
+                 limit: Limit | None = None) -> None:  # fmt: skip
         super().__init__(command, name, timeout)
+        if limit is not None:
+            self.limit = limit
         if not self.argv:
             raise ValueError("gtp needs a command, like 'gtp:gnugo --mode gtp'")
         self.name = name or f"gtp:{' '.join(self.argv)}"
@@ -100,17 +109,18 @@ class GTPEngine(EngineClient[Board | Game]):
     def command(self, text: str, timeout: float | None = None) -> str:
         """Send one command; return the response's text (lines joined by newlines).
         Raises :class:`GTPCommandError` for a ``?`` answer, :class:`GTPError` for
-        anything else that goes wrong."""
+        anything else that goes wrong. The answer must come within ``timeout`` seconds
+        (default: by the move's deadline during a move, else :attr:`timeout`)."""
         if self._proc is None:
             self._start()  # (think restarts an engine that died; a command does not)
         self._id += 1
         ident = str(self._id)
         self._send(f"{ident} {text}")
-        seconds = self.timeout if timeout is None else timeout
-        deadline = time.monotonic() + seconds
-        line = self._next(deadline, seconds)
+        until = None if timeout is None else time.monotonic() + timeout
+        what = f"no answer to {text.split()[0]!r}"
+        line = self._line(until, what, timeout)
         while not line.startswith(("=", "?")):  # not a response: skip it
-            line = self._next(deadline, seconds)
+            line = self._line(until, what, timeout)
         mark, rest = line[0], line[1:]
         digits = len(rest) - len(rest.lstrip("0123456789"))
         got, rest = rest[:digits], rest[digits:].strip()
@@ -119,7 +129,7 @@ class GTPEngine(EngineClient[Board | Game]):
             raise GTPError(f"{self.name} answered id {got} to command {ident} ({text!r})")
         body = [rest]
         while True:
-            line = self._next(deadline, seconds)
+            line = self._line(until, what, timeout)
             if not line.strip():
                 break
             body.append(line)
@@ -247,14 +257,16 @@ class GTPEngine(EngineClient[Board | Game]):
         """The engine's ``genmove`` for the side to move of a board or a game record."""
         board = board_of(board)
         self._start()
-        self._sync(board)
-        color = board.turn
-        wait = self.timeout
-        limit = request.limit
-        if limit.time is not None:
-            self._send_time(color, limit.time)
-            wait += limit.time
-        answer = self.command(f"{self._genmove} {_color(color)}", timeout=wait)
+        self._begin(request)
+        try:
+            self._sync(board)
+            color = board.turn
+            limit = request.limit
+            if limit.time is not None:
+                self._send_time(color, limit.time)
+            answer = self.command(f"{self._genmove} {_color(color)}")
+        finally:
+            self._end()
         seconds = request.elapsed()
         stopped_by = "time" if limit.time is not None else "depth"
         word = answer.split()[0] if answer.split() else ""
