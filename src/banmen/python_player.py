@@ -222,7 +222,9 @@ class PythonEngine(EngineClient[GameBoard]):
     def __init__(
         self, game: GameDef[Any], spec: PlayerSpec, timeout: float = START_SECONDS
     ) -> None:
-        super().__init__([sys.executable, "-m", "banmen.python_host"], spec.text, timeout)
+        # (the spec after the module: nobody reads it, but ps shows whose process it is)
+        super().__init__([sys.executable, "-m", "banmen.python_host", spec.text], spec.text,
+                         timeout)  # fmt: skip
         self.game = game
         self.spec = spec
         self.limit = spec.limit

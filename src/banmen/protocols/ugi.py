@@ -28,6 +28,12 @@ left plus its increment, at most half its time. A command that cannot be carried
 position or move, an unknown command) is answered by one ``info string error: …`` line and
 changes nothing; nothing a manager sends ends the session but ``quit`` and the end of the
 input. A ``go`` while a search runs stops that one first (its ``bestmove`` comes first).
+
+Every bounded ``go`` is capped at the session's maximum thinking time (``banmen ugi
+--max-move-time S``, by default :data:`MAX_MOVE_TIME`, 60 s), whatever the engine behind
+it: banmen's own search stops there, a user's engine is asked to stop and given up
+:data:`~banmen.clients._lines.STOP_GRACE` later (``info string error: …`` and ``bestmove
+none``). ``go infinite`` runs until ``stop``, which bounds it the same way.
 """
 
 from __future__ import annotations
@@ -35,15 +41,20 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Iterable
+from contextlib import nullcontext
 from typing import IO, Any
 
 from banmen import __version__
 from banmen.clients._lines import one_line, write_line
 from banmen.engine import Engine, GameBoard, Info
 from banmen.numbers import DEPTH, NODES, Bounded, NumberError
+from banmen.protocols._cap import capped, check_cap
 from banmen.search.limits import Limit, StopFlag
 
-__all__ = ["UGISession", "main", "go_limit"]
+__all__ = ["UGISession", "main", "go_limit", "MAX_MOVE_TIME"]
+
+#: the longest a bounded ``go`` may think by default, in seconds
+MAX_MOVE_TIME = 60.0
 
 AUTHOR = "banmen developers"
 #: ``go`` times beyond this many milliseconds are taken as ``infinite``
@@ -93,7 +104,9 @@ def go_limit(args: list[str], p1_to_move: bool) -> Limit:
 class UGISession:
     """One UGI session over ``engine`` for ``game`` (module docstring)."""
 
-    def __init__(self, out: IO[str], game: Any, engine: Engine[Any]) -> None:
+    def __init__(self, out: IO[str], game: Any, engine: Engine[Any],
+                 max_move_time: float = MAX_MOVE_TIME) -> None:  # fmt: skip
+        self.max_move_time = check_cap(max_move_time)
         self.out = out
         self.game = game
         self.engine = engine
@@ -215,8 +228,10 @@ class UGISession:
 
     def _think(self, board: GameBoard, limit: Limit, stop: StopFlag) -> None:
         mine = board.copy() if hasattr(board, "copy") else board
+        cap = nullcontext() if limit.unbounded else capped(stop, self.max_move_time)
         try:
-            r = self.engine.think(mine, limit, self._info, stop)
+            with cap:
+                r = self.engine.think(mine, limit, self._info, stop)
             move = r.move
         except Exception as e:
             self.error(f"the engine failed: {e}")
@@ -246,9 +261,9 @@ class UGISession:
 
 
 def main(game: Any, engine: Engine[Any], stdin: Iterable[str] | None = None,
-         stdout: IO[str] | None = None) -> None:  # fmt: skip
+         stdout: IO[str] | None = None, max_move_time: float = MAX_MOVE_TIME) -> None:  # fmt: skip
     """Serve UGI on ``stdin``/``stdout`` until ``quit`` or the end of the input."""
-    session = UGISession(stdout or sys.stdout, game, engine)
+    session = UGISession(stdout or sys.stdout, game, engine, max_move_time)
     for line in sys.stdin if stdin is None else stdin:
         if not session.handle(line):
             return

@@ -1,0 +1,213 @@
+"""``--max-move-time`` bounds every move of a protocol front end, whatever the engine
+behind it: ``banmen gtp``, ``banmen nboard`` and ``banmen ugi`` with a user's engine that
+never answers (a GTP, NBoard or UGI program, a ``python:`` player) answer with a one-line
+engine error within the cap plus the stop grace, keep the session, and leave no engine
+process behind when they end (issue 36)."""
+
+from __future__ import annotations
+
+import os
+import queue
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import paths
+import pytest
+
+from banmen.clients._lines import STOP_GRACE
+
+FAKE_UGI = paths.TESTS / "ugi_fake.py"
+
+#: a GTP engine that knows the set-up commands and never answers genmove
+SILENT_GTP = """
+import sys, time
+for line in sys.stdin:
+    ident, _, rest = line.strip().partition(" ")
+    cmd = rest.split()[0] if rest else ""
+    if cmd == "genmove":
+        time.sleep(10**6)
+    if cmd == "quit":
+        break
+    answer = {"protocol_version": "2", "name": "silent", "version": "1"}.get(cmd, "")
+    print(f"={ident} {answer}\\n", flush=True)
+"""
+
+#: an NBoard engine that answers pings and never answers go
+SILENT_NBOARD = """
+import sys, time
+for line in sys.stdin:
+    words = line.split()
+    if words and words[0] == "ping":
+        print("pong " + words[1], flush=True)
+    elif words and words[0] == "go":
+        time.sleep(10**6)
+"""
+
+SLEEPER = """
+import time
+
+
+class Sleeper:
+    def play(self, board):
+        time.sleep(10**6)
+"""
+
+CAP = 1.0
+
+
+class Session:
+    """A front end as a subprocess, spoken to line by line."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "banmen", *args],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True, bufsize=1)  # fmt: skip
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def send(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def until(self, wanted: str, within: float = 120.0) -> list[str]:
+        """The lines up to the first that starts with ``wanted``."""
+        seen: list[str] = []
+        end = time.monotonic() + within
+        while True:
+            line = self.lines.get(timeout=max(0.01, end - time.monotonic()))
+            seen.append(line)
+            if line.startswith(wanted):
+                return seen
+
+    def close(self) -> None:
+        try:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+            self.proc.wait(30)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+
+
+def _tagged(tag: str) -> list[int]:
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit() and d.name != str(os.getpid()):
+            try:
+                if tag.encode() in (d / "cmdline").read_bytes():
+                    out.append(int(d.name))
+            except OSError:
+                pass
+    return out
+
+
+def _gone(tag: str, within: float = 10.0) -> list[int]:
+    end = time.monotonic() + within
+    while (left := _tagged(tag)) and time.monotonic() < end:
+        time.sleep(0.1)
+    return left
+
+
+def _bound() -> float:
+    # the cap, the stop grace, and a busy machine's slack (a process ended, a thread woken)
+    return CAP + STOP_GRACE + 3.0
+
+
+@pytest.fixture()
+def sleeper(tmp_path: Path) -> Path:
+    path = tmp_path / "sleeper_player.py"
+    path.write_text(textwrap.dedent(SLEEPER))
+    return path
+
+
+@pytest.mark.parametrize("kind", ["gtp", "python"])
+def test_gtp_answers_within_its_cap_whatever_the_engine(
+    kind: str, tmp_path: Path, sleeper: Path
+) -> None:
+    tag = str(tmp_path / "tag")
+    if kind == "gtp":
+        fake = tmp_path / "silent_gtp.py"
+        fake.write_text(SILENT_GTP)
+        spec = f"gtp:{sys.executable} {fake} {tag}"
+    else:
+        spec, tag = f"python:{sleeper}:Sleeper", str(sleeper)
+    s = Session(["gtp", "--engine", spec, "--max-move-time", str(CAP)])
+    try:
+        s.send("1 boardsize 9")
+        s.until("=1")
+        t0 = time.monotonic()
+        s.send("2 genmove b")
+        (answer,) = [ln for ln in s.until("?2") if ln.strip()]
+        took = time.monotonic() - t0
+        assert "engine error" in answer and "asked to stop" in answer, answer
+        assert took <= _bound(), took
+        s.send("3 showboard")  # the session goes on
+        s.until("=3")
+        s.send("4 quit")
+        s.until("=4")
+    finally:
+        s.close()
+    assert _gone(tag) == []
+
+
+def test_nboard_answers_within_its_cap_whatever_the_engine(tmp_path: Path) -> None:
+    from banmen.games.othello import Board
+
+    tag = str(tmp_path / "tag")
+    fake = tmp_path / "silent_nboard.py"
+    fake.write_text(SILENT_NBOARD)
+    s = Session(["nboard", "--engine", f"nboard:{sys.executable} {fake} {tag}",
+                 "--max-move-time", str(CAP)])  # fmt: skip
+    try:
+        s.send("nboard 2")
+        s.send("set depth 4")
+        s.send(f"set game {Board().to_ggf()}")
+        s.send("ping 1")
+        s.until("pong 1")
+        t0 = time.monotonic()
+        s.send("go")
+        seen = s.until("status")  # (thinking)
+        if not any("engine error" in ln for ln in seen):
+            seen = s.until("status")
+        took = time.monotonic() - t0
+        assert any("engine error" in ln for ln in seen), seen
+        assert not any(ln.startswith("===") for ln in seen)
+        assert took <= _bound(), took
+        s.send("ping 2")  # the session goes on
+        s.until("pong 2")
+    finally:
+        s.close()
+    assert _gone(tag) == []
+
+
+def test_ugi_answers_within_its_cap_whatever_the_engine(tmp_path: Path) -> None:
+    tag = str(tmp_path / "tag")
+    spec = f"ugi:{sys.executable} {FAKE_UGI} mattix silent {tag}"
+    s = Session(["ugi", "--game", "mattix", "--engine", spec, "--max-move-time", str(CAP)])
+    try:
+        s.send("ugi")
+        s.until("ugiok")
+        s.send("isready")
+        s.until("readyok")
+        t0 = time.monotonic()
+        s.send("go movetime 100000")
+        seen = s.until("bestmove")
+        took = time.monotonic() - t0
+        assert seen[-1] == "bestmove none" and any("error" in ln for ln in seen), seen
+        assert took <= _bound(), took
+        s.send("isready")  # the session goes on
+        s.until("readyok")
+        s.send("quit")
+    finally:
+        s.close()
+    assert _gone(tag) == []
