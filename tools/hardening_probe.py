@@ -155,6 +155,268 @@ def web(where: Path) -> None:
             "Traceback" if "Traceback" in text else "clean")  # fmt: skip
 
 
+# --------------------------------------------------------------------------- issue 36
+
+FAKE_UGI = Path(__file__).resolve().parents[1] / "tests" / "ugi_fake.py"
+
+#: hostile Python players (``**_``: an older tree passes ``time=`` to them)
+HOSTILE_PY = """
+import os, time
+
+
+class _Hostile:
+    def __init__(self, **_):
+        self.moves = 0
+
+    def new_game(self):
+        self.moves = 0
+
+    def play(self, board):
+        self.moves += 1
+        if self.moves >= 2:
+            self.misbehave()
+        return board.move_name(board.legal_moves[0])
+
+
+class OsExit(_Hostile):
+    def misbehave(self):
+        os._exit(3)
+
+
+class SysExit(_Hostile):
+    def misbehave(self):
+        raise SystemExit(0)
+
+
+class Interrupt(_Hostile):
+    def misbehave(self):
+        raise KeyboardInterrupt
+
+
+class Sleeper(_Hostile):
+    def misbehave(self):
+        time.sleep(10**6)
+"""
+
+#: a GTP engine that answers the set-up and never ``genmove``
+SILENT_GTP = """
+import sys, time
+for line in sys.stdin:
+    ident, _, rest = line.strip().partition(" ")
+    cmd = rest.split()[0] if rest else ""
+    if cmd == "genmove":
+        time.sleep(10**6)
+    if cmd == "quit":
+        break
+    answer = {"protocol_version": "2", "name": "silent", "version": "1"}.get(cmd, "")
+    print(f"={ident} {answer}\\n", flush=True)
+"""
+
+#: runs a command, prints its exit status, wall time and the peak RSS of the largest
+#: process of its tree (what it and its descendants held at most, in KiB)
+MEASURED = """
+import resource, subprocess, sys, time
+t = time.monotonic()
+try:
+    code = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                          timeout=float(sys.argv[1])).returncode
+except subprocess.TimeoutExpired:
+    code = "timeout"
+print(code, round(time.monotonic() - t, 2), resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+def _tagged(tag: str) -> int:
+    """How many processes hold ``tag`` in their command line."""
+    n = 0
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit() and d.name != str(os.getpid()):
+            try:
+                n += tag.encode() in (d / "cmdline").read_bytes()
+            except OSError:
+                pass
+    return n
+
+
+def _clean(tag: str) -> None:
+    subprocess.run(["pkill", "-9", "-f", tag], capture_output=True)
+
+
+def _forfeits(db: Path) -> list[tuple[str, float]]:
+    """Each game's forfeit reason (or "") and its last move's time."""
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    try:
+        rows = con.execute("SELECT extra, times FROM arena_games").fetchall()
+    except sqlite3.Error:
+        return []
+    finally:
+        con.close()
+    out = []
+    for extra, times in rows:
+        f = json.loads(extra or "{}").get("forfeit") or {}
+        t = json.loads(times or "[]")
+        out.append((f.get("reason", ""), t[-1] if t else 0.0))
+    return out
+
+
+def arena_engine(name: str, where: Path, spec: str, says: str, bound: float,
+                 game: str = "mattix", other: str = "alphabeta:depth=1",
+                 tag: str = "", timeout: float = 150) -> None:  # fmt: skip
+    """One arena run of two games against a hostile player: held if the run ended (exit
+    0) with both games forfeited for ``says``, each forfeited move within ``bound``
+    seconds, the peak memory of the run's largest process under 400 MB, and no process
+    of ``tag`` left 5 s later."""
+    db = where / f"{abs(hash(name))}.db"
+    size = ["--size", "4"] if game == "mattix" else ["--size", "9"]
+    cmd = [*BANMEN, "arena", "run", game, *size, "--games", "2", "--seed", "5", "--workers",
+           "1", "--db", str(db), "-p", f"bad={spec}", "-p", f"other={other}"]  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", MEASURED, str(timeout), *cmd],
+                         capture_output=True, text=True).stdout.split()  # fmt: skip
+    code, seconds, peak_kib = out[0], float(out[1]), int(out[2])
+    time.sleep(5)
+    left = _tagged(tag) if tag else 0
+    if tag:
+        _clean(tag)
+    games = _forfeits(db)
+    reasons = sorted({r for r, _ in games})
+    slowest = max((t for _, t in games), default=0.0)
+    held = (code == "0" and len(games) == 2 and all(says in r for r, _ in games)
+            and slowest <= bound and peak_kib < 400_000 and left == 0)  # fmt: skip
+    _report(name, held, f"exit {code}; forfeits: {reasons}", seconds=seconds,
+            forfeited_move_s=slowest, peak_mb=round(peak_kib / 1024), left=left)  # fmt: skip
+
+
+def front_end(name: str, args: list[str], script: list[str], answer: str, tag: str,
+              bound: float) -> None:  # fmt: skip
+    """A protocol front end with a silent engine behind it: held if the move request is
+    answered (a line starting with ``answer`` and saying error) within ``bound`` s, and
+    no process of ``tag`` is left after the front end ends."""
+    import queue
+    import threading
+
+    proc = subprocess.Popen([*BANMEN, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, bufsize=1)  # fmt: skip
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put(line.strip())
+
+    threading.Thread(target=read, daemon=True).start()
+    assert proc.stdin is not None
+    *setup, (ask, ready) = script
+    for line in setup:
+        proc.stdin.write(line + "\n")
+    proc.stdin.flush()
+    end = time.monotonic() + 120
+    while time.monotonic() < end:  # the set-up answered
+        try:
+            if lines.get(timeout=1).startswith(ready):
+                break
+        except queue.Empty:
+            pass
+    t0 = time.monotonic()
+    proc.stdin.write(ask + "\n")
+    proc.stdin.flush()
+    got, said = None, []
+    while time.monotonic() - t0 < bound + 30:
+        try:
+            line = lines.get(timeout=0.5)
+        except queue.Empty:
+            continue
+        said.append(line)
+        if line.startswith(answer):
+            got = time.monotonic() - t0
+            break
+    try:
+        proc.stdin.close()
+        proc.wait(20)
+    except (OSError, subprocess.TimeoutExpired):
+        proc.kill()
+    time.sleep(3)
+    left = _tagged(tag)
+    _clean(tag)
+    held = got is not None and got <= bound and left == 0 and "error" in " ".join(said)
+    _report(name, held, " | ".join(said[-3:]) or f"no answer in {bound + 30:g} s",
+            seconds=None if got is None else round(got, 2), left=left)  # fmt: skip
+
+
+def killed_arena(name: str, where: Path, how: str) -> None:
+    """An arena killed (``kill -9``) or interrupted (SIGINT to its group, as a terminal's
+    Ctrl-C) while a UGI engine computes in a 600 s move: held if no engine process is
+    left 5 s later."""
+    import signal
+
+    tag = str(where / f"busy-{how}")
+    cmd = [*BANMEN, "arena", "run", "mattix", "--size", "4", "--games", "2", "--workers", "1",
+           "--db", str(where / f"busy-{how}.db"), "-p",
+           f"bad=ugi:time=600 {sys.executable} {FAKE_UGI} mattix busy {tag}",
+           "-p", "d1=alphabeta:depth=1"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)  # fmt: skip
+    end = time.monotonic() + 120
+    while not Path(f"{tag}.busy").exists() and time.monotonic() < end and proc.poll() is None:
+        time.sleep(0.1)
+    if how == "kill -9":
+        proc.kill()
+    else:
+        os.killpg(proc.pid, signal.SIGINT)
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    time.sleep(5)
+    left = _tagged(tag)
+    _clean(tag)
+    _report(name, left == 0, f"{left} engine processes left 5 s after", left=left)
+
+
+def engines(where: Path) -> None:
+    """Issue 36's hostile engines (items 2-6)."""
+    players = where / "hostile_players.py"
+    players.write_text(HOSTILE_PY)
+    silent = where / "silent_gtp.py"
+    silent.write_text(SILENT_GTP)
+
+    def ugi(mode: str, tag: str) -> str:
+        return f"ugi:time=0.5 {sys.executable} {FAKE_UGI} mattix {mode} {where / tag}"
+
+    arena_engine("arena ugi endless line", where, ugi("longline", "t1"), "line", 5.5,
+                 tag=str(where / "t1"))  # fmt: skip
+    arena_engine("arena ugi endless info", where, ugi("chatter", "t2"), "bestmove", 5.5,
+                 tag=str(where / "t2"))  # fmt: skip
+    arena_engine("arena ugi fork and exit", where, ugi("forkexit", "t3"), "exited", 5.5,
+                 tag=str(where / "t3"))  # fmt: skip
+    arena_engine("arena gtp:time=1 silent genmove", where,
+                 f"gtp:time=1 {sys.executable} {silent} {where / 't4'}", "genmove", 6.0,
+                 game="go", other="random", tag=str(where / "t4"))  # fmt: skip
+    for cls, says in (("OsExit", "exit"), ("SysExit", "SystemExit"),
+                      ("Interrupt", "KeyboardInterrupt"), ("Sleeper", "no move")):  # fmt: skip
+        arena_engine(f"arena python {cls}", where, f"python:{players}:{cls},time=0.5", says,
+                     5.5, tag=str(players))  # fmt: skip
+    arena_engine("arena ugi forker: children left", where, ugi("forker", "t5"), "", 5.5,
+                 tag=str(where / "t5"))  # fmt: skip
+    for how in ("kill -9", "Ctrl-C"):
+        killed_arena(f"arena {how} during a busy engine's move", where, how)
+    front_end("gtp --engine gtp:silent --max-move-time 1",
+              ["gtp", "--engine", f"gtp:{sys.executable} {silent} {where / 't6'}",
+               "--max-move-time", "1"],
+              ["1 boardsize 9", ("2 genmove b", "=1")], "?2", str(where / "t6"), 5.0)  # fmt: skip
+    front_end("ugi --engine ugi:silent --max-move-time 1",
+              ["ugi", "--game", "mattix", "--engine",
+               f"ugi:{sys.executable} {FAKE_UGI} mattix silent {where / 't7'}",
+               "--max-move-time", "1"],
+              ["ugi", "isready", ("go movetime 100000", "readyok")], "bestmove",
+              str(where / "t7"), 5.0)  # fmt: skip
+    front_end("gtp --engine python:Sleeper --max-move-time 1",
+              ["gtp", "--engine", f"python:{players}:Sleeper", "--max-move-time", "1"],
+              ["1 boardsize 9", "2 play b e5", ("3 genmove w", "=2")], "?3", str(players),
+              5.0)  # fmt: skip
+
+
 def main() -> None:
     import banmen
 
@@ -173,6 +435,8 @@ def main() -> None:
         go_time(where)
         gtp(where)
         web(where)
+        if "--engines" in sys.argv or "--all" in sys.argv:
+            engines(where)
 
 
 if __name__ == "__main__":

@@ -253,7 +253,7 @@ class PythonEngine(EngineClient[GameBoard]):
 
         load = {"op": "load", "game": self.game.name, "spec": self.spec.text,
                 "path": list(sys.path), "cwd": os.getcwd()}  # fmt: skip
-        told = self._ask(load, "not loaded", START_SECONDS)
+        told = self._ask(load, "not loaded")
         self._think = bool(isinstance(told, dict) and told.get("think"))
 
     @property
@@ -267,9 +267,9 @@ class PythonEngine(EngineClient[GameBoard]):
         self._ask({"op": "new_game"}, "new_game did not return", self.timeout)
 
     def choose(self, board: GameBoard, request: Request) -> Result:
-        self._start()
         self._begin(request)
         try:
+            self._start()
             d = self._ask({"op": "think", "board": board.to_dict(),
                            "limit": request.limit.to_dict()}, "no move")  # fmt: skip
         finally:

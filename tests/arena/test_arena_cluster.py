@@ -238,7 +238,9 @@ def test_external_engines_run_on_the_workers_and_stop_after(
     def children() -> int:  # sent by value (cloudpickle): the workers cannot import tests
         import psutil  # a dependency of distributed
 
-        return len(psutil.Process().children())
+        from banmen._reaper import reaper_pid  # (it waits for the worker to end)
+
+        return len([p for p in psutil.Process().children() if p.pid != reaper_pid()])
 
     assert set(cluster.client.run(children).values()) == {0}  # no GTP engine left running
 

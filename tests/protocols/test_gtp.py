@@ -853,7 +853,7 @@ def test_client_errors_are_one_line() -> None:
     mute = "import sys\nfor line in sys.stdin:\n    if 'quit' in line:\n        break\n"
     silent = GTPEngine([sys.executable, "-c", mute], timeout=0.5)
     try:
-        with pytest.raises(GTPError, match=r"no answer in 0\.5 s"):
+        with pytest.raises(GTPError, match=r"no answer to .protocol_version. in 0\.5 s"):
             silent.think(Board(9))
     finally:
         silent.close()

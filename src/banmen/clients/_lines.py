@@ -284,13 +284,14 @@ class EngineClient(Engine[B]):
 
     def __init__(self, command: str | list[str], name: str, timeout: float = START_SECONDS) -> None:
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
-        self.name = name or " ".join(self.argv)
+        self.name = one_line(name or " ".join(self.argv))  # (it begins one-line messages)
         #: the longest an exchange outside a move may take (the handshake, a command)
         self.timeout = timeout
         self._proc: LineProcess | None = None
         #: the move under way: its request, its deadline, when a stop was first seen
         self._request: Request | None = None
         self._deadline: float | None = None
+        self._move_deadline: float | None = None
         self._stop_seen: float | None = None
         #: the engine was told to stop (:meth:`_on_stop`) in this move
         self._told = False
@@ -319,11 +320,15 @@ class EngineClient(Engine[B]):
             raise self.error(f"cannot start {self.argv[0]!r}: {e.strerror or e}") from None
         self._proc = proc
         self._forget()
+        within = self._deadline
+        self._deadline = self._start_until()  # (what every line of the handshake awaits)
         try:
             self._handshake()
         except self.error:
             self._abandon()
             raise
+        finally:
+            self._deadline = within
         return proc
 
     def _abandon(self) -> None:
@@ -343,10 +348,17 @@ class EngineClient(Engine[B]):
         self._stop_seen = None
         self._told = False
         self._deadline = time.monotonic() - request.elapsed() + allowance(request.limit.time)
+        self._move_deadline = self._deadline
         return self._deadline
 
+    def _start_until(self) -> float:
+        """When a start must be done by: :attr:`timeout` from now, and within the move's
+        deadline if it happens in a move (an engine started again mid-game)."""
+        until = time.monotonic() + self.timeout
+        return until if self._move_deadline is None else min(until, self._move_deadline)
+
     def _end(self) -> None:
-        self._request = self._deadline = self._stop_seen = None
+        self._request = self._deadline = self._move_deadline = self._stop_seen = None
         self._told = False
 
     def _allowed(self) -> str:
@@ -414,10 +426,10 @@ class EngineClient(Engine[B]):
                     ) from None
                 if seconds is not None:
                     waited = f"{seconds:g} s"
-                elif self._request is not None and until == self._deadline:
+                elif self._request is not None and until == self._move_deadline:
                     waited = self._allowed()
                 else:
-                    waited = f"{until - asked:.3g} s"
+                    waited = f"{until - asked:.2g} s"
                 raise self.error(f"{self.name}: {what or 'no answer'} in {waited}") from None
             except LineTooLong as e:
                 self._abandon()

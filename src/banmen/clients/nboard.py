@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from banmen.clients._lines import START_SECONDS, EngineClient
+from banmen.clients._lines import START_SECONDS, EngineClient, one_line
 from banmen.engine import EngineFailure, Request, Result
 
 if TYPE_CHECKING:  # the Othello package offers this engine: it imports this module
@@ -43,7 +43,7 @@ class NBoardEngine(EngineClient["Board"]):
         super().__init__(command, name, timeout)
         if not self.argv:
             raise ValueError("nboard needs a command, like 'nboard:edax -nboard'")
-        self.name = name or f"nboard:{' '.join(self.argv)}"
+        self.name = one_line(name or f"nboard:{' '.join(self.argv)}")
         self.depth = depth
         self._ping = 0
         #: the name the engine gives itself (``set myname``), once started
@@ -71,9 +71,9 @@ class NBoardEngine(EngineClient["Board"]):
     def choose(self, board: Board, request: Request) -> Result:
         """Send the game, ask for a move (``limit`` is not sent: the engine searches to
         its depth)."""
-        self._start()
         self._begin(request)
         try:
+            self._start()
             self._send(f"set game {board.to_ggf()}")
             self._sync()
             self._send("go")

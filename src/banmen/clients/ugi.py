@@ -90,13 +90,12 @@ class UGIEngine(EngineClient[GameBoard]):
     # -- process
 
     def _handshake(self) -> None:
-        deadline = time.monotonic() + START_SECONDS
         self._send("ugi")
-        while (line := self._line(deadline, "no ugiok", START_SECONDS)) != "ugiok":
+        while (line := self._line(what="no ugiok")) != "ugiok":
             if line.startswith("id name "):
                 self.engine_name = line[len("id name ") :].strip()
         self._send("isready")
-        while self._line(deadline, "no readyok", START_SECONDS) != "readyok":
+        while self._line(what="no readyok") != "readyok":
             pass
 
     def _forget(self) -> None:
@@ -136,9 +135,9 @@ class UGIEngine(EngineClient[GameBoard]):
         return "go infinite"
 
     def choose(self, board: GameBoard, request: Request) -> Result:
-        self._start()
         self._begin(request)
         try:
+            self._start()
             return self._search(board, request)
         finally:
             self._end()

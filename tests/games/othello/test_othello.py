@@ -623,7 +623,7 @@ def test_a_silent_nboard_program_times_out_and_is_stopped() -> None:
     from banmen.clients.nboard import NBoardEngine, NBoardError
 
     engine = NBoardEngine([sys.executable, "-c", "import time; time.sleep(60)"], timeout=0.5)
-    with pytest.raises(NBoardError, match=r"no answer in 0\.5 s") as e:
+    with pytest.raises(NBoardError, match=r"no pong 1 in 0\.5 s") as e:
         engine.think(Board())
     assert "\n" not in str(e.value)
     assert engine._proc is None  # killed: its state is unknown

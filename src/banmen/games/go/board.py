@@ -686,12 +686,29 @@ class Board:
             ],
             "board": self._rows(),
             "turn": color_name(self.turn),
+            "passes": int(self._pos.meta[K.M_PASSES]),
             "captures": {"black": self.captures(BLACK), "white": self.captures(WHITE)},
             "result": self.result(),
         }
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
+
+    def _as_viewed(self, turn: Any, passes: Any) -> None:
+        """The position as a record's ``turn`` and ``passes`` say, where they differ from
+        its moves': a view of the game going on (:meth:`Game.position_for
+        <banmen.games.go.game.Game.position_for>`: another side to move, fewer passes
+        counted) comes back as it was sent (a ``python:`` player's process gets one)."""
+        meta = self._pos.meta
+        if turn is not None:
+            color = parse_color(turn)
+            if color != self.turn:
+                meta[K.M_TURN] = color
+                meta[K.M_KO] = 0
+        if passes is not None:
+            if isinstance(passes, bool) or not isinstance(passes, int) or passes < 0:
+                raise InvalidBoardError(f"'passes' must be a count of passes, got {passes!r}")
+            meta[K.M_PASSES] = min(int(meta[K.M_PASSES]), passes)
 
     @classmethod
     def from_dict(cls, d: Any) -> Board:
@@ -733,6 +750,7 @@ class Board:
                         )
                 except GoError as e:
                     raise InvalidBoardError(f"move {i + 1} ({item!r}): {e}") from None
+            board._as_viewed(d.get("turn"), d.get("passes"))
         except InvalidBoardError:
             raise
         except GoError as e:

@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 import time
 
-from banmen.clients._lines import START_SECONDS, EngineClient
+from banmen.clients._lines import START_SECONDS, EngineClient, one_line
 from banmen.engine import EngineFailure, Request, Result
 from banmen.games.go.board import BLACK, PASS, WHITE, Board, parse_vertex, vertex_name
 from banmen.games.go.errors import GoError
@@ -73,7 +73,7 @@ class GTPEngine(EngineClient[Board | Game]):
             self.limit = limit
         if not self.argv:
             raise ValueError("gtp needs a command, like 'gtp:gnugo --mode gtp'")
-        self.name = name or f"gtp:{' '.join(self.argv)}"
+        self.name = one_line(name or f"gtp:{' '.join(self.argv)}")
         self._id = 0
         #: the engine's own name and version (``name``, ``version``), once started
         self.engine_name = ""
@@ -256,9 +256,9 @@ class GTPEngine(EngineClient[Board | Game]):
     def choose(self, board: Board | Game, request: Request) -> Result:
         """The engine's ``genmove`` for the side to move of a board or a game record."""
         board = board_of(board)
-        self._start()
         self._begin(request)
         try:
+            self._start()
             self._sync(board)
             color = board.turn
             limit = request.limit
