@@ -146,3 +146,24 @@ def test_check_refuses_players_that_are_not_names_and_specs() -> None:
     for players in ("sh -c x", [["a", "random"]], [{"name": "a", "spec": 3}], None):
         with pytest.raises(ValueError, match="not a list of names and specs"):
             trust.check("r", TEXT, None, players)
+
+
+@posix_only
+def test_a_run_made_without_a_usable_key_says_so(home: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from banmen.cli import app
+
+    trust.sign("r", TEXT)
+    (home / trust.KEY_NAME).chmod(0o644)
+    player = tmp_path / "first.py"
+    player.write_text("class First:\n    def play(self, board):\n"
+                      "        return board.move_name(board.legal_moves[0])\n")  # fmt: skip
+    db = tmp_path / "a.db"
+    res = CliRunner().invoke(app, ["arena", "mattix", "--size", "4", "-p", "a=random",
+                                   "-p", f"p=python:{player}:First", "--games", "2", "--db",
+                                   str(db), "--name", "x", "--workers", "1"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "note: run x is not signed" in res.stderr and "chmod 600" in res.stderr
+    with ArenaStore(db) as store:
+        assert store.signed_config("x")[1] is None

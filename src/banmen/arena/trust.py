@@ -42,7 +42,7 @@ from banmen.engine import USER_KINDS, SpecError, parse_spec
 
 __all__ = [
     "CONFIG_ENV", "KEY_NAME", "KeyUnavailable", "Player", "Verdict", "check", "config_dir",
-    "key_path", "shown", "sign", "verify", "what_it_runs",
+    "key_path", "key_problem", "shown", "sign", "verify", "what_it_runs",
 ]  # fmt: skip
 
 #: the environment variable naming banmen's config folder (where the key lives)
@@ -90,7 +90,8 @@ def _check_private(path: Path, st: os.stat_result, folder: bool) -> None:
 def _read_key(path: Path) -> bytes | None:
     """The key in ``path``; ``None`` if there is none yet."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+        fd = os.open(path, flags)
     except FileNotFoundError:
         return None
     except OSError as e:
@@ -156,6 +157,16 @@ def _key(create: bool) -> bytes | None:
         _make_key(path)
         key = _read_key(path)
     return key
+
+
+def key_problem() -> str | None:
+    """Why this user's key cannot be had (made if need be), in one line; ``None`` if it
+    can."""
+    try:
+        _key(create=True)
+    except KeyUnavailable as e:
+        return str(e)
+    return None
 
 
 def _mac(key: bytes, run_id: str, config_text: str) -> str:

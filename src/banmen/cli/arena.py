@@ -309,6 +309,7 @@ def run(
 
             planned_jobs(config)  # validates --games
             run_id = store.create_run(config, name)
+            _unsigned_note(store, run_id)
     except (ValueError, ScheduleError) as e:
         raise fail(str(e)) from None
 
@@ -421,6 +422,19 @@ def _resume_config(
         return config
     except sqlite3.Error as e:
         raise fail(f"{store.path}: cannot read run {run_id!r}: {e}") from None
+
+
+def _unsigned_note(store: ArenaStore, run_id: str) -> None:
+    """Say so if the run just made could not be signed and its resume will ask."""
+    from banmen.arena import trust
+
+    text, signature = store.signed_config(run_id)
+    if signature is not None:
+        return
+    if trust.check(run_id, text, signature, store.run_config(run_id).players).asks:
+        why = trust.key_problem() or "no key"
+        typer.echo(f"note: run {run_id} is not signed ({why}): resuming it will ask before "
+                   "it starts its players", err=True)  # fmt: skip
 
 
 def _refusal(
