@@ -198,6 +198,45 @@ def test_a_terminal_is_shown_every_player_and_asked(
     assert "not trusted" not in res.output and marker.exists()
 
 
+def test_a_real_terminal_is_asked_before_anything_starts(tmp_path: Path) -> None:
+    """The question on a real pseudo-terminal: answered no, nothing starts."""
+    import pty
+    import select
+
+    marker = tmp_path / "MARKER"
+    db = tmp_path / "shared.db"
+    _stored_run(db, "r", games=2)
+    _edit_spec(db, "r", "r", f'ugi:sh -c "touch {marker}"')
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "banmen", "arena", "--resume", "r", "--db",
+                             str(db), "--workers", "1"], stdin=slave, stdout=slave,
+                            stderr=slave, cwd=tmp_path)  # fmt: skip
+    os.close(slave)
+    seen, answered = b"", False
+    try:
+        while True:
+            ready, _, _ = select.select([master], [], [], 120)  # (a guard against a hang)
+            assert ready, f"no answer from banmen: {seen!r}"
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not data:
+                break
+            seen += data
+            if not answered and b"[y/N]" in seen:
+                assert not marker.exists()  # asked before anything started
+                os.write(master, b"n\n")
+                answered = True
+    finally:
+        os.close(master)
+        code = proc.wait(timeout=60)
+    text = seen.decode(errors="replace").replace("\r", "")
+    assert answered and code == 1, text
+    assert f'! r  = ugi:sh -c "touch {marker}"' in text and "nothing started" in text
+    assert not marker.exists() and _games(db, "r") == 2
+
+
 def test_a_database_from_another_user_asks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     marker = tmp_path / "loaded"
     player = _player_file(tmp_path, marker)
