@@ -328,7 +328,7 @@ def test_what_was_checked_is_what_starts(tmp_path: Path, monkeypatch: pytest.Mon
     res = runner.invoke(app, ["arena", "--resume", "r", "--db", str(db), "--workers", "1"])
     assert res.exit_code == 2, res.output
     (line,) = _lines(res.stderr)
-    assert "changed after it was checked" in line, line
+    assert "changed after it was checked: nothing of it was started" in line, line
     assert not marker.exists() and _games(db, "r") == 2
 
 

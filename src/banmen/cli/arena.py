@@ -464,7 +464,7 @@ def _question(store: ArenaStore, run_id: str, config: RunConfig, verdict: Verdic
     """What a terminal is shown before it is asked whether to start a run's players."""
     from banmen.arena.trust import shown
 
-    size = f" {config.size}x{config.size}" if config.size else ""
+    size = shown(f" {config.size}x{config.size}") if config.size else ""
     lines = [
         f"run {shown(repr(run_id))} in {shown(str(store.path))} is not trusted: "
         f"{shown(verdict.why or '')}.",
