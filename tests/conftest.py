@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -10,6 +13,13 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+# banmen's config folder (the arena's signing key: banmen.arena.trust) is one of the
+# tests' own, never the user's: set before any test runs, so the subprocesses the tests
+# start (`python -m banmen arena ...`) use it too. Each xdist worker makes its own.
+_CONFIG_DIR = tempfile.mkdtemp(prefix="banmen-tests-config-")
+os.environ["BANMEN_CONFIG_DIR"] = _CONFIG_DIR
+atexit.register(shutil.rmtree, _CONFIG_DIR, ignore_errors=True)
 
 sys.path.insert(0, str(Path(__file__).parent))  # for the test-only reference modules
 # tests of one area import a neighbour's cases (test_analysis the Othello memo, say)

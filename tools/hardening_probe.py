@@ -1,5 +1,6 @@
 """Issue 32's probes, before and after: does each bad number, file or command get one line
-and change nothing? Runs against the tree on ``PYTHONPATH`` (its ``banmen`` commands and a
+and change nothing? (And issue 36's: does an edited run database, resumed, start
+nothing?) Runs against the tree on ``PYTHONPATH`` (its ``banmen`` commands and a
 ``banmen serve`` it starts), so alternate the trees:
 
     for t in OLD NEW; do PYTHONPATH=$t/src python tools/hardening_probe.py; done
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -417,6 +419,58 @@ def engines(where: Path) -> None:
               5.0)  # fmt: skip
 
 
+def arena_resume(where: Path) -> None:
+    """Issue 36: a run database is input, never code. A run made with ``banmen arena``, its
+    configuration then edited in the SQLite file (a player that is a program, or Python
+    code, that leaves a marker file), resumed by a script — no terminal, no ``--yes``:
+    held if nothing was started (no marker, no game played) and the answer is one line."""
+    db = where / "runs.db"
+    env = {**os.environ, "BANMEN_CONFIG_DIR": str(where / "config")}  # never the user's key
+    made = subprocess.run([*BANMEN, "arena", "mattix", "--size", "4", "-p", "a=alphabeta:depth=1",
+                           "-p", "b=random", "--games", "2", "--db", str(db), "--name", "r",
+                           "--workers", "1"], capture_output=True, text=True, env=env,
+                          timeout=300)  # fmt: skip
+    if made.returncode != 0:
+        _report("arena --resume an edited run", False, f"could not make the run: {made.stderr}")
+        return
+    player = where / "edited_player.py"
+    player.write_text(f"import pathlib\npathlib.Path({str(where / 'PY-MARKER')!r}).touch()\n"
+                      "class P:\n    def play(self, board):\n        return 'a1'\n")  # fmt: skip
+    edits = [("ugi:sh -c", f'ugi:sh -c "touch {where / "UGI-MARKER"}"', where / "UGI-MARKER"),
+             ("python:", f"python:{player}:P", where / "PY-MARKER")]  # fmt: skip
+    for what, spec, marker in edits:
+        con = sqlite3.connect(db)
+        try:
+            config = json.loads(con.execute("SELECT config FROM arena_runs").fetchone()[0])
+            config["players"][1]["spec"] = spec
+            config["games"] += 2  # games left to play
+            con.execute("UPDATE arena_runs SET config = ?", (json.dumps(config),))
+            con.commit()
+            before = con.execute("SELECT COUNT(*) FROM arena_games").fetchone()[0]
+        finally:
+            con.close()
+        name = f"arena --resume a run edited to {what}, no terminal, no --yes"
+        try:
+            p = subprocess.run([*BANMEN, "arena", "--resume", "r", "--db", str(db), "--workers",
+                                "1"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                               env=env, timeout=300)  # fmt: skip
+        except subprocess.TimeoutExpired:
+            _report(name, False, "still running after 300 s", started=marker.exists())
+            continue
+        con = sqlite3.connect(db)
+        try:
+            after = con.execute("SELECT COUNT(*) FROM arena_games").fetchone()[0]
+        finally:
+            con.close()
+        lines = [ln for ln in (p.stdout + p.stderr).splitlines() if ln.strip()]
+        started = marker.exists()
+        held = (not started and after == before and len(lines) == 1
+                and "Traceback" not in p.stderr)  # fmt: skip
+        says_yes = any("--yes" in ln for ln in lines)
+        _report(name, held, " | ".join(lines[:3]), exit=p.returncode, started=started,
+                games_played=after - before, says_yes=says_yes)  # fmt: skip
+
+
 def main() -> None:
     import banmen
 
@@ -437,6 +491,8 @@ def main() -> None:
         web(where)
         if "--engines" in sys.argv or "--all" in sys.argv:
             engines(where)
+    with tempfile.TemporaryDirectory() as d:
+        arena_resume(Path(d))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,11 @@ worker sends back in one transaction — keyed by ``(run, pairing, pair, swapped
 killed at any moment holds every game that was committed and none that was not, and
 resuming it plays exactly the missing games (a second insert of the same key is refused,
 so nothing is counted twice).
+
+A run's configuration decides what resuming it starts, so :meth:`ArenaStore.create_run`
+signs it with this user's key (:mod:`banmen.arena.trust`, column ``signature``) and
+:meth:`ArenaStore.signed_config` gives it back with its signature, for the check before a
+resume; :meth:`ArenaStore.pin_config` makes sure what starts is what was checked.
 """
 
 from __future__ import annotations
@@ -22,10 +27,12 @@ from typing import Any
 import platformdirs
 
 from banmen._sqlite import connect, execute_retrying, insert_many_retrying, transaction_retrying
+from banmen.arena import trust
 from banmen.arena.schedule import Job
 
 __all__ = [
-    "ArenaStore", "RunConfig", "GameRecord", "RunIsRunning", "default_db_path", "encode_moves",
+    "ArenaStore", "RunConfig", "GameRecord", "RunIsRunning", "ConfigChanged", "default_db_path",
+    "encode_moves",
 ]  # fmt: skip
 
 _SCHEMA = """
@@ -34,7 +41,8 @@ CREATE TABLE IF NOT EXISTS arena_runs (
     config   TEXT NOT NULL,
     status   TEXT NOT NULL,
     created  TEXT NOT NULL,
-    updated  TEXT NOT NULL
+    updated  TEXT NOT NULL,
+    signature TEXT
 );
 CREATE TABLE IF NOT EXISTS arena_games (
     run_id    TEXT NOT NULL REFERENCES arena_runs(id),
@@ -114,6 +122,11 @@ class GameRecord(Job):
         return {k: v for k, v in asdict(self).items() if k not in ("seconds", "stored")}
 
 
+class ConfigChanged(ValueError):
+    """A run's configuration is no longer the one pinned (:meth:`ArenaStore.pin_config`):
+    the file was changed between the check and the start."""
+
+
 class RunIsRunning(ValueError):
     """Runs that :meth:`ArenaStore.delete_runs` would not delete: their status is
     ``running`` (a run being played — or one whose process was killed, which keeps that
@@ -142,6 +155,7 @@ class ArenaStore:
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
         self.readonly = readonly
+        self._pinned: dict[str, str] = {}
         if readonly:
             uri = self.path.resolve().as_uri() + "?mode=ro"
             self._conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=5)
@@ -156,15 +170,27 @@ class ArenaStore:
         for statement in _SCHEMA.split(";"):
             if statement.strip():
                 self._write(statement, ())
-        if not self._has_extra():  # a file from before the column (2026-11-24)
-            self._write("ALTER TABLE arena_games ADD COLUMN extra TEXT NOT NULL DEFAULT '{}'", ())
+        # columns added since: files from before them get them
+        self._add_column("arena_games", "extra", "TEXT NOT NULL DEFAULT '{}'")  # 2026-11-24
+        self._add_column("arena_runs", "signature", "TEXT")  # 2026-11-28
 
     def close(self) -> None:
         self._conn.close()
 
+    def _has_column(self, table: str, column: str) -> bool:
+        return column in {row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")}
+
     def _has_extra(self) -> bool:
-        cols = {row[1] for row in self._conn.execute("PRAGMA table_info(arena_games)")}
-        return "extra" in cols
+        return self._has_column("arena_games", "extra")
+
+    def _add_column(self, table: str, column: str, declaration: str) -> None:
+        if self._has_column(table, column):
+            return
+        try:
+            self._write(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}", ())
+        except sqlite3.OperationalError as e:  # another process added it just now
+            if "duplicate column" not in str(e):
+                raise
 
     @property
     def _extra(self) -> str:
@@ -195,12 +221,17 @@ class ArenaStore:
             secrets.token_hex(2)
         )
         now = _now()
+        text = json.dumps(config.to_dict())
+        try:  # the creator's signature: resuming it later starts it without asking
+            signature: str | None = trust.sign(rid, text)
+        except trust.KeyUnavailable:  # no key to be had: a resume will ask, saying why
+            signature = None
 
         def create(c: sqlite3.Connection) -> None:
             c.execute(
-                "INSERT INTO arena_runs (id, config, status, created, updated) "
-                "VALUES (?, ?, 'running', ?, ?)",
-                (rid, json.dumps(config.to_dict()), now, now),
+                "INSERT INTO arena_runs (id, config, status, created, updated, signature) "
+                "VALUES (?, ?, 'running', ?, ?, ?)",
+                (rid, text, now, now, signature),
             )
             # Games under a name no run has: left by workers of a run deleted while it
             # played (delete_runs(force=True)). They are not this new run's.
@@ -221,10 +252,60 @@ class ArenaStore:
         return f"no arena run {run_id!r} in {self.path}{hint}"
 
     def run_config(self, run_id: str) -> RunConfig:
+        """The run's configuration; ``ValueError`` for an unknown run or one this banmen
+        cannot read, :class:`ConfigChanged` if it is no longer the one pinned."""
         row = self._conn.execute("SELECT config FROM arena_runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             raise ValueError(self._unknown(run_id))
-        return RunConfig.from_dict(json.loads(row[0]))
+        pinned = self._pinned.get(run_id)
+        if pinned is not None and row[0] != pinned:
+            raise ConfigChanged(
+                f"the configuration of run {run_id!r} in {self.path} changed after it was "
+                "checked: nothing of it was started"
+            )
+        try:
+            return RunConfig.from_dict(json.loads(row[0]))
+        except (TypeError, ValueError, RecursionError) as e:
+            raise ValueError(
+                f"run {run_id!r} in {self.path}: its configuration cannot be read "
+                f"({type(e).__name__}: {' '.join(str(e).split())[:200]})"
+            ) from None
+
+    def signed_config(self, run_id: str) -> tuple[str, str | None]:
+        """The run's configuration as stored (the JSON text) and its signature (``None``:
+        unsigned, as every run made before signatures); ``ValueError`` if no such run."""
+        column = "signature" if self._has_column("arena_runs", "signature") else "NULL"
+        row = self._conn.execute(
+            f"SELECT config, {column} FROM arena_runs WHERE id = ?", (run_id,)
+        ).fetchone()
+        if row is None:
+            raise ValueError(self._unknown(run_id))
+        text, signature = row
+        if not isinstance(text, str):
+            raise ValueError(f"run {run_id!r} in {self.path}: its configuration cannot be read")
+        return text, signature if isinstance(signature, str) else None
+
+    def pin_config(self, run_id: str, config_text: str) -> None:
+        """From now on :meth:`run_config` gives the run's configuration only while the file
+        holds ``config_text`` (what was checked, or shown and confirmed), and raises
+        :class:`ConfigChanged` otherwise: a file changed between the check and the start
+        starts nothing."""
+        self._pinned[run_id] = config_text
+
+    def sign_run(self, run_id: str, config_text: str) -> bool:
+        """Sign the run with this user's key if its configuration is still
+        ``config_text`` (the one the user confirmed); whether it was signed. Raises
+        :class:`banmen.arena.trust.KeyUnavailable` if there is no key to be had."""
+        signature = trust.sign(run_id, config_text)
+
+        def update(c: sqlite3.Connection) -> bool:
+            cursor = c.execute(
+                "UPDATE arena_runs SET signature = ? WHERE id = ? AND config = ?",
+                (signature, run_id, config_text),
+            )
+            return bool(cursor.rowcount)
+
+        return transaction_retrying(self._conn, update)
 
     def run_ids(self) -> list[str]:
         return [r[0] for r in self._conn.execute("SELECT id FROM arena_runs ORDER BY created, id")]

@@ -7,6 +7,7 @@ import json
 import math
 import re
 import secrets
+import shlex
 import sqlite3
 import sys
 import time
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
     from banmen.arena.runner import Progress
     from banmen.arena.store import ArenaStore, RunConfig
+    from banmen.arena.trust import Verdict
 
 
 class _DefaultToRun(TyperGroup):
@@ -60,7 +62,11 @@ DbOption = Annotated[
 def _store(db: Path | None) -> ArenaStore:
     from banmen.arena.store import ArenaStore, default_db_path
 
-    return ArenaStore(db or default_db_path())
+    path = db or default_db_path()
+    try:
+        return ArenaStore(path)
+    except sqlite3.Error as e:  # not a database, a damaged one, a folder, no access
+        raise fail(f"{path}: cannot open it as an arena database: {e}") from None
 
 
 def fmt_elo(x: float | None, sign: float) -> str:
@@ -222,6 +228,17 @@ def run(
     ] = None,
     name: Annotated[str | None, typer.Option(help="Name for the run (default: generated).")] = None,
     resume: Annotated[str | None, typer.Option(help="Continue the run RUN.")] = None,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes",
+            "-y",
+            help="With --resume: start the run's players without asking, even if the run "
+            "is not signed by you (it is then signed). Without it, such a run's programs "
+            "and Python players are shown and confirmed first on a terminal, and refused "
+            "otherwise.",
+        ),
+    ] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the final report as JSON.")
     ] = False,
@@ -259,7 +276,7 @@ def run(
             if game or player:
                 raise fail("--resume continues a run as configured: give no GAME or --player")
             run_id = resume
-            config = store.run_config(run_id)
+            config = _resume_config(store, run_id, yes=yes, db=db, cluster=cluster)
         else:
             if not game:
                 raise fail("give a GAME (e.g. mattix) and players, or --resume RUN")
@@ -292,6 +309,7 @@ def run(
 
             planned_jobs(config)  # validates --games
             run_id = store.create_run(config, name)
+            _unsigned_note(store, run_id)
     except (ValueError, ScheduleError) as e:
         raise fail(str(e)) from None
 
@@ -370,6 +388,97 @@ def run(
             f"report and plots: banmen arena report {run_id}" + (f" --db {db}" if db else ""),
             soft_wrap=True,
         )
+
+
+def _resume_config(
+    store: ArenaStore, run_id: str, *, yes: bool, db: Path | None, cluster: str | None
+) -> RunConfig:
+    """The configuration of the run to resume, once it may start: signed by this user, or
+    of banmen's own engines only, or shown and confirmed (``--yes``, or a question on a
+    terminal; without either, one line refusing). What it checked is pinned: a file
+    changed after the check starts nothing (:meth:`ArenaStore.pin_config`). Nothing is
+    started here."""
+    from banmen.arena import trust
+
+    try:
+        text, signature = store.signed_config(run_id)
+        store.pin_config(run_id, text)
+        config = store.run_config(run_id)
+        verdict = trust.check(run_id, text, signature, config.players)
+        if not verdict.asks:
+            return config
+        if not yes:
+            if not _stdin_is_terminal():
+                raise fail(_refusal(store, run_id, verdict, db, cluster))
+            typer.echo(_question(store, run_id, config, verdict), err=True)
+            if not typer.confirm("start them?", default=False, err=True):
+                typer.echo(f"nothing started: run {run_id} not resumed", err=True)
+                raise typer.Exit(1)
+        try:
+            store.sign_run(run_id, text)  # so that the next resume does not ask
+        except trust.KeyUnavailable as e:
+            typer.echo(f"note: run {run_id} not signed ({e}): its next resume asks again",
+                       err=True)  # fmt: skip
+        return config
+    except sqlite3.Error as e:
+        raise fail(f"{store.path}: cannot read run {run_id!r}: {e}") from None
+
+
+def _unsigned_note(store: ArenaStore, run_id: str) -> None:
+    """Say so if the run just made could not be signed and its resume will ask."""
+    from banmen.arena import trust
+
+    text, signature = store.signed_config(run_id)
+    if signature is not None:
+        return
+    if trust.check(run_id, text, signature, store.run_config(run_id).players).asks:
+        why = trust.key_problem() or "no key"
+        typer.echo(f"note: run {run_id} is not signed ({why}): resuming it will ask before "
+                   "it starts its players", err=True)  # fmt: skip
+
+
+def _refusal(
+    store: ArenaStore, run_id: str, verdict: Verdict, db: Path | None, cluster: str | None
+) -> str:
+    """The one line refusing to resume a run that is not the user's without a terminal."""
+    from banmen.arena.trust import shown
+
+    starts = "; ".join(f"{shown(p.name)}={shown(p.spec)} ({shown(p.runs or '')})"
+                       for p in verdict.flagged)  # fmt: skip
+    again = shown(
+        " ".join(
+            ["banmen arena --resume", shlex.quote(run_id)]
+            + (["--db", shlex.quote(str(db))] if db else [])
+            + (["--cluster", shlex.quote(cluster)] if cluster else [])
+            + ["--yes"]
+        )
+    )
+    return (
+        f"run {shown(repr(run_id))} in {shown(str(store.path))} is not trusted: "
+        f"{shown(verdict.why or '')}; resuming it would start: {starts}. Nothing was started. "
+        f"If you trust these, run: {again}"
+    )
+
+
+def _question(store: ArenaStore, run_id: str, config: RunConfig, verdict: Verdict) -> str:
+    """What a terminal is shown before it is asked whether to start a run's players."""
+    from banmen.arena.trust import shown
+
+    size = shown(f" {config.size}x{config.size}") if config.size else ""
+    lines = [
+        f"run {shown(repr(run_id))} in {shown(str(store.path))} is not trusted: "
+        f"{shown(verdict.why or '')}.",
+        f"Resuming it plays {shown(str(config.game))}{size} with these players; those marked "
+        "! run more than banmen's own engines:",
+    ]
+    width = max(len(shown(p.name)) for p in verdict.players)
+    for p in verdict.players:
+        mark = "!" if p.runs else " "
+        lines.append(f"  {mark} {shown(p.name):<{width}} = {shown(p.spec)}")
+        if p.runs:
+            lines.append(f"    {'':<{width}}   {shown(p.runs)}")
+    lines.append("Nothing has been started yet. Start them only if you trust every ! line.")
+    return "\n".join(lines)
 
 
 def _cluster_error() -> type[Exception]:
@@ -770,14 +879,14 @@ def delete(
     db: DbOption = None,
 ) -> None:
     """Delete runs and all their games from the database (in one transaction)."""
-    from banmen.arena.store import default_db_path
+    from banmen.arena.store import ArenaStore, default_db_path
 
     ids = list(dict.fromkeys(run_ids))
     path = db or default_db_path()
     if not path.is_file():
         raise fail(f"nothing deleted: no database {path}")
     try:
-        with _store(path) as store:
+        with ArenaStore(path) as store:
             deleted = _delete(store, ids, yes=yes, force=force)
     except sqlite3.Error as e:  # not a database, a read-only file, a lock held too long
         raise fail(f"nothing deleted: {path}: {e}") from None
