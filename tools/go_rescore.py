@@ -16,12 +16,16 @@ settles them in the arena:
   level), and the board it leaves is counted with every stone alive (Tromp-Taylor).
   The cleanup's moves and times are added to the game's, as the arena records them.
 
+A run SRC holds that this user did not sign (:mod:`banmen.arena.trust`: an edited file,
+another user's or machine's) and whose players start a program or load code is refused,
+naming them, unless ``--yes`` says to start them: a results file is input, not code.
+
 Games resigned or forfeited are copied as they are. The runs are written to OUT, a new
 arena database (SRC is only read): ``banmen arena report RUN --db OUT`` then gives the
 new tables. Each game whose settlement changed is printed (its result and count before
 and after), then a JSON summary per run.
 
-    python tools/go_rescore.py SRC OUT RUN [RUN ...]
+    python tools/go_rescore.py SRC OUT RUN [RUN ...] [--yes]
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from banmen.arena import trust
 from banmen.arena.play import EngineCache, _first_mover_result, _Referee
 from banmen.arena.store import ArenaStore, GameRecord, RunConfig
 from banmen.engine import Engine, parse_spec
@@ -127,6 +132,8 @@ def _settled_again(
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    yes = "--yes" in args
+    args = [a for a in args if a != "--yes"]
     if len(args) < 3:
         print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
         return 2
@@ -145,8 +152,15 @@ def main(argv: list[str] | None = None) -> int:
         for run in runs:
             try:
                 config = old.run_config(run)
+                text, signature = old.signed_config(run)
+                verdict = trust.check(run, text, signature, config.players)
             except (KeyError, ValueError) as e:
                 print(f"go_rescore: {e}", file=sys.stderr)
+                return 2
+            if verdict.asks and not yes:
+                named = "; ".join(f"{p.name}: {trust.shown(p.runs or '')}" for p in verdict.flagged)
+                print(f"go_rescore: run {run!r} is not trusted ({verdict.why}); it would "
+                      f"start {named}; add --yes to start them", file=sys.stderr)  # fmt: skip
                 return 2
             specs = {p["name"]: p["spec"] for p in config.players}
             new.create_run(config, run)

@@ -386,6 +386,15 @@ def test_the_rescore_tool_settles_an_older_record_by_play(tmp_path: Path) -> Non
     assert (new[1].extra["settled"], new[1].result) == ("agreed", agreed.result)
     assert new[1].moves == agreed.moves
     assert go_rescore.main([str(tmp_path / "nowhere.db"), str(tmp_path / "x.db"), "r"]) == 2
+    # a run edited in the file is not this user's: its players are not started unasked
+    import sqlite3
+
+    con = sqlite3.connect(tmp_path / "old.db")
+    con.execute("UPDATE arena_runs SET config = replace(config, 'b2.log', 'b3.log')")
+    con.commit()
+    con.close()
+    assert go_rescore.main([str(tmp_path / "old.db"), str(tmp_path / "new3.db"), "r"]) == 2
+    assert not (tmp_path / "b3.log").exists()
 
 
 SCRIPTED_PLAYER = """
