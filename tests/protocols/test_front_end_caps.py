@@ -14,6 +14,7 @@ import textwrap
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import paths
 import pytest
@@ -210,4 +211,69 @@ def test_ugi_answers_within_its_cap_whatever_the_engine(tmp_path: Path) -> None:
         s.send("quit")
     finally:
         s.close()
+    assert _gone(tag) == []
+
+
+#: a GTP engine that answers the set-up, then talks without end instead of a genmove
+CHATTY_GTP = """
+import sys
+for line in sys.stdin:
+    ident, _, rest = line.strip().partition(" ")
+    cmd = rest.split()[0] if rest else ""
+    if cmd == "genmove":
+        while True:
+            print("I am still thinking about it", flush=True)
+    answer = {"protocol_version": "2", "name": "chatty", "version": "1"}.get(cmd, "")
+    print(f"={ident} {answer}\\n", flush=True)
+"""
+
+#: an NBoard engine that answers pings, then talks without end instead of a move
+CHATTY_NBOARD = """
+import sys
+for line in sys.stdin:
+    words = line.split()
+    if words and words[0] == "ping":
+        print("pong " + words[1], flush=True)
+    elif words and words[0] == "go":
+        while True:
+            print("status still thinking", flush=True)
+"""
+
+
+@pytest.mark.parametrize("protocol", ["gtp", "nboard"])
+def test_an_engine_that_keeps_talking_is_given_up_at_its_allowance(
+    protocol: str, tmp_path: Path
+) -> None:
+    """Lines that are no answer do not keep a move going: the client gives up at the
+    move's allowance as it does for a silent engine."""
+    from banmen.engine import allowance
+    from banmen.search.limits import Limit
+
+    tag = str(tmp_path / "tag")
+    fake = tmp_path / f"chatty_{protocol}.py"
+    fake.write_text(CHATTY_GTP if protocol == "gtp" else CHATTY_NBOARD)
+    if protocol == "gtp":
+        from banmen.games.go import Board as GoBoard
+        from banmen.games.go.gtp_client import GTPEngine, GTPError
+
+        engine: Any = GTPEngine([sys.executable, str(fake), tag])
+        board: Any = GoBoard(9)
+        error: type[Exception] = GTPError
+    else:
+        from banmen.clients.nboard import NBoardEngine, NBoardError
+        from banmen.games.othello import Board as OthelloBoard
+
+        engine, board, error = (
+            NBoardEngine([sys.executable, str(fake), tag]),
+            OthelloBoard(),
+            NBoardError,
+        )
+    engine.warm_up()
+    t0 = time.monotonic()
+    with pytest.raises(error) as e:
+        engine.think(board, Limit(time=0.5))
+    took = time.monotonic() - t0
+    assert "in 2.5 s (its limit of 0.5 s plus 2 s)" in str(e.value), str(e.value)
+    assert took <= allowance(0.5) + 3.0, took
+    engine.close()
     assert _gone(tag) == []
