@@ -187,12 +187,14 @@ def test_an_endless_line_holds_memory_to_its_bound(tmp_path: Path) -> None:
 
 
 def _arena(tmp_path: Path, spec: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "banmen", "arena", "run", "mattix", "--size", "4",
-         "--games", "2", "--seed", "5", "--workers", "1", "--db", str(tmp_path / "a.db"),
-         "-p", f"bad={spec}", "-p", "d1=alphabeta:depth=1"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )  # fmt: skip
+    with (tmp_path / "arena.err").open("wb") as err:  # (tracebacks, if it hangs: below)
+        return subprocess.Popen(
+            [sys.executable, "-m", "banmen", "arena", "run", "mattix", "--size", "4",
+             "--games", "2", "--seed", "5", "--workers", "1", "--db", str(tmp_path / "a.db"),
+             "-p", f"bad={spec}", "-p", "d1=alphabeta:depth=1"],
+            stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
+            env={**os.environ, "PYTHONFAULTHANDLER": "1"},
+        )  # fmt: skip
 
 
 def _wait_for(path: Path, proc: subprocess.Popen[bytes], within: float = 120.0) -> None:
@@ -217,7 +219,13 @@ def test_no_engine_outlives_a_killed_arena(how: str, tmp_path: Path) -> None:
             arena.kill()
         else:
             os.killpg(arena.pid, signal.SIGINT)
-        arena.wait(30)
+        try:
+            arena.wait(30)
+        except subprocess.TimeoutExpired:  # where it hangs: faulthandler's dump on SIGABRT
+            arena.send_signal(signal.SIGABRT)
+            arena.wait(10)
+            text = (tmp_path / "arena.err").read_text(errors="replace")
+            raise AssertionError(f"the arena did not end after {how}:\n{text[-6000:]}") from None
         assert gone(str(tag)) == [], f"an engine outlived the arena ({how})"
     finally:
         if arena.poll() is None:

@@ -309,8 +309,14 @@ class ClusterPool:
         self._futures[key] = fut
         return key
 
-    def wait(self) -> list[tuple[Hashable, str, list[GameRecord]]]:
-        futures = self._ac.next_batch(block=True)
+    def wait(self, timeout: float | None = None) -> list[tuple[Hashable, str, list[GameRecord]]]:
+        end = None if timeout is None else time.monotonic() + timeout
+        futures = self._ac.next_batch(block=end is None)
+        while not futures and end is not None and time.monotonic() < end:
+            time.sleep(0.02)
+            futures = self._ac.next_batch(block=False)
+        if not futures:
+            return []
         for fut in futures:
             del self._futures[fut.key]
             if fut.status == "error":

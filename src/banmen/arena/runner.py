@@ -217,8 +217,9 @@ class GamePool(Protocol):
         """Start playing ``jobs``; the token :meth:`wait` will give back with them."""
         ...
 
-    def wait(self) -> list[tuple[Hashable, str, list[GameRecord]]]:
-        """Block until at least one batch has finished: ``(token, worker, records)``."""
+    def wait(self, timeout: float | None = None) -> list[tuple[Hashable, str, list[GameRecord]]]:
+        """Block until at least one batch has finished: ``(token, worker, records)``;
+        with ``timeout``, at most that many seconds (then maybe nothing)."""
         ...
 
     def close(self) -> None:
@@ -281,8 +282,8 @@ class LocalPool:
         self._pending.add(fut)
         return fut
 
-    def wait(self) -> list[tuple[Hashable, str, list[GameRecord]]]:
-        finished, self._pending = wait(self._pending, return_when=FIRST_COMPLETED)
+    def wait(self, timeout: float | None = None) -> list[tuple[Hashable, str, list[GameRecord]]]:
+        finished, self._pending = wait(self._pending, timeout, return_when=FIRST_COMPLETED)
         out: list[tuple[Hashable, str, list[GameRecord]]] = []
         for fut in finished:
             where, records = fut.result()
@@ -358,6 +359,7 @@ def run_arena(
         store.set_status(run_id, "interrupted")
         raise
     progress.workers = pool.slots()
+    interrupted = _interrupt_at_safe_points()
     pending: dict[Hashable, list[Job]] = {}
     next_job = 0  # todo[next_job:] are not submitted yet
     counted = {g.key for g in games}
@@ -385,7 +387,11 @@ def run_arena(
                     pending[pool.submit(chunk)] = chunk
             if not pending:
                 break
-            finished = pool.wait()
+            finished = pool.wait(_TICK)
+            while not finished:
+                if interrupted.is_set():
+                    raise KeyboardInterrupt
+                finished = pool.wait(_TICK)
             if not store.status(run_id):
                 raise RunDeleted(f"run {run_id!r} was deleted from {store.path} while it played")
             for token, where, records in finished:
@@ -417,5 +423,38 @@ def run_arena(
         if isinstance(e, RunDeleted):
             store.delete_orphan_games(run_id)
         raise
+    finally:
+        _restore_interrupts(interrupted)
     pool.close()
     return progress
+
+
+#: how often the parent looks up from waiting for games (for a Ctrl-C), in seconds
+_TICK = 0.25
+
+
+class _Interrupts(threading.Event):
+    """Set by a SIGINT while a run plays; what the handler it replaced was."""
+
+    previous: Any = None
+    installed = False
+
+
+def _interrupt_at_safe_points() -> _Interrupts:
+    """While a run plays, a Ctrl-C (SIGINT) sets a flag the main loop reads between its
+    waits, and becomes ``KeyboardInterrupt`` there — never in the middle of the pool's
+    own locks and threads, where an exception thrown by a signal can leave a lock held
+    and the process unable to exit. (Only in the main thread: signals go there.)"""
+    event = _Interrupts()
+    if threading.current_thread() is threading.main_thread():
+        try:
+            event.previous = signal.signal(signal.SIGINT, lambda *_: event.set())
+            event.installed = True
+        except ValueError:  # pragma: no cover - not the main interpreter
+            pass
+    return event
+
+
+def _restore_interrupts(event: _Interrupts) -> None:
+    if event.installed:
+        signal.signal(signal.SIGINT, event.previous)
