@@ -55,6 +55,16 @@ def serve(
         ),
     ] = None,
     player: Annotated[list[str] | None, typer.Option("--player", help=PLAYER_HELP)] = None,
+    share_runs_and_games: Annotated[
+        bool,
+        typer.Option(
+            "--share-runs-and-games",
+            help="Serve the arena runs (/api/arena: every player's spec, engine command "
+            "lines, file paths) and saved games over HTTP (/api/saved, /api/record) to "
+            "clients on other machines too. Without it only this machine's clients get "
+            "them (others: a 403); pages, play and joining a game by its id are for all.",
+        ),
+    ] = False,
 ) -> None:
     """Start the web app (http://127.0.0.1:8000 by default)."""
     if not 0 < port < 65536:
@@ -86,10 +96,13 @@ def serve(
             except Exception as e:  # anything a user's player does at its start
                 raise fail(f"--player {game}:{name}: cannot start {spec!r}: {_line(e)}") from None
             print(f"banmen: {game} player {name!r} ready ({spec})", flush=True)
-    run_server(
-        host=host, port=port, db=db, workers=workers, allowed=allowed_host or [],
-        limits=limits, players=players,
-    )  # fmt: skip
+    try:  # (a database that cannot be used: one line, before the server starts)
+        run_server(
+            host=host, port=port, db=db, workers=workers, allowed=allowed_host or [],
+            limits=limits, players=players, share=share_runs_and_games,
+        )  # fmt: skip
+    except ValueError as e:
+        raise fail(str(e)) from None
 
 
 def _line(e: BaseException) -> str:

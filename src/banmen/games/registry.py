@@ -14,6 +14,15 @@ point raises, or gives no valid ``GameDef``) is :class:`GameLoadError` — one l
 the package — for that game only: :func:`load_games` skips it with that line and every
 other game still works.
 
+A package is imported under a time bound (:data:`IMPORT_SECONDS`, on the main thread: a
+timer signal interrupts it), so one that hangs at import — waiting for a network, a prompt,
+a lock — is left out with one line like any other, and so is one that calls ``sys.exit``
+(or raises any ``BaseException``) while it loads; the user's Ctrl-C still interrupts. A
+failure is remembered for the rest of the process, and a package that hung is named in the
+environment (:data:`HUNG_ENV`) of every process this one starts, so it costs its time bound
+once, not once per process (the web app's engine workers, the arena's). banmen's own games
+load without a bound: they are the registry's own code.
+
 The registry is a module of its own, above the games (docs/DESIGN.md's floors): a game's
 code imports ``banmen.games`` (its package, which the import of any game module runs) and
 the contract in :mod:`banmen.games._base`, never the registry that loads the games.
@@ -22,9 +31,14 @@ the contract in :mod:`banmen.games._base`, never the registry that loads the gam
 from __future__ import annotations
 
 import importlib
+import os
+import signal
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from types import FrameType
+from typing import Any, TypeVar
 
 from banmen.engine import Engine, PlayerSpec, SpecError, parse_spec
 from banmen.games._base import EngineKind, GameDef
@@ -40,6 +54,9 @@ __all__ = [  # and GAMES, GAME_NAMES: read when asked (module __getattr__)
     "GameLoadError",
     "BUILT_IN",
     "ENTRY_POINT_GROUP",
+    "IMPORT_SECONDS",
+    "HUNG_ENV",
+    "load_bounded",
     "game_names",
     "load_games",
     "register",
@@ -58,6 +75,23 @@ _registered: dict[str, GameDef[Any]] = {}
 _points: dict[str, Any] | None = None
 #: games loaded, by name
 _loaded: dict[str, GameDef[Any]] = {}
+#: game packages that failed to load in this process, by name: never tried again here
+_failed: dict[str, str] = {}
+#: the failures already printed by :func:`load_games` (each is printed once a process)
+_told: set[str] = set()
+
+#: How long a game package's import (its entry point's ``load``, a web adapter's module)
+#: may take, in seconds, before it is interrupted and the package left out. Importing a
+#: package's code takes well under a second once numpy and numba are loaded (banmen's own
+#: games load them first); a package that waits for something at import would otherwise
+#: hang every command that lists the games.
+IMPORT_SECONDS = 5.0
+
+#: The environment variable naming the game packages that hung at import in this process
+#: (comma-separated), inherited by every process it starts: they leave them out at once.
+HUNG_ENV = "BANMEN_HUNG_GAMES"
+
+T = TypeVar("T")
 
 
 class UnknownGameError(ValueError):
@@ -104,6 +138,81 @@ def unregister(name: str) -> None:
     _loaded.pop(name, None)
 
 
+class _ImportTimeout(BaseException):
+    """Raised into an import that runs past its time bound (a ``BaseException``, so a
+    package's own ``except Exception`` does not swallow it)."""
+
+
+def _bounded(load: Callable[[], T], seconds: float) -> T:
+    """``load()``, interrupted by :class:`_ImportTimeout` after ``seconds`` (and every
+    quarter second after that, should the code swallow it) — on the main thread, where
+    Python runs signal handlers, with a real-time timer (``SIGALRM``). A timer already
+    set (pytest-timeout's, say) is set again afterwards for the time it had left; one
+    due before ``seconds`` is left alone, and so, on another thread or without timers,
+    is ``load``: it runs unbounded."""
+    if (
+        not hasattr(signal, "setitimer")
+        or threading.current_thread() is not threading.main_thread()
+    ):
+        return load()
+    left, every = signal.getitimer(signal.ITIMER_REAL)
+    if left and left <= seconds:
+        return load()
+    done = False
+
+    def expired(signum: int, frame: FrameType | None) -> None:
+        if not done:
+            raise _ImportTimeout
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    started = time.monotonic()
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.25)
+    try:
+        out = load()
+        done = True
+        return out
+    finally:
+        done = True
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
+        if left:
+            spent = time.monotonic() - started
+            signal.setitimer(signal.ITIMER_REAL, max(left - spent, 0.001), every)
+
+
+def _hung_elsewhere() -> set[str]:
+    """The packages a parent process found hanging at import (:data:`HUNG_ENV`)."""
+    return {n.strip() for n in os.environ.get(HUNG_ENV, "").split(",") if n.strip()}
+
+
+def load_bounded(
+    load: Callable[[], T], where: str, name: str | None = None, failed: str = "failed to load: "
+) -> T:
+    """``load()`` — the import of a game package's code — within :data:`IMPORT_SECONDS`:
+    whatever goes wrong (an exception, ``sys.exit``, any other ``BaseException``, a hang)
+    is a :class:`GameLoadError`, one line beginning with ``where``; the user's Ctrl-C
+    (``KeyboardInterrupt``) passes. A hang is remembered under ``name`` (if given) in the
+    environment the processes started from this one inherit (:data:`HUNG_ENV`); an
+    exception's line is ``where``, ``failed``, its type and its message."""
+    try:
+        return _bounded(load, IMPORT_SECONDS)
+    except _ImportTimeout:
+        if name is not None:
+            os.environ[HUNG_ENV] = ",".join(sorted(_hung_elsewhere() | {name}))
+        raise GameLoadError(
+            f"{where}: left out: it did not load within {IMPORT_SECONDS:g} s "
+            "(does it wait for something when imported?)"
+        ) from None
+    except KeyboardInterrupt:
+        raise
+    except SystemExit as e:
+        code = "" if e.code is None else f" {' '.join(str(e.code).split())[:200]!r}"
+        raise GameLoadError(f"{where}: left out: it exits when imported (sys.exit{code})") from None
+    except BaseException as e:  # anything a broken package does when imported
+        text = " ".join(str(e).split()) or type(e).__name__
+        raise GameLoadError(f"{where}: {failed}{type(e).__name__}: {text}") from None
+
+
 def _package(ep: Any) -> str:
     dist = getattr(ep, "dist", None)
     return f"{dist.name} {dist.version}" if dist is not None else str(ep.value)
@@ -137,15 +246,25 @@ def get_game(name: str) -> GameDef[Any]:
         return _loaded[key]
     if key in _registered:
         game: GameDef[Any] = _registered[key]
+    elif key in _failed:
+        raise GameLoadError(_failed[key])
     elif key in _entry_points():
         ep = _entry_points()[key]
         where = f"game package {_package(ep)} ({ENTRY_POINT_GROUP}: {key} = {ep.value})"
         try:
-            game = ep.load()
-        except Exception as e:  # anything a broken package does when imported
-            text = " ".join(str(e).split()) or type(e).__name__
-            raise GameLoadError(f"{where}: failed to load: {type(e).__name__}: {text}") from None
-        _check(game, key, where)
+            if key in BUILT_IN:  # banmen's own code: no bound (a cold import may be slow)
+                game = ep.load()
+            elif key in _hung_elsewhere():
+                raise GameLoadError(
+                    f"{where}: left out: it did not load within {IMPORT_SECONDS:g} s in the "
+                    "process that started this one"
+                )
+            else:
+                game = load_bounded(ep.load, where, key)
+            _check(game, key, where)
+        except GameLoadError as e:
+            _failed[key] = str(e)
+            raise
     else:  # a built-in game with no entry point (an install older than its pyproject)
         game = importlib.import_module(f"banmen.games.{key}").GAME
     _loaded[key] = game
@@ -157,17 +276,21 @@ def load_games(
 ) -> dict[str, GameDef[Any]]:
     """The games ``names`` names (default: every game), loaded; a package that fails to
     load is left out and its one-line :class:`GameLoadError` handed to ``on_broken``
-    (default: printed on stderr), so every other game still works."""
-    out: dict[str, GameDef[Any]] = {}
-    for name in names if names is not None else game_names():
+    (default: printed on stderr, once a process), so every other game still works.
+    banmen's own games are loaded first, so that a package's time bound
+    (:data:`IMPORT_SECONDS`) is its own code's and not numpy's or numba's."""
+    wanted = list(names if names is not None else game_names())
+    found: dict[str, GameDef[Any]] = {}
+    for name in sorted(wanted, key=lambda n: n.strip().lower() not in BUILT_IN):
         try:
-            out[name] = get_game(name)
+            found[name] = get_game(name)
         except GameLoadError as e:
-            if on_broken is None:
-                print(f"banmen: {e}", file=sys.stderr, flush=True)
-            else:
+            if on_broken is not None:
                 on_broken(str(e))
-    return out
+            elif str(e) not in _told:
+                _told.add(str(e))
+                print(f"banmen: {e}", file=sys.stderr, flush=True)
+    return {name: found[name] for name in wanted if name in found}
 
 
 #: how an error names the players of a kind a game does not offer

@@ -22,7 +22,7 @@ from typing import Any
 
 from banmen.engine import SpecError
 from banmen.games import GameDef
-from banmen.games.registry import load_games
+from banmen.games.registry import GameLoadError, load_bounded, load_games
 from banmen.web.games._base import AdapterError, WebGame
 from banmen.web.replies import one_line
 
@@ -87,11 +87,15 @@ def adapter_class(game: GameDef[Any]) -> type[WebGame[Any]]:
     where = f"{game.title}'s web adapter {game.web!r}"
     if not colon or not module or not attr:
         raise AdapterError(f"{where}: expected 'module:Class'")
-    try:
-        found = getattr(importlib.import_module(module), attr)
-    except Exception as e:  # anything a broken module does when imported
-        text = " ".join(str(e).split()) or type(e).__name__
-        raise AdapterError(f"{where} cannot be imported: {type(e).__name__}: {text}") from None
+    try:  # (within the registry's time bound: a module that hangs or exits is one line)
+        imported = load_bounded(
+            lambda: importlib.import_module(module), f"{where} cannot be imported", failed=""
+        )
+        found = getattr(imported, attr)
+    except GameLoadError as e:
+        raise AdapterError(str(e)) from None
+    except AttributeError:
+        raise AdapterError(f"{where}: its module has no {attr!r}") from None
     if not (isinstance(found, type) and issubclass(found, WebGame)):
         raise AdapterError(f"{where} is not a banmen.web.games.WebGame subclass")
     return found
@@ -113,7 +117,8 @@ def make_games(
     whose adapter cannot be made is handed to ``on_broken`` (one line; default: stderr)
     and left out."""
     say = on_broken if on_broken is not None else _say
-    found = web_games(on_broken=say) if games is None else games
+    # (None: the registry prints a package that fails to load, once a process)
+    found = web_games(on_broken=on_broken) if games is None else games
     own = players or {}
     out: dict[str, WebGame[Any]] = {}
     for name, game in found.items():
@@ -125,7 +130,7 @@ def make_games(
             continue
         except SpecError:
             raise  # a bad level or player: the server's own settings are wrong
-        except Exception as e:  # anything a game package's adapter does when made
+        except (Exception, SystemExit) as e:  # anything a game package's adapter does when made
             say(f"{game.title}'s web page cannot be made: {type(e).__name__}: {one_line(e)}")
             continue
         if adapter.name != name:

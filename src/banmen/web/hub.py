@@ -9,6 +9,15 @@ resumes thinking. It keeps at most :attr:`Limits.max_sessions` sessions live, an
 one client address create saved games only so fast (:attr:`Limits.new_game_burst`,
 :attr:`Limits.new_game_interval`). Every other message goes to the client's
 :class:`~banmen.web.session.GameSession`.
+
+What a record costs is not the event loop's (:mod:`banmen.web.offload`): a ``load`` is
+checked for room and for its address's new-game rate first — cheaply, before its text is
+read — then its text is read and replayed on the records' thread, and the room checked
+again, under the lock, once it is read (the hub may have filled meanwhile). A load takes
+its new game from the rate when it is checked, and keeps it taken if the text turns out
+bad: reading the text is what the rate pays for, so a flood of loads, good or bad, costs
+the server one rate check each once the address's burst is spent. A joined saved game's
+record is replayed on the same thread.
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ class Hub:
         self._lock = asyncio.Lock()
         limits = services.limits
         self._new_games = RateLimit(limits.new_game_burst, limits.new_game_interval, services.clock)
+        self._closed = False
 
     def opened(self, client: Client) -> None:
         pass  # a game page asks for its game first ("join")
@@ -77,6 +87,7 @@ class Hub:
             )
         game = self.game_of(client)
         async with self._lock:
+            self._check_open()
             current = client.session
             if current is not None and game_id == current.id:
                 client.send(current.view())  # a re-join is a request for the state
@@ -110,15 +121,18 @@ class Hub:
         if saved.game != game.name:
             other = self.services.games.get(saved.game)
             return None, _other_game(game_id, other, game)
-        try:
-            session = GameSession.from_record(game_id, game, saved.state, self.services)
+        try:  # its moves replayed off the event loop
+            board = await self.services.reader.run(game.board_from_record, saved.state.get("board"))
+            session = GameSession.from_record(game_id, game, saved.state, self.services, board)
         except (ValueError, TypeError, KeyError) as e:
             return None, f"saved game {game_id!r} could not be read ({e}): started a new game"
+        self._check_open()
         self.sessions[game_id] = session
         return session, None
 
     async def new_game(self, client: Client, msg: NewGame) -> None:
         async with self._lock:
+            self._check_open()
             self._check_room(client)
             self._check_rate(client)
             session = self._create(self.game_of(client), client.session, msg)
@@ -129,12 +143,18 @@ class Hub:
         session.show_analysis(client)
 
     async def load(self, client: Client, msg: Load) -> None:
-        """A new game from pasted text; bad text changes nothing."""
+        """A new game from pasted text; bad text changes nothing but the address's
+        new-game rate (see the module docstring: the rate is checked, and a game taken
+        from it, before the text is read; the text is read off the event loop)."""
         game = self.game_of(client)
-        board = game.load(msg.text)  # raises ProtocolError with the board's message
+        self._check_open()
+        self._check_room(client)
+        self._check_rate(client)
+        # raises ProtocolError with the board's message
+        board = await self.services.reader.run(game.load, msg.text)
         async with self._lock:
-            self._check_room(client)
-            self._check_rate(client)
+            self._check_open()
+            self._check_room(client)  # again: the hub may have filled while it was read
             session = self._create(game, client.session, NewGame(None, None, None), board)
             await session.save()
             self._enter(client, session)
@@ -152,6 +172,12 @@ class Hub:
             raise ProtocolError(
                 f"the server is busy: all its game slots ({cap}) are in use; try again in a while"
             )
+
+    def _check_open(self) -> None:
+        """Refuse (:class:`ProtocolError`) a new live session once the hub is closed (the
+        server shuts down; a record read meanwhile is dropped)."""
+        if self._closed:
+            raise ProtocolError("the server is shutting down: no new games")
 
     def _check_rate(self, client: Client) -> None:
         """Refuse (:class:`ProtocolError`) a new saved game beyond the client address's
@@ -206,6 +232,8 @@ class Hub:
             self.sessions.pop(session.id, None)
 
     def close(self) -> None:
+        self._closed = True
+        self.services.reader.close()
         for session in list(self.sessions.values()):
             session.close()
         self.sessions.clear()

@@ -30,6 +30,14 @@ interface (``--host 0.0.0.0`` or ``::``), also the machine's host name (and
 it). A WebSocket is also refused (403) unless its ``Origin``, when sent, names the same
 host and port as its ``Host``.
 
+What only this machine reads (:func:`guard_private`, :data:`PRIVATE_PATHS`): the arena's
+runs (``/api/arena/…``: the players' specs — engine command lines, file paths) and the
+saved games by id over HTTP (``/api/saved/…``, ``/api/record/…``) are answered to clients
+from a loopback address only, unless the server shares them (``banmen serve
+--share-runs-and-games``); any other client gets a one-line 403. Games are still joined and
+played by id over their sockets: that is how a game is shared. ``banmen serve`` on an
+address other than loopback says so in a paragraph before it serves (:func:`exposure`).
+
 The limits (:class:`~banmen.web.limits.Limits`, each settable with ``banmen serve
 --limit NAME=VALUE``), and what a client gets beyond each — always one line:
 
@@ -102,7 +110,10 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from banmen.arena.store import default_db_path  # one file for saved games and arena runs
+from banmen.arena.store import (  # one file for saved games and arena runs
+    ArenaStore,
+    default_db_path,
+)
 from banmen.web.arena import ArenaViews, arena_api_routes
 from banmen.web.catalog import GameEntry, make_games
 from banmen.web.engines import EngineNews
@@ -133,6 +144,13 @@ __all__ = [
     "allowed_hosts",
     "guard_hosts",
     "LOOPBACK_HOSTS",
+    "PRIVATE_PATHS",
+    "SHARE_FLAG",
+    "guard_private",
+    "is_loopback",
+    "binds_loopback",
+    "exposure",
+    "check_database",
     "OneLineProtocolErrors",
     "STATIC_DIR",
 ]
@@ -208,6 +226,132 @@ def guard_hosts(app: ASGIApp, hosts: Sequence[str]) -> ASGIApp:
     """``app`` answering only requests (and WebSockets) whose ``Host`` is one of
     ``hosts`` (patterns as :func:`allowed_hosts` gives them); others get a 400."""
     return TrustedHostMiddleware(app, allowed_hosts=list(hosts), www_redirect=False)
+
+
+#: The routes only clients on this machine get, unless the server shares them: the arena's
+#: runs (every player's spec: engine command lines, file paths) and saved games read by id
+#: over HTTP. (A game is joined and played by id over its socket all the same.)
+PRIVATE_PATHS = ("/api/arena", "/api/saved/", "/api/record/")
+
+#: ``banmen serve``'s option that serves :data:`PRIVATE_PATHS` to every client
+SHARE_FLAG = "--share-runs-and-games"
+
+
+def is_loopback(address: str) -> bool:
+    """Whether a client's ``address`` (an IP address as text) is this machine's loopback
+    (``127.0.0.0/8``, ``::1``, or IPv4-mapped ``::ffff:127.x.x.x``); anything else — another
+    address, a name, an unknown ("") — is not."""
+    try:
+        ip = ipaddress.ip_address(address.strip("[]"))
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped.is_loopback
+    return ip.is_loopback
+
+
+def binds_loopback(host: str) -> bool:
+    """Whether a server bound to ``host`` is reachable from this machine only: a loopback
+    address, ``localhost``, or a name that resolves to loopback addresses only."""
+    text = host.strip().strip("[]").lower()
+    if text in _WILDCARD_BINDS:
+        return False
+    if text == "localhost" or is_loopback(text):
+        return True
+    try:
+        ipaddress.ip_address(text)
+        return False  # another address of this machine
+    except ValueError:
+        pass
+    try:
+        found = {info[4][0] for info in socket.getaddrinfo(text, None)}
+    except OSError:
+        return False
+    return bool(found) and all(is_loopback(str(a)) for a in found)
+
+
+class _PrivateGuard:
+    """ASGI middleware: :data:`PRIVATE_PATHS` answered with a one-line 403 to any client
+    that is not on this machine (see :func:`guard_private`)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            path: str = scope.get("path", "")
+            private = path == PRIVATE_PATHS[0] or path.startswith(
+                (PRIVATE_PATHS[0] + "/", *PRIVATE_PATHS[1:])
+            )
+            client = scope.get("client")
+            if private and not is_loopback(client[0] if client else ""):
+                what = "arena runs" if path.startswith(PRIVATE_PATHS[0]) else "saved games"
+                line = (
+                    f"forbidden: this server shows its {what} to its own machine only "
+                    f"(start it with {SHARE_FLAG} to share them)"
+                )
+                reply = JSONResponse({"error": line}, status_code=403,
+                                     headers={"Cache-Control": "no-store"})  # fmt: skip
+                await reply(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def guard_private(app: ASGIApp, share: bool = False) -> ASGIApp:
+    """``app`` answering :data:`PRIVATE_PATHS` to loopback clients only (others get a
+    one-line 403), unless ``share``. The client is the connection's peer — or, behind a
+    reverse proxy on this machine, the address it forwards (uvicorn trusts
+    ``X-Forwarded-For`` from 127.0.0.1)."""
+    return app if share else _PrivateGuard(app)
+
+
+def exposure(host: str, port: int, db: Path, share: bool) -> str | None:
+    """The paragraph ``banmen serve`` prints when bound to ``host`` makes it reachable
+    from other machines: who may read what, and from where; ``None`` on loopback."""
+    if binds_loopback(host):
+        return None
+    wide = host.strip().lower() in _WILDCARD_BINDS
+    where = f"any address of this machine, port {port}" if wide else f"{host} port {port}"
+    text = (
+        f"banmen: serving beyond this machine: anyone who can reach {where} (this "
+        "machine's network, and beyond if it is reachable from there) can open the game "
+        "pages, play, use this machine's cores for CPU moves, and see your --player specs "
+        "on the pages. "
+    )
+    if share:
+        return text + (
+            f"With {SHARE_FLAG} they also read every arena run (/api/arena: each player's "
+            f"spec, engine command lines, file paths; from {db} and the arena's default "
+            "database) and any saved game whose id they have (/api/saved, /api/record)."
+        )
+    return text + (
+        "Arena runs (engine command lines, file paths) and saved games over HTTP "
+        "(/api/arena, /api/saved, /api/record) stay this machine's: other clients get a "
+        f"403; {SHARE_FLAG} shares them."
+    )
+
+
+def check_database(path: Path) -> None:
+    """Open (and create, if need be) the database ``path`` as the app will, and close it:
+    ``ValueError`` with one line naming the file if it cannot be used (not SQLite, damaged,
+    a directory, not readable or writable, a folder that cannot be made)."""
+    if path.is_dir():
+        raise ValueError(f"cannot use {path} as the database: it is a directory, not a file")
+    for folder in path.parents:  # the nearest that exists must be a folder
+        if folder.exists():
+            if not folder.is_dir():
+                raise ValueError(
+                    f"cannot use {path} as the database: {folder} is a file, not a folder"
+                )
+            break
+    try:
+        GameStore(path).close()
+        ArenaStore(path).close()
+    except sqlite3.Error as e:
+        raise ValueError(f"cannot use {path} as the database: {one_line(e)}") from None
+    except OSError as e:
+        why = e.strerror or one_line(e)
+        raise ValueError(f"cannot use {path} as the database: {why}") from None
 
 
 def _same_origin(headers: Headers) -> bool:
@@ -347,7 +491,7 @@ def warm_games(
     for name, game in games.items():
         try:
             game.warm()
-        except Exception as e:  # anything a game package's board does
+        except (Exception, SystemExit) as e:  # anything a game package's board does
             line = (
                 f"{game.title}'s web page left out: it fails to start a game: "
                 f"{type(e).__name__}: {one_line(e)}"
@@ -474,8 +618,13 @@ def create_app(
         if found is None:
             return JSONResponse({"error": f"no saved game {gid[:64]!r}"}, status_code=404)
         game = games_by_name.get(found.game)
-        try:
-            file = game.record_file(found.state, found.created[:10]) if game is not None else None
+        reader = request.app.state.hub.services.reader
+        try:  # (its moves replayed off the event loop)
+            file = (
+                await reader.run(game.record_file, found.state, found.created[:10])
+                if game is not None
+                else None
+            )
         except Exception as e:  # a saved record its game cannot read (or a game's bug)
             return JSONResponse(
                 {"error": f"saved game {gid!r} could not be read: {one_line(e)}"},
@@ -563,17 +712,20 @@ def run_uvicorn(
     port: int,
     hosts: Sequence[str] | None = None,
     limits: Limits | None = None,
+    share: bool = False,
 ) -> None:
     """Serve ``app`` until interrupted, with the settings every banmen server uses: only
     ``hosts`` (default: :func:`allowed_hosts` for ``host``) in the ``Host`` header, the
-    connection limits of ``limits`` (default: the app's, ``app.state.limits``) on
-    uvicorn's protocols (:func:`~banmen.web.protocols.uvicorn_protocols`), and one-line
-    log entries for malformed requests."""
+    arena runs and saved games for this machine's clients only unless ``share``
+    (:func:`guard_private`), the connection limits of ``limits`` (default: the app's,
+    ``app.state.limits``) on uvicorn's protocols
+    (:func:`~banmen.web.protocols.uvicorn_protocols`), and one-line log entries for
+    malformed requests."""
     if limits is None:
         limits = getattr(getattr(app, "state", None), "limits", None) or Limits()
     http, ws = uvicorn_protocols(limits)
     uvicorn.run(
-        guard_hosts(app, allowed_hosts(host) if hosts is None else hosts),
+        guard_hosts(guard_private(app, share), allowed_hosts(host) if hosts is None else hosts),
         host=host,
         port=port,
         http=http,
@@ -596,17 +748,25 @@ def serve(
     allowed: Sequence[str] = (),
     limits: Limits | None = None,
     players: Mapping[str, Mapping[str, str]] | None = None,
+    share: bool = False,
 ) -> None:
     """Run the web app with uvicorn until interrupted (``banmen serve``); ``allowed``
-    names more hosts to accept (``--allowed-host``)."""
+    names more hosts to accept (``--allowed-host``); ``share`` serves the arena runs and
+    saved games to clients on other machines too (``--share-runs-and-games``). A bad host
+    name or a database that cannot be used is a ``ValueError`` (one line) before anything
+    starts."""
     path = Path(db).expanduser() if db else default_db_path()
     hosts = allowed_hosts(host, allowed)  # ValueError on a bad name, before anything starts
+    check_database(path)  # the same: a damaged file is one line, not uvicorn's traceback
     app = create_app(path, workers, limits=limits, players=players)
     shown = f"[{host}]" if ":" in host else host
     print(
         f"banmen: serving http://{shown}:{port}/ (saved games: {path}); engines warming up",
         flush=True,
     )
+    paragraph = exposure(host, port, path, share)
+    if paragraph is not None:
+        print(paragraph, flush=True)
     if "*" in hosts:
         print("banmen: accepting any Host header (--allowed-host '*')", flush=True)
     elif host.strip().lower() in _WILDCARD_BINDS or allowed:
@@ -615,4 +775,4 @@ def serve(
             "(add more with --allowed-host NAME)",
             flush=True,
         )
-    run_uvicorn(app, host, port, hosts)
+    run_uvicorn(app, host, port, hosts, share=share)

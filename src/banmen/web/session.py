@@ -13,7 +13,9 @@ restarts with every change of position and gives way to the CPU). The
 :class:`~banmen.web.hub.Hub` maps game ids to live sessions.
 
 Everything here runs on the event loop and never blocks it: rules checks are microseconds,
-SQLite runs on the store's own thread, searches run in worker processes.
+SQLite runs on the store's own thread, searches run in worker processes, and records are
+read and replayed on a thread of their own (:class:`~banmen.web.offload.OffLoop`: the
+hub's loads and joins).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from banmen.web.cpu_turns import CpuTurns
 from banmen.web.games import WebGame
 from banmen.web.levels import Level
 from banmen.web.limits import Limits
+from banmen.web.offload import OffLoop
 from banmen.web.protocol import (
     MAX_DELAY_MS,
     Action,
@@ -66,13 +69,15 @@ class SessionBoard(GameBoard, Protocol):
 @dataclass
 class Services:
     """What every session shares: the saved-game store, the engine pool, the games (each
-    with its levels), the server's limits, and the clock the rate limits use."""
+    with its levels), the server's limits, the clock the rate limits use, and the thread
+    that reads and replays game records off the event loop."""
 
     store: GameStore
     pool: EnginePool
     games: dict[str, WebGame[Any]]
     limits: Limits = field(default_factory=Limits)
     clock: Callable[[], float] = time.monotonic
+    reader: OffLoop = field(default_factory=OffLoop)
 
 
 @dataclass(eq=False, repr=False)
@@ -127,10 +132,18 @@ class GameSession:
 
     @classmethod
     def from_record(
-        cls, game_id: str, game: WebGame[Any], record: dict[str, Any], services: Services
+        cls,
+        game_id: str,
+        game: WebGame[Any],
+        record: dict[str, Any],
+        services: Services,
+        board: SessionBoard | None = None,
     ) -> GameSession:
-        """Rebuild a saved session; raises ``ValueError`` if the record is unusable."""
-        board = game.board_from_record(record.get("board"))
+        """Rebuild a saved session (``board``: its board, read already from the record's
+        — off the event loop: a long game's moves are replayed); raises ``ValueError`` if
+        the record is unusable."""
+        if board is None:
+            board = game.board_from_record(record.get("board"))
         levels = game.levels
         defaults = game.defaults
         raw_players = record.get("players")

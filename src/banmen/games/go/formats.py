@@ -343,9 +343,10 @@ def _rules(root: SgfNode, rules: Rules | str | None) -> Rules:
         return CHINESE  # unknown rules names are tolerated
 
 
-def read_sgf(text: str, rules: Rules | str | None = None) -> SgfGame:
+def read_sgf(text: str, rules: Rules | str | None = None, max_moves: int | None = None) -> SgfGame:
     """Read the main line of the first game in ``text`` (see the module docstring).
-    ``rules`` overrides the record's ``RU``."""
+    ``rules`` overrides the record's ``RU``; a main line of more than ``max_moves`` moves
+    is refused (:class:`SgfError`) before any is played."""
     root = parse_sgf(text)
     gm = root.get("GM")
     if gm is not None and gm.strip() != "1":
@@ -365,6 +366,10 @@ def read_sgf(text: str, rules: Rules | str | None = None) -> SgfGame:
     line = [root]
     while line[-1].children:
         line.append(line[-1].children[0])
+    if max_moves is not None:
+        moves = sum(1 for node in line if "B" in node.props or "W" in node.props)
+        if moves > max_moves:
+            raise SgfError(f"the record has {moves} moves: at most {max_moves} are taken")
 
     # set-up: every node before the first move
     stones: dict[int, int] = {}

@@ -210,21 +210,38 @@ class WebGame(ABC, Generic[B]):
     #: loads nothing from text)
     load_hint: str | None = None
 
+    @property
+    def max_plies(self) -> int:
+        """The most moves a loaded game may hold: the game's longest game
+        (:attr:`banmen.games.GameDef.max_plies`). Everything the server does with a game
+        (its state, its save, its undo) costs time in proportion to its moves."""
+        return self.definition.max_plies
+
     def load(self, text: str) -> B:
         """A board from pasted text; raises :class:`ProtocolError` (the board's one-line
-        message) if it cannot be read."""
+        message) if it cannot be read, or holds more than :attr:`max_plies` moves. The
+        hub calls it off the event loop (:mod:`banmen.web.offload`): it may take as long
+        as reading the text takes."""
         if self.load_hint is None:
             raise ProtocolError(f"{self.title} games cannot be loaded from text")
         if not text.strip():
             raise ProtocolError(f"nothing to load: {self.load_hint}")
         try:
-            return self.read(text)
+            board = self.read(text)
         except self.errors as e:
             raise ProtocolError(str(e)) from None
+        moves = len(board.move_stack)
+        if moves > self.max_plies:
+            raise ProtocolError(
+                f"the game has {moves} moves: a {self.title} game here has at most {self.max_plies}"
+            )
+        return board
 
     def read(self, text: str) -> B:
         """The board in pasted text (not blank) for :meth:`load`, in a game with a
-        :attr:`load_hint`; raises the game's :attr:`errors` if it cannot be read."""
+        :attr:`load_hint`; raises the game's :attr:`errors` if it cannot be read. A reader
+        that can tell a record's length before replaying it refuses one longer than
+        :attr:`max_plies` at once (Go's SGF reader)."""
         raise NotImplementedError
 
     def act(self, board: B, kind: str, square: str | None) -> None:

@@ -156,7 +156,7 @@ class GoGame(WebGame[go.Game]):
 
     def read(self, text: str) -> go.Game:
         try:
-            game = go.read_sgf(text).game
+            game = go.read_sgf(text, max_moves=self.max_plies).game  # (none replayed if longer)
         except go.GoError:
             raise  # load words it
         except (ValueError, IndexError, RecursionError):  # not expected: still one line
