@@ -78,23 +78,28 @@ def served(
     tmp: Path,
     players: dict[str, dict[str, str]] | None = None,
     limits: dict[str, Any] | None = None,
+    host: str = "127.0.0.1",
+    share: bool = False,
 ) -> Iterator[tuple[int, Path]]:
-    """The web app as a subprocess, as ``banmen serve`` runs it (``serve()`` on a free port,
-    a database in ``tmp``, one engine worker, the user's ``players`` as ``--player`` gives
-    them, ``limits`` as ``--limit`` sets them), ready; yields its port and its log file."""
+    """The web app as a subprocess, as ``banmen serve`` runs it (``serve()`` on a free port
+    of ``host``, a database in ``tmp``, one engine worker, the user's ``players`` as
+    ``--player`` gives them, ``limits`` as ``--limit`` sets them, ``share`` as
+    ``--share-runs-and-games``), ready; yields its port and its log file."""
     from banmen.web.launch import free_port, stop, wait_ready
 
     port = free_port()
     code = (
         "from banmen.web.limits import Limits; from banmen.web.server import serve; "
-        f"serve(port={port}, db={str(tmp / 'games.sqlite3')!r}, workers=1, players={players!r}, "
-        f"limits=Limits(**{limits or {}!r}))"
+        f"serve(host={host!r}, port={port}, db={str(tmp / 'games.sqlite3')!r}, workers=1, "
+        f"players={players!r}, limits=Limits(**{limits or {}!r})"
+        + (", share=True)" if share else ")")
     )
     log = tmp / "server.log"
     with log.open("wb") as out:
         proc = subprocess.Popen([sys.executable, "-c", code], stdout=out, stderr=subprocess.STDOUT)
     try:
-        wait_ready(f"http://127.0.0.1:{port}", proc, log, timeout=120)
+        shown = f"[{host}]" if ":" in host else host
+        wait_ready(f"http://{shown}:{port}", proc, log, timeout=120)
         yield port, log
     finally:
         stop(proc)
