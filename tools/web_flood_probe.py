@@ -12,12 +12,22 @@ port and times ``GET /`` from a second client, about every 20 ms:
   phase lasts ``--hold`` (15) seconds, and counts how many of them the server still holds
   open at its end.
 
+- go-loads (``--go-loads N``, issue 36 item 7): a WebSocket on ``/ws/go`` sends N ``load``
+  messages of a 47 KB SGF record (``--sgf``, default :data:`LONG_SGF`: 9,392 moves, black
+  filling the 19x19 board and white taking it all, again and again — a legal record; made
+  by :func:`long_sgf`), all in one go, and reads the replies; the phase lasts until every
+  load has its reply (an error or a new game's state).
+
 Figures per phase: the ``GET /`` round trips (median / p95 / max, ms), the server's own
 event-loop lag (``/api/health``'s ``loop_lag_ms.max_ms`` over its last 10 s), and the
 phase's own counts. It reads only ``banmen.web.launch`` and ``/api/health``, so it runs
 against any tree; alternate the trees:
 
     for t in OLD NEW OLD NEW; do PYTHONPATH=$t/src python tools/web_flood_probe.py; done
+    PYTHONPATH=$t/src python tools/web_flood_probe.py --phases idle,go-loads --go-loads 20
+
+``python tools/web_flood_probe.py --write-sgf FILE`` writes :func:`long_sgf`'s record (how
+:data:`LONG_SGF` was made).
 """
 
 from __future__ import annotations
@@ -38,6 +48,40 @@ from typing import Any
 import httpx
 
 from banmen.web.launch import free_port, stop, wait_ready
+
+#: the record the go-loads phase sends (tests/web/test_web_fairness.py sends it too)
+LONG_SGF = Path(__file__).resolve().parents[1] / "tests" / "data" / "go" / "long-captures-47k.sgf"
+
+
+def long_sgf(target: int = 47_000, size: int = 19) -> str:
+    """A legal Go record of about ``target`` characters: black fills the board but one
+    point (white passing), white plays there and takes every black stone, then the same
+    around another point, and so on. Each capture changes the whole board, which is what
+    makes its replay slow (banmen's board keeps every position for superko)."""
+    from banmen.games import go
+    from banmen.games.go.formats import sgf_point
+
+    board = go.Board(size, go.CHINESE, 7.5)
+    points = list(board.points)
+    head = f"(;GM[1]FF[4]SZ[{size}]KM[7.5]RU[Chinese]GC[tools/web_flood_probe.py long_sgf]"
+    nodes: list[str] = []
+    length, cycle, keep = len(head) + 1, 0, points[0]
+    while length < target:
+        grid = board.grid()
+        fill = next(p for p in points if p != keep and grid[p] == go.EMPTY)
+        board.push(fill)
+        nodes.append(f";B[{sgf_point(fill, size)}]")
+        grid = board.grid()
+        if all(grid[q] != go.EMPTY for q in points if q != keep):
+            board.push(keep)  # white takes the lot
+            nodes.append(f";W[{sgf_point(keep, size)}]")
+            cycle += 1
+            keep = points[(cycle * 37) % len(points)]
+        else:
+            board.push(go.PASS)
+            nodes.append(";W[]")
+        length += len(nodes[-2]) + len(nodes[-1])
+    return head + "".join(nodes) + ")"
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -116,9 +160,15 @@ def ws_open(port: int, path: str) -> socket.socket:
 
 
 def text_frame(payload: bytes) -> bytes:
-    """One masked (zero key) client text frame of at most 125 bytes."""
-    assert len(payload) <= 125
-    return bytes([0x81, 0x80 | len(payload)]) + b"\0\0\0\0" + payload
+    """One masked (zero key) client text frame."""
+    n = len(payload)
+    if n <= 125:
+        head = bytes([0x81, 0x80 | n])
+    elif n < 1 << 16:
+        head = bytes([0x81, 0x80 | 126]) + n.to_bytes(2, "big")
+    else:
+        head = bytes([0x81, 0x80 | 127]) + n.to_bytes(8, "big")
+    return head + b"\0\0\0\0" + payload
 
 
 def read_frames(s: socket.socket, expect: int) -> tuple[int, int | None, str]:
@@ -197,6 +247,89 @@ def flood(
     }
 
 
+def read_messages(s: socket.socket, until: Any) -> list[dict[str, Any]]:
+    """The server's text messages (JSON) until ``until(messages)`` holds or it closes
+    (pings answered)."""
+    buf = b""
+    out: list[dict[str, Any]] = []
+    while not until(out):
+        while len(buf) >= 2:
+            op, n, at = buf[0] & 0x0F, buf[1] & 0x7F, 2
+            if n == 126:
+                if len(buf) < 4:
+                    break
+                n, at = int.from_bytes(buf[2:4], "big"), 4
+            elif n == 127:
+                if len(buf) < 10:
+                    break
+                n, at = int.from_bytes(buf[2:10], "big"), 10
+            if len(buf) < at + n:
+                break
+            body, buf = buf[at : at + n], buf[at + n :]
+            if op == 1:
+                out.append(json.loads(body))
+            elif op == 9:
+                s.sendall(bytes([0x8A, 0x80 | len(body)]) + b"\0\0\0\0" + body)
+            elif op == 8:
+                return out
+            if until(out):
+                return out
+        try:
+            chunk = s.recv(1 << 16)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            return out
+        buf += chunk
+    return out
+
+
+def go_loads(base: str, port: int, sgf: str, n: int, min_phase: float) -> dict[str, Any]:
+    """One socket on /ws/go sends ``n`` loads of ``sgf`` at once (its players set to two
+    humans first, so no CPU moves); the phase lasts until each has its reply."""
+    s = ws_open(port, "/ws/go")
+    s.sendall(text_frame(b'{"type": "join"}'))
+    read_messages(s, lambda m: any(x.get("type") == "state" for x in m))
+    humans = {"type": "settings", "players": {"1": "human", "2": "human"}}
+    s.sendall(text_frame(json.dumps(humans).encode()))
+    read_messages(s, lambda m: any(x.get("type") == "state" for x in m))
+    load = text_frame(json.dumps({"type": "load", "text": sgf}).encode())
+    replies: list[dict[str, Any]] = []
+
+    def answered(m: list[dict[str, Any]]) -> bool:
+        return sum(x.get("type") in ("error", "state") for x in m) >= n
+
+    def send() -> None:
+        try:
+            for _ in range(n):
+                s.sendall(load)
+        except OSError:
+            pass
+
+    with Poller(base) as poll:
+        time.sleep(0.3)
+        t0 = time.perf_counter()
+        sender = threading.Thread(target=send, daemon=True)
+        sender.start()
+        replies = read_messages(s, answered)
+        took = time.perf_counter() - t0
+        rest = min_phase - took
+        if rest > 0:
+            time.sleep(rest)
+    s.close()
+    errors = [m["message"] for m in replies if m.get("type") == "error"]
+    kinds = sorted(set(errors))
+    return {
+        "phase": f"{n} Go loads of {len(sgf):,} characters on /ws/go, one socket",
+        **_summary(poll.times),
+        "failed_gets": poll.failures,
+        "loop_lag_max_ms": loop_lag_ms(base),
+        "loads_s": round(took, 2),
+        "states": sum(m.get("type") == "state" for m in replies),
+        "errors": {k[:100]: errors.count(k) for k in kinds},
+    }
+
+
 def still_open(s: socket.socket) -> bool:
     s.setblocking(False)
     try:
@@ -248,7 +381,18 @@ def main() -> None:
     ap.add_argument("--half", type=int, default=300)
     ap.add_argument("--hold", type=float, default=15.0)
     ap.add_argument("--no-read", action="store_true", help="the flooder never reads its replies")
+    ap.add_argument("--go-loads", type=int, default=20, help="loads in the go-loads phase")
+    ap.add_argument("--sgf", type=Path, default=LONG_SGF, help="the record the loads send")
+    ap.add_argument(
+        "--phases",
+        default="idle,flood,idle,slowloris",
+        help="comma-separated, in order: idle, flood, slowloris, go-loads",
+    )
+    ap.add_argument("--write-sgf", type=Path, help="write long_sgf()'s record there and stop")
     args = ap.parse_args()
+    if args.write_sgf is not None:
+        args.write_sgf.write_text(long_sgf() + "\n")
+        return
     import banmen
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -265,10 +409,20 @@ def main() -> None:
         base = f"http://127.0.0.1:{port}"
         try:
             wait_ready(base, proc, log, timeout=180)
-            rows = [idle(base, 3.0)]
-            rows.append(flood(base, port, args.path, args.frames, args.min_phase, not args.no_read))
-            rows.append(idle(base, 3.0))
-            rows.append(slowloris(base, port, args.half, args.hold))
+            rows = []
+            for phase in args.phases.split(","):
+                if phase == "idle":
+                    rows.append(idle(base, 3.0))
+                elif phase == "flood":
+                    read = not args.no_read
+                    rows.append(flood(base, port, args.path, args.frames, args.min_phase, read))
+                elif phase == "slowloris":
+                    rows.append(slowloris(base, port, args.half, args.hold))
+                elif phase == "go-loads":
+                    sgf = args.sgf.read_text().strip()
+                    rows.append(go_loads(base, port, sgf, args.go_loads, args.min_phase))
+                else:
+                    ap.error(f"unknown phase {phase!r}: expected idle, flood, slowloris, go-loads")
         finally:
             stop(proc)
         lines = log.read_text(errors="replace").splitlines()

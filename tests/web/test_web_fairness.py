@@ -1,10 +1,15 @@
-"""No one client may stall the web server for the others (issue 32, items 3, 4 and 10a),
-checked against a real uvicorn server (``serve()`` in a subprocess, small limits):
+"""No one client may stall the web server for the others (issue 32, items 3, 4 and 10a;
+issue 36, item 7), checked against a real uvicorn server (``serve()`` in a subprocess,
+small limits):
 
 - a WebSocket flooding ``{`` frames (50,000 in one write, on ``/ws/mattix`` and
   ``/ws/tsume``) gets one error per frame up to its budget, then one line saying so and a
   close (1008); meanwhile another client's ``GET /`` stays near its idle latency, and a
   game socket opened before keeps its game; the log gets one line for it;
+- a socket that sends a flood of 47 KB Go records to load (one longer than any game, and
+  legal 19x19 records of a game's length) gets a one-line error or a new game for each,
+  while another client's ``GET /`` stays near its idle latency: records are read and
+  replayed off the event loop, and one longer than a game is refused before its replay;
 - a socket that stays within its budget (a burst just under it) is never cut;
 - connections that open and send half a request head, or nothing, are closed after the
   head timeout (the half-sent ones with a one-line 408), the longest-waiting first when
@@ -28,10 +33,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import go_long
 import httpx
 import pytest
 from conftest import served
 
+from banmen.games import go
 from banmen.web.limits import Limits
 
 pytestmark = [pytest.mark.server, pytest.mark.timeout(300)]
@@ -125,9 +132,15 @@ def ws_open(port: int, path: str) -> socket.socket:
 
 
 def frame(payload: bytes) -> bytes:
-    """One masked (zero key) client text frame of at most 125 bytes."""
-    assert len(payload) <= 125
-    return bytes([0x81, 0x80 | len(payload)]) + b"\0\0\0\0" + payload
+    """One masked (zero key) client text frame."""
+    n = len(payload)
+    if n <= 125:
+        head = bytes([0x81, 0x80 | n])
+    elif n < 1 << 16:
+        head = bytes([0x81, 0x80 | 126]) + n.to_bytes(2, "big")
+    else:
+        head = bytes([0x81, 0x80 | 127]) + n.to_bytes(8, "big")
+    return head + b"\0\0\0\0" + payload
 
 
 class Frames:
@@ -248,6 +261,64 @@ def test_a_websocket_flood_is_cut_and_starves_nobody(server: tuple[int, Path]) -
     lines = [ln for ln in new_lines(log, before) if "too many" in ln or "budget" in ln]
     assert len(lines) == 1, lines
     assert "closed a WebSocket on /ws/mattix from 127.0.0.1: over its message budget" in lines[0]
+    assert not [ln for ln in new_lines(log, before) if "ERROR" in ln or "Traceback" in ln]
+
+
+#: Go loads one socket sends at once: the 47 KB record no game is as long as, and a legal
+#: 19x19 record just within a game's length (issue 36, item 7)
+LONG_LOADS, NEAR_CAP_LOADS = 12, 4
+
+
+def test_a_flood_of_go_loads_starves_nobody(server: tuple[int, Path]) -> None:
+    port, log = server
+    before = log.read_text(errors="replace")
+    cap = go.GAME.max_plies
+    near = go_long.first_moves(cap - 3)
+    # another client's game, open before the flood: untouched after it
+    page = ws_open(port, "/ws/go")
+    page.sendall(frame(b'{"type":"join"}'))
+    seen = Frames(page)
+    state = seen.messages(lambda m: any(x["type"] == "state" for x in m))[-1]
+    idle = idle_p95(port)
+
+    flooder = ws_open(port, "/ws/go")
+    got = Frames(flooder)
+    flooder.sendall(frame(b'{"type":"join"}'))
+    got.messages(lambda m: any(x["type"] == "state" for x in m))
+    humans = {"type": "settings", "players": {"1": "human", "2": "human"}}  # no CPU moves
+    flooder.sendall(frame(json.dumps(humans).encode()))
+    got.messages(lambda m: any(x["type"] == "state" for x in m))
+    texts = [go_long.long_record()] * LONG_LOADS + [near] * NEAR_CAP_LOADS
+    frames = [frame(json.dumps({"type": "load", "text": t}).encode()) for t in texts]
+    replies: list[dict[str, Any]] = []
+
+    def send() -> None:
+        for f in frames[::2] + frames[1::2]:  # the long ones and the near ones mixed
+            flooder.sendall(f)
+
+    def answered(m: list[dict[str, Any]]) -> bool:
+        return sum(x["type"] in ("error", "state") for x in m) >= len(frames)
+
+    with Latency(port) as lat:
+        time.sleep(0.2)
+        sender = threading.Thread(target=send)
+        sender.start()
+        replies += got.messages(answered)
+        sender.join(timeout=120)
+        time.sleep(0.3)
+    flooder.close()
+    assert_near_idle(lat, idle)
+    errors = [m["message"] for m in replies if m["type"] == "error"]
+    states = [m for m in replies if m["type"] == "state"]
+    too_long = f"the record has {go_long.LONG_MOVES} moves: at most {cap} are taken"
+    assert errors == [too_long] * LONG_LOADS, errors[:3]
+    assert len(states) == NEAR_CAP_LOADS and all(len(s["history"]) == cap - 3 for s in states)
+    assert len({s["id"] for s in states}) == NEAR_CAP_LOADS  # each load a new game
+    # nothing else changed: the page keeps its game
+    page.sendall(frame(json.dumps({"type": "join", "id": state["id"]}).encode()))
+    again = seen.messages(lambda m: any(x["type"] == "state" for x in m))[-1]
+    assert again["id"] == state["id"] and again["history"] == state["history"]
+    page.close()
     assert not [ln for ln in new_lines(log, before) if "ERROR" in ln or "Traceback" in ln]
 
 

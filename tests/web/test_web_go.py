@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import go_long
 import pytest
 from ws_conn import Msg, WsConn, stable
 
@@ -507,6 +508,21 @@ def test_an_sgf_that_fails_to_parse_changes_nothing(conn: Conn, text: str) -> No
     before = conn.move("E5")
     assert conn.error({"type": "load", "text": text}) == _sgf_error(text)
     assert stable(conn.resync()) == stable(before)
+
+
+def test_a_record_longer_than_a_game_is_refused_unread(conn: Conn) -> None:
+    # 9,380 moves (47 KB): more than a Go game has (GameDef.max_plies, 3 x 19 x 19), so
+    # nothing of it is replayed; one just under that loads and plays on
+    conn.new(size=9, players=HUMANS)
+    before = conn.move("E5")
+    cap = go.GAME.max_plies
+    refused = conn.error({"type": "load", "text": go_long.long_record()})
+    assert refused == f"the record has {go_long.LONG_MOVES} moves: at most {cap} are taken"
+    assert stable(conn.resync()) == stable(before)
+    loaded = conn.load(go_long.first_moves(cap - 6))
+    assert loaded["size"] == 19 and len(loaded["history"]) == cap - 6
+    assert loaded["players"] == HUMANS and not loaded["over"]
+    assert conn.move(loaded["legal"][0])["history"][-1]["ply"] == cap - 5
 
 
 def test_load_limits(conn: Conn) -> None:

@@ -23,12 +23,14 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import go_long
 import httpx
 import pytest
 from conftest import served
@@ -437,6 +439,107 @@ def test_new_games_per_address_are_rate_limited(tmp_path: Path) -> None:
             assert c.new(size=4, players=HUMANS)["id"] != last["id"]
             c.send({"type": "new", "size": 4})
             assert "try again in 60 s" in c.error_text()
+
+
+# --------------------------------------------------------------------------- loads
+
+#: a Go record that loads (19x19, 401 moves) and one that does not (its last move illegal)
+GOOD_SGF = go_long.first_moves(401)
+BAD_SGF = GOOD_SGF[:-1] + ";W[bs])"  # B1 again: occupied
+
+
+def _watch(
+    monkeypatch: pytest.MonkeyPatch, obj: object, name: str, calls: list[str],
+    wait: Callable[[], None] | None = None,
+) -> None:  # fmt: skip
+    """Record the thread each call of ``obj.name`` runs on (``wait()`` first, if given)."""
+    real = getattr(obj, name)
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        calls.append(threading.current_thread().name)
+        if wait is not None:
+            wait()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(obj, name, watched)
+
+
+def test_a_load_is_read_after_the_rate_check_and_off_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = FakeClock()
+    app = create_app(tmp_path / "games.sqlite3", workers=1, clock=clock,
+                     limits=Limits(new_game_burst=3, new_game_interval=60))  # fmt: skip
+    with TestClient(AddressFromHeader(app)) as client:
+        game = client.app.state.hub.services.games["go"]  # type: ignore[attr-defined]
+        reads: list[str] = []
+        _watch(monkeypatch, game, "read", reads)
+        with client.websocket_connect("/ws/go") as ws:
+            c = Conn(ws)
+            c.join()  # new game 1
+            c.send({"type": "settings", "players": HUMANS})
+            c.next_state()
+            loaded = c.load(GOOD_SGF)  # 2
+            assert len(loaded["history"]) == 401
+            # 3: a bad text is one line and changes nothing, but its game is taken from
+            # the rate: reading it is what the rate pays for
+            c.send({"type": "load", "text": BAD_SGF})
+            assert c.error_text().startswith("move 402 (W[bs], white B1) is illegal")
+            # beyond the rate, a load is refused before its text is read
+            for _ in range(20):
+                c.send({"type": "load", "text": GOOD_SGF})
+                assert c.error_text().startswith("too many new games from your address: ")
+            assert len(reads) == 2  # the good one and the bad one, nothing since
+            assert all(name.startswith("banmen-read") for name in reads), reads
+            assert client.app.state.store.count() == 2  # type: ignore[attr-defined]
+            assert c.resync()["id"] == loaded["id"]
+            clock.now += 60
+            assert c.load(GOOD_SGF)["id"] != loaded["id"]  # the rate refilled
+        assert len(reads) == 3
+        # a saved game joined (nobody has it open) is replayed off the loop too, and so is
+        # its record file
+        replays: list[str] = []
+        _watch(monkeypatch, game, "board_from_record", replays)
+        with client.websocket_connect("/ws/go", headers=address("10.0.0.2")) as ws:
+            assert Conn(ws).join(loaded["id"])["history"] == loaded["history"]
+        files: list[str] = []
+        _watch(monkeypatch, game, "record_file", files)
+        assert client.get(f"/api/record/{loaded['id']}").text.count(";B[") == 201
+        assert replays and files, (replays, files)
+        assert all(name.startswith("banmen-read") for name in replays + files)
+
+
+def test_a_hub_that_fills_while_a_load_is_read_refuses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    full = "the server is busy: all its game slots (2) are in use; try again in a while"
+    reading, go_on = threading.Event(), threading.Event()
+
+    def hold() -> None:  # the read waits while another client takes the last slot
+        reading.set()
+        go_on.wait(30)
+
+    with small_app(tmp_path, max_sessions=2) as client:
+        hub = client.app.state.hub  # type: ignore[attr-defined]
+        reads: list[str] = []
+        _watch(monkeypatch, hub.services.games["go"], "read", reads, hold)
+        with (
+            client.websocket_connect("/ws/go") as wa,
+            client.websocket_connect("/ws/go", headers=address("10.0.0.4")) as wd,
+        ):
+            a, d = Conn(wa), Conn(wd)
+            first = a.join()
+            d.join(first["id"])  # a shares its game: leaving it frees no slot
+            a.send({"type": "load", "text": GOOD_SGF})
+            assert reading.wait(30)
+            # meanwhile the event loop serves the others: another game takes the last slot
+            with client.websocket_connect("/ws/mattix", headers=address("10.0.0.5")) as wb:
+                b = Conn(wb)
+                other = b.join()
+                go_on.set()
+                assert a.error_text() == full  # checked again once read: refused
+                assert a.resync()["id"] == first["id"]
+                assert set(hub.sessions) == {first["id"], other["id"]}
 
 
 # --------------------------------------------------------------------------- expiry
