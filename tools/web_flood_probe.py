@@ -25,6 +25,8 @@ against any tree; alternate the trees:
 
     for t in OLD NEW OLD NEW; do PYTHONPATH=$t/src python tools/web_flood_probe.py; done
     PYTHONPATH=$t/src python tools/web_flood_probe.py --phases idle,go-loads --go-loads 20
+    PYTHONPATH=$t/src python tools/web_flood_probe.py --phases idle,go-loads --go-loads 100 \
+        --moves 1077    # a legal record a game may be: loaded, each a new game
 
 ``python tools/web_flood_probe.py --write-sgf FILE`` writes :func:`long_sgf`'s record (how
 :data:`LONG_SGF` was made).
@@ -383,6 +385,7 @@ def main() -> None:
     ap.add_argument("--no-read", action="store_true", help="the flooder never reads its replies")
     ap.add_argument("--go-loads", type=int, default=20, help="loads in the go-loads phase")
     ap.add_argument("--sgf", type=Path, default=LONG_SGF, help="the record the loads send")
+    ap.add_argument("--moves", type=int, help="cut the record after this many moves")
     ap.add_argument(
         "--phases",
         default="idle,flood,idle,slowloris",
@@ -420,6 +423,9 @@ def main() -> None:
                     rows.append(slowloris(base, port, args.half, args.hold))
                 elif phase == "go-loads":
                     sgf = args.sgf.read_text().strip()
+                    if args.moves is not None:  # "(;root;B[..];W[];...)" cut after N moves
+                        root, *moves = sgf[1:-1].split(";")[1:]
+                        sgf = "(;" + ";".join([root, *moves[: args.moves]]) + ")"
                     rows.append(go_loads(base, port, sgf, args.go_loads, args.min_phase))
                 else:
                     ap.error(f"unknown phase {phase!r}: expected idle, flood, slowloris, go-loads")

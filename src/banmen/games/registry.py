@@ -206,8 +206,10 @@ def load_bounded(
     except KeyboardInterrupt:
         raise
     except SystemExit as e:
-        code = "" if e.code is None else f" {' '.join(str(e.code).split())[:200]!r}"
-        raise GameLoadError(f"{where}: left out: it exits when imported (sys.exit{code})") from None
+        code = e.code if isinstance(e.code, int | None) else " ".join(str(e.code).split())[:200]
+        shown = "" if code is None else repr(code)
+        why = f"it exits when imported (sys.exit({shown}))"
+        raise GameLoadError(f"{where}: left out: {why}") from None
     except BaseException as e:  # anything a broken package does when imported
         text = " ".join(str(e).split()) or type(e).__name__
         raise GameLoadError(f"{where}: {failed}{type(e).__name__}: {text}") from None
