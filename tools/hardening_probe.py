@@ -4,20 +4,31 @@ nothing?) Runs against the tree on ``PYTHONPATH`` (its ``banmen`` commands and a
 ``banmen serve`` it starts), so alternate the trees:
 
     for t in OLD NEW; do PYTHONPATH=$t/src python tools/hardening_probe.py; done
+    for t in OLD NEW; do PYTHONPATH=$t/src python tools/hardening_probe.py --web-only; done
 
 Each probe prints one JSON line: its name, ``held`` (the answer was one line or one
-message, in time, and no traceback reached the user or the log), and what came back,
+message, in time, and no traceback reached the user or the log; for a flood: another
+client's ``GET /`` p95 within max(10 x idle, idle + 0.1 s)), and what came back,
 shortened. The web flood and slowloris figures are tools/web_flood_probe.py's.
+
+``--web`` (or ``--all``) adds, and ``--web-only`` runs alone, issue 36's web and start-up
+probes (items 7-10): Go loads from one socket (the 47 KB record of tests/data/go, and
+loads beyond the new-game rate), ``banmen serve --host`` on this machine's own
+non-loopback address (what it says, what another machine gets from /api/arena),
+``banmen serve --db`` on files it cannot use, and game packages that hang or exit at
+import (``banmen players``, ``banmen serve``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -471,11 +482,288 @@ def arena_resume(where: Path) -> None:
                 games_played=after - before, says_yes=says_yes)  # fmt: skip
 
 
+# ------------------------------------------------- issue 36: the web and start-up
+
+#: the 47 KB Go record (9,380 legal moves) the load probes send
+LONG_SGF = Path(__file__).resolve().parents[1] / "tests" / "data" / "go" / "long-captures-47k.sgf"
+
+
+def _first_moves(sgf: str, n: int) -> str:
+    root, *moves = sgf[1:-1].split(";")[1:]  # "(;root;B[..];W[];...)"
+    return "(;" + ";".join([root, *moves[:n]]) + ")"
+
+
+class _Gets:
+    """``GET /`` about every 20 ms on a thread of its own, timing each (seconds)."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.times: list[float] = []
+        self.failed = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        import httpx
+
+        with httpx.Client(base_url=self.base, timeout=120) as http:
+            while not self._stop.is_set():
+                t0 = time.perf_counter()
+                try:
+                    ok = http.get("/").status_code == 200
+                except httpx.HTTPError:
+                    ok = False
+                if ok:
+                    self.times.append(time.perf_counter() - t0)
+                else:
+                    self.failed += 1
+                self._stop.wait(0.02)
+
+    def __enter__(self) -> _Gets:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def ms(self, q: float) -> float | None:
+        s = sorted(self.times)
+        return round(1000 * s[min(len(s) - 1, int(q * len(s)))], 1) if s else None
+
+
+def _serve(where: Path, *args: str) -> tuple[subprocess.Popen[bytes], Path]:
+    log = where / f"serve-{time.monotonic_ns()}.log"
+    env = {**os.environ, "BANMEN_DATA": str(where)}
+    with log.open("wb") as out:
+        proc = subprocess.Popen([*BANMEN, "serve", "--workers", "1", *args],
+                                stdout=out, stderr=subprocess.STDOUT, env=env)  # fmt: skip
+    return proc, log
+
+
+def _flood(name: str, url: str, base: str, texts: list[str], expect: str) -> None:
+    """One socket on /ws/go sends a load of each text at once (its players two humans);
+    another client times GET / before (idle) and during. ``expect``: the start of the
+    error each load must get ("" for any one-line error or a new game)."""
+    from websockets.sync.client import connect
+
+    with _Gets(base) as idle:
+        time.sleep(2.0)
+    replies: list[dict[str, Any]] = []
+    with connect(url + "/ws/go", open_timeout=30, max_size=None) as ws:
+        for msg in ('{"type": "join"}',
+                    '{"type": "settings", "players": {"1": "human", "2": "human"}}'):  # fmt: skip
+            ws.send(msg)  # (beyond the rate, a page's first game is refused: an error)
+            while json.loads(ws.recv(timeout=60)).get("type") not in ("state", "error"):
+                pass
+        t0 = time.perf_counter()
+        with _Gets(base) as busy:
+            sender = threading.Thread(
+                target=lambda: [ws.send(json.dumps({"type": "load", "text": t})) for t in texts]
+            )
+            sender.start()
+            try:
+                while sum(r.get("type") in ("error", "state") for r in replies) < len(texts):
+                    replies.append(json.loads(ws.recv(timeout=600)))
+            except TimeoutError:
+                pass
+            sender.join()
+            took = time.perf_counter() - t0
+            time.sleep(max(0.0, 1.0 - took))  # (a second at least: GETs to time)
+    answers = [r for r in replies if r.get("type") in ("error", "state")]
+    lines = [r.get("message", "") for r in answers if r["type"] == "error"]
+    one_each = len(answers) == len(texts) and all("\n" not in m for m in lines)
+    if expect:
+        one_each = (
+            one_each and len(lines) == len(texts) and all(m.startswith(expect) for m in lines)
+        )
+    quiet, p95 = idle.ms(0.95) or 0.0, busy.ms(0.95)
+    bound = max(10 * quiet, quiet + 100)
+    kinds = {m[:60]: lines.count(m) for m in dict.fromkeys(lines)}
+    said = " | ".join(f"{n} x {m}" for m, n in kinds.items()) or "-"
+    states = len(answers) - len(lines)
+    _report(name, one_each and p95 is not None and p95 <= bound and not busy.failed,
+            f"{len(answers)} answers of {len(texts)}: {states} new games | {said}",
+            idle_p95_ms=idle.ms(0.95), get_median_ms=busy.ms(0.5), get_p95_ms=busy.ms(0.95),
+            get_max_ms=busy.ms(1.0), seconds=round(took, 2))  # fmt: skip
+
+
+def web_loads(where: Path) -> None:
+    """Item 7: Go loads from one socket, on a server whose address may start 4 saved games
+    at once (the page's own first game and 3 loads): 8 loads of the 47 KB record (9,380
+    moves), then, the rate spent, 20 loads of its first 2,000 moves."""
+    import httpx  # noqa: F401  (banmen.web.launch needs it)
+
+    from banmen.web.launch import free_port, stop, wait_ready
+
+    port = free_port()
+    rate = ["--limit", "new_game_burst=4", "--limit", "new_game_interval=600"]
+    proc, log = _serve(where, "--port", str(port), "--db", str(where / "loads.db"), *rate)
+    base, url = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+    try:
+        wait_ready(base, proc, log, 300)
+        sgf = LONG_SGF.read_text().strip()
+        _flood("web go 8 loads of a 47 KB SGF", url, base, [sgf] * 8, "")
+        _flood("web go 20 loads beyond the new-game rate", url, base,
+               [_first_moves(sgf, 2000)] * 20, "too many new games")  # fmt: skip
+    finally:
+        stop(proc)
+    text = log.read_text(errors="replace")
+    _report("web go loads: log has no traceback", "Traceback" not in text,
+            "Traceback" if "Traceback" in text else "clean")  # fmt: skip
+
+
+def _own_address() -> str | None:
+    try:
+        out = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    for a in out.stdout.split():
+        if "." in a and not a.startswith("127."):
+            try:
+                with socket.socket() as s:
+                    s.bind((a, 0))
+            except OSError:
+                continue
+            return a
+    return None
+
+
+def web_exposure(where: Path) -> None:
+    """Item 8: ``banmen serve --host`` this machine's own non-loopback address: does it say
+    what it exposes, and does a client from that address read the arena runs?"""
+    import httpx
+
+    from banmen.web.launch import free_port, stop, wait_ready
+
+    own = _own_address()
+    if own is None:
+        _report("serve --host (not loopback)", False, "this machine has no such address")
+        return
+    port = free_port()
+    proc, log = _serve(where, "--host", own, "--port", str(port), "--db", str(where / "x.db"))
+    try:
+        wait_ready(f"http://{own}:{port}", proc, log, 300)
+        with httpx.Client(base_url=f"http://{own}:{port}", timeout=60) as http:
+            runs = http.get("/api/arena/runs")
+            page = http.get("/api/games")
+    finally:
+        stop(proc)
+    said = [ln for ln in log.read_text(errors="replace").splitlines() if "beyond" in ln]
+    _report(f"serve --host {own}: says what it exposes", len(said) == 1,
+            said[0] if said else "nothing said")  # fmt: skip
+    _report(f"serve --host {own}: /api/arena/runs from {own}", runs.status_code == 403,
+            f"{runs.status_code} {runs.text[:120]} | /api/games {page.status_code}")  # fmt: skip
+
+
+def startup(name: str, args: list[str], timeout: float = 120, env: Any = None) -> None:
+    """A command that must stop at once with one ``error:`` line (any non-zero exit)."""
+    t = time.monotonic()
+    try:
+        p = subprocess.run([*BANMEN, *args], capture_output=True, text=True, timeout=timeout,
+                           env=env)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        _report(name, False, f"still running after {timeout:g} s")
+        return
+    lines = [ln for ln in (p.stdout + p.stderr).splitlines() if ln.strip()]
+    held = p.returncode != 0 and len(lines) == 1 and lines[0].startswith("error:")
+    _report(name, held, " | ".join(lines[-3:]), exit=p.returncode, lines=len(lines),
+            seconds=round(time.monotonic() - t, 2))  # fmt: skip
+
+
+def serve_bad_db(where: Path) -> None:
+    """Item 9: ``banmen serve --db`` on a text file, a truncated SQLite file, a directory."""
+    from banmen.web.launch import free_port
+
+    text = where / "notes.db"
+    text.write_text("not a database\n")
+    whole = where / "whole.db"
+    with sqlite3.connect(whole) as c:
+        c.execute("CREATE TABLE t (x)")
+        c.executemany("INSERT INTO t VALUES (?)", [(str(i) * 20,) for i in range(4000)])
+    cut = where / "truncated.db"
+    cut.write_bytes(whole.read_bytes()[:20000])
+    folder = where / "folder.db"
+    folder.mkdir()
+    for what, db in (("a text file", text), ("a truncated SQLite file", cut),
+                     ("a directory", folder)):  # fmt: skip
+        port = str(free_port())
+        startup(f"serve --db {what}", ["serve", "--db", str(db), "--port", port])
+
+
+_HANGS = "import time\ntime.sleep(3600)\n"
+_EXITS = "import sys\nsys.exit(0)\n"
+
+
+def game_packages(where: Path) -> None:
+    """Item 10: a game package that hangs at import and one that calls sys.exit(0) there,
+    beside the built-in games: ``banmen players`` and ``banmen serve``."""
+    from banmen.web.launch import free_port, stop, wait_ready
+
+    pkgs = where / "packages"
+    pkgs.mkdir()
+    for name, source in (("hangs", _HANGS), ("exits", _EXITS)):
+        (pkgs / f"{name}_game.py").write_text(source)
+        info = pkgs / f"banmen_{name}-1.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: banmen-{name}\nVersion: 1.0\n"
+        )
+        (info / "entry_points.txt").write_text(f"[banmen.games]\n{name} = {name}_game:GAME\n")
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(pkgs), os.environ.get("PYTHONPATH", "")]),
+    }
+    env.pop("BANMEN_HUNG_GAMES", None)
+    t = time.monotonic()
+    try:
+        p = subprocess.run([*BANMEN, "players"], capture_output=True, text=True, timeout=60,
+                           env=env)  # fmt: skip
+        notes = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        held = p.returncode == 0 and "Go (go):" in p.stdout and len(notes) == 2
+        what = f"exit {p.returncode}, {len(p.stdout.splitlines())} lines | " + " | ".join(notes)
+    except subprocess.TimeoutExpired:
+        held, what = False, "still running after 60 s"
+    _report("players with packages that hang / exit at import", held, what,
+            seconds=round(time.monotonic() - t, 2))  # fmt: skip
+    port = free_port()
+    log = where / "serve-packages.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen([*BANMEN, "serve", "--workers", "1", "--port", str(port),
+                                 "--db", str(where / "p.db")], stdout=out,
+                                stderr=subprocess.STDOUT, env=env)  # fmt: skip
+    t = time.monotonic()
+    try:
+        wait_ready(f"http://127.0.0.1:{port}", proc, log, 120)
+        import httpx
+
+        games = [g["name"] for g in httpx.get(f"http://127.0.0.1:{port}/api/games").json()]
+        notes = [ln for ln in log.read_text(errors="replace").splitlines() if "left out" in ln]
+        held, what = "go" in games and len(notes) == 2, f"serves {games} | " + " | ".join(notes)
+    except RuntimeError as e:
+        held, what = False, str(e)
+    finally:
+        stop(proc)
+    _report("serve with packages that hang / exit at import", held, what,
+            seconds=round(time.monotonic() - t, 2))  # fmt: skip
+
+
+def issue36(where: Path) -> None:
+    web_loads(where)
+    web_exposure(where)
+    serve_bad_db(where)
+    game_packages(where)
+
+
 def main() -> None:
     import banmen
 
     print(json.dumps({"tree": str(Path(banmen.__file__).parents[1]),
                       "load": os.getloadavg()}), flush=True)  # fmt: skip
+    if "--web-only" in sys.argv:
+        with tempfile.TemporaryDirectory() as d:
+            issue36(Path(d))
+        return
     cli("analyse shogi --depth 20 digits", ["analyse", "shogi", SH, "--depth", "9" * 20])
     cli("solve shogi --nodes 2**63", ["solve", "shogi", SH, "--nodes", str(2**63)])
     cli("solve shogi --hash 65536", ["solve", "shogi", SH, "--hash", "65536"])
@@ -491,6 +779,8 @@ def main() -> None:
         web(where)
         if "--engines" in sys.argv or "--all" in sys.argv:
             engines(where)
+        if "--web" in sys.argv or "--all" in sys.argv:
+            issue36(where)
     with tempfile.TemporaryDirectory() as d:
         arena_resume(Path(d))
 
