@@ -579,7 +579,8 @@ def _flood(name: str, url: str, base: str, texts: list[str], expect: str) -> Non
         )
     quiet, p95 = idle.ms(0.95) or 0.0, busy.ms(0.95)
     bound = max(10 * quiet, quiet + 100)
-    kinds = {m[:60]: lines.count(m) for m in dict.fromkeys(lines)}
+    heads = [m[:60] for m in lines]
+    kinds = {m: heads.count(m) for m in dict.fromkeys(heads)}
     said = " | ".join(f"{n} x {m}" for m, n in kinds.items()) or "-"
     states = len(answers) - len(lines)
     _report(name, one_each and p95 is not None and p95 <= bound and not busy.failed,
