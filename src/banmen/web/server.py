@@ -302,7 +302,8 @@ def guard_private(app: ASGIApp, share: bool = False) -> ASGIApp:
     """``app`` answering :data:`PRIVATE_PATHS` to loopback clients only (others get a
     one-line 403), unless ``share``. The client is the connection's peer — or, behind a
     reverse proxy on this machine, the address it forwards (uvicorn trusts
-    ``X-Forwarded-For`` from 127.0.0.1)."""
+    ``X-Forwarded-For`` from 127.0.0.1 and ::1; a proxy that sends none makes every
+    client loopback)."""
     return app if share else _PrivateGuard(app)
 
 
