@@ -5,6 +5,10 @@ nothing?) Runs against the tree on ``PYTHONPATH`` (its ``banmen`` commands and a
 
     for t in OLD NEW; do PYTHONPATH=$t/src python tools/hardening_probe.py; done
     for t in OLD NEW; do PYTHONPATH=$t/src python tools/hardening_probe.py --web-only; done
+    for t in OLD NEW; do PYTHONPATH=$t/src python tools/hardening_probe.py --engines-only; done
+
+(``--engines``/``--web`` add issue 36's hostile engines / web and start-up probes to the
+rest; ``--all`` both.)
 
 Each probe prints one JSON line: its name, ``held`` (the answer was one line or one
 message, in time, and no traceback reached the user or the log; for a flood: another
@@ -363,7 +367,7 @@ def killed_arena(name: str, where: Path, how: str) -> None:
     left 5 s later."""
     import signal
 
-    tag = str(where / f"busy-{how}")
+    tag = str(where / f"busy-{how.replace(' ', '').replace('-', '')}")
     cmd = [*BANMEN, "arena", "run", "mattix", "--size", "4", "--games", "2", "--workers", "1",
            "--db", str(where / f"busy-{how}.db"), "-p",
            f"bad=ugi:time=600 {sys.executable} {FAKE_UGI} mattix busy {tag}",
@@ -426,7 +430,7 @@ def engines(where: Path) -> None:
               str(where / "t7"), 5.0)  # fmt: skip
     front_end("gtp --engine python:Sleeper --max-move-time 1",
               ["gtp", "--engine", f"python:{players}:Sleeper", "--max-move-time", "1"],
-              ["1 boardsize 9", "2 play b e5", ("3 genmove w", "=2")], "?3", str(players),
+              ["1 boardsize 9", "2 genmove b", ("3 genmove w", "=2")], "?3", str(players),
               5.0)  # fmt: skip
 
 
@@ -768,6 +772,10 @@ def main() -> None:
     if "--web-only" in sys.argv:
         with tempfile.TemporaryDirectory() as d:
             issue36(Path(d))
+        return
+    if "--engines-only" in sys.argv:
+        with tempfile.TemporaryDirectory() as d:
+            engines(Path(d))
         return
     cli("analyse shogi --depth 20 digits", ["analyse", "shogi", SH, "--depth", "9" * 20])
     cli("solve shogi --nodes 2**63", ["solve", "shogi", SH, "--nodes", str(2**63)])

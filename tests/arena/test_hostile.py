@@ -15,6 +15,7 @@ from pathlib import Path
 
 import paths
 import pytest
+from procs import gone, tagged
 
 from banmen.arena.runner import run_arena
 from banmen.arena.store import ArenaStore, RunConfig
@@ -67,27 +68,6 @@ class Printer(_Hostile):
         while True:
             print("thinking " * 20)
 """
-
-
-def tagged(tag: str) -> list[int]:
-    """The processes whose command line holds ``tag`` (zombies have none)."""
-    found = []
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit() and d.name != str(os.getpid()):
-            try:
-                if tag.encode() in (d / "cmdline").read_bytes():
-                    found.append(int(d.name))
-            except OSError:  # gone meanwhile
-                pass
-    return found
-
-
-def gone(tag: str, within: float = 10.0) -> list[int]:
-    """The processes still holding ``tag`` after waiting up to ``within`` seconds."""
-    end = time.monotonic() + within
-    while (left := tagged(tag)) and time.monotonic() < end:
-        time.sleep(0.1)
-    return left
 
 
 @pytest.fixture(scope="module")

@@ -8,17 +8,15 @@ written here and by banmen's own ``ugi:`` client.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
-import threading
 import time
 from pathlib import Path
-from queue import Empty, Queue
 from typing import Any
 
 import paths
 import pytest
+from procs import Lines
 
 from banmen.arena.store import ArenaStore, RunConfig
 from banmen.engine import SpecError, parse_spec
@@ -212,42 +210,7 @@ def test_python_players_in_the_arena(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- UGI
 
 
-class _Lines:
-    """A program spoken to in lines: its output read by a thread, waited for by prefix."""
-
-    def __init__(self, argv: list[str]) -> None:
-        self.proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, bufsize=1,
-        )  # fmt: skip
-        self.lines: Queue[str] = Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line.rstrip("\n"))
-
-    def send(self, line: str) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-
-    def until(self, prefix: str, timeout: float = 120) -> list[str]:
-        """The lines up to the first that starts with ``prefix`` (included)."""
-        got = []
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                line = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
-            except Empty:
-                raise AssertionError(f"no {prefix!r} in {timeout} s; got {got}") from None
-            got.append(line)
-            if line.startswith(prefix):
-                return got
-
-
-class UgiProcess(_Lines):
+class UgiProcess(Lines):
     """``banmen ugi`` as a subprocess, and a small UGI client of the test's own."""
 
     def __init__(self, *args: str) -> None:
@@ -381,7 +344,7 @@ def test_a_python_othello_player_behind_nboard() -> None:
     game = "(;GM[Othello]PC[NBoard]PB[a]PW[b]RE[?]TI[5:00]TY[8]BO[8 " + (
         "---------------------------O*------*O--------------------------- *]B[F5]W[F6];)"
     )
-    nb = _Lines([sys.executable, "-m", "banmen", "nboard", "--engine", f"python:{GREEDY}:Greedy"])
+    nb = Lines([sys.executable, "-m", "banmen", "nboard", "--engine", f"python:{GREEDY}:Greedy"])
     try:
         for line in ("nboard 2", "set depth 2", f"set game {game}", "ping 1", "go"):
             nb.send(line)

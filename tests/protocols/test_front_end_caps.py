@@ -6,22 +6,20 @@ process behind when they end (issue 36)."""
 
 from __future__ import annotations
 
-import os
-import queue
-import subprocess
 import sys
 import textwrap
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import paths
 import pytest
+from procs import Lines, gone
 
 from banmen.clients._lines import STOP_GRACE
 
 FAKE_UGI = paths.TESTS / "ugi_fake.py"
+BANMEN = [sys.executable, "-m", "banmen"]
 
 #: a GTP engine that knows the set-up commands and never answers genmove
 SILENT_GTP = """
@@ -60,65 +58,6 @@ class Sleeper:
 CAP = 1.0
 
 
-class Session:
-    """A front end as a subprocess, spoken to line by line."""
-
-    def __init__(self, args: list[str]) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "banmen", *args],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, bufsize=1)  # fmt: skip
-        self.lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line.rstrip("\n"))
-
-    def send(self, line: str) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-
-    def until(self, wanted: str, within: float = 120.0) -> list[str]:
-        """The lines up to the first that starts with ``wanted``."""
-        seen: list[str] = []
-        end = time.monotonic() + within
-        while True:
-            line = self.lines.get(timeout=max(0.01, end - time.monotonic()))
-            seen.append(line)
-            if line.startswith(wanted):
-                return seen
-
-    def close(self) -> None:
-        try:
-            assert self.proc.stdin is not None
-            self.proc.stdin.close()
-            self.proc.wait(30)
-        finally:
-            if self.proc.poll() is None:
-                self.proc.kill()
-
-
-def _tagged(tag: str) -> list[int]:
-    out = []
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit() and d.name != str(os.getpid()):
-            try:
-                if tag.encode() in (d / "cmdline").read_bytes():
-                    out.append(int(d.name))
-            except OSError:
-                pass
-    return out
-
-
-def _gone(tag: str, within: float = 10.0) -> list[int]:
-    end = time.monotonic() + within
-    while (left := _tagged(tag)) and time.monotonic() < end:
-        time.sleep(0.1)
-    return left
-
-
 def _bound() -> float:
     # the cap, the stop grace, and a busy machine's slack (a process ended, a thread woken)
     return CAP + STOP_GRACE + 3.0
@@ -142,7 +81,9 @@ def test_gtp_answers_within_its_cap_whatever_the_engine(
         spec = f"gtp:{sys.executable} {fake} {tag}"
     else:
         spec, tag = f"python:{sleeper}:Sleeper", str(sleeper)
-    s = Session(["gtp", "--engine", spec, "--max-move-time", str(CAP)])
+    s = Lines(
+        [sys.executable, "-m", "banmen", "gtp", "--engine", spec, "--max-move-time", str(CAP)]
+    )
     try:
         s.send("1 boardsize 9")
         s.until("=1")
@@ -157,8 +98,8 @@ def test_gtp_answers_within_its_cap_whatever_the_engine(
         s.send("4 quit")
         s.until("=4")
     finally:
-        s.close()
-    assert _gone(tag) == []
+        s.end()
+    assert gone(tag) == []
 
 
 def test_nboard_answers_within_its_cap_whatever_the_engine(tmp_path: Path) -> None:
@@ -167,8 +108,8 @@ def test_nboard_answers_within_its_cap_whatever_the_engine(tmp_path: Path) -> No
     tag = str(tmp_path / "tag")
     fake = tmp_path / "silent_nboard.py"
     fake.write_text(SILENT_NBOARD)
-    s = Session(["nboard", "--engine", f"nboard:{sys.executable} {fake} {tag}",
-                 "--max-move-time", str(CAP)])  # fmt: skip
+    s = Lines([*BANMEN, "nboard", "--engine", f"nboard:{sys.executable} {fake} {tag}",
+               "--max-move-time", str(CAP)])  # fmt: skip
     try:
         s.send("nboard 2")
         s.send("set depth 4")
@@ -187,14 +128,27 @@ def test_nboard_answers_within_its_cap_whatever_the_engine(tmp_path: Path) -> No
         s.send("ping 2")  # the session goes on
         s.until("pong 2")
     finally:
-        s.close()
-    assert _gone(tag) == []
+        s.end()
+    assert gone(tag) == []
 
 
 def test_ugi_answers_within_its_cap_whatever_the_engine(tmp_path: Path) -> None:
     tag = str(tmp_path / "tag")
     spec = f"ugi:{sys.executable} {FAKE_UGI} mattix silent {tag}"
-    s = Session(["ugi", "--game", "mattix", "--engine", spec, "--max-move-time", str(CAP)])
+    s = Lines(
+        [
+            sys.executable,
+            "-m",
+            "banmen",
+            "ugi",
+            "--game",
+            "mattix",
+            "--engine",
+            spec,
+            "--max-move-time",
+            str(CAP),
+        ]
+    )
     try:
         s.send("ugi")
         s.until("ugiok")
@@ -210,8 +164,8 @@ def test_ugi_answers_within_its_cap_whatever_the_engine(tmp_path: Path) -> None:
         s.until("readyok")
         s.send("quit")
     finally:
-        s.close()
-    assert _gone(tag) == []
+        s.end()
+    assert gone(tag) == []
 
 
 #: a GTP engine that answers the set-up, then talks without end instead of a genmove
@@ -276,4 +230,4 @@ def test_an_engine_that_keeps_talking_is_given_up_at_its_allowance(
     assert "in 2.5 s (its limit of 0.5 s plus 2 s)" in str(e.value), str(e.value)
     assert took <= allowance(0.5) + 3.0, took
     engine.close()
-    assert _gone(tag) == []
+    assert gone(tag) == []
