@@ -336,8 +336,13 @@ def front_end(name: str, args: list[str], script: list[str], answer: str, tag: s
         except queue.Empty:
             pass
     t0 = time.monotonic()
-    proc.stdin.write(ask + "\n")
-    proc.stdin.flush()
+    try:
+        proc.stdin.write(ask + "\n")
+        proc.stdin.flush()
+    except OSError:  # it ended at once (an option it does not know, say)
+        _report(name, False, f"the front end ended: exit {proc.wait()}", seconds=None)
+        _clean(tag)
+        return
     got, said = None, []
     while time.monotonic() - t0 < bound + 30:
         try:
