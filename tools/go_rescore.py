@@ -40,10 +40,10 @@ from typing import Any
 from banmen.arena import trust
 from banmen.arena.play import EngineCache, _first_mover_result, _Referee
 from banmen.arena.store import ArenaStore, GameRecord, RunConfig
-from banmen.engine import Engine, parse_spec
+from banmen.engine import Engine
 from banmen.games import Forfeit
 from banmen.games.go import Game, settle_dead
-from banmen.games.registry import get_game
+from banmen.games.registry import get_game, parse_spec
 from banmen.search.limits import Limit
 
 GAME = get_game("go")
@@ -111,7 +111,7 @@ def _settled_again(
         _Player(specs[g.second], (answers or {}).get("second"), kept, cache, g.deal_seed, 2),
     )
     moves, times = list(g.moves[: len(board.move_stack)]), list(g.times[: len(board.move_stack)])
-    parsed = {name: parse_spec(specs[name]) for name in (g.first, g.second)}
+    parsed = {name: parse_spec(specs[name], GAME) for name in (g.first, g.second)}
 
     def lost(side: int, name: str, e: Exception) -> dict[str, Any]:
         cache.drop(GAME, specs[name])

@@ -8,17 +8,21 @@ heuristic score, and ``stopped_by`` says which limit ended it. An engine subclas
 :class:`Engine` and implements :meth:`Engine.choose`; :meth:`Engine.think` makes the
 caller's arguments whole (a :class:`Request`) in one place for all of them.
 
-This module is a leaf: it imports only ``banmen.search.limits``. Games declare the engines
-they offer (``GameDef.engines``, a spec kind to a factory); the registry
-(:func:`banmen.games.registry.make_engine`) builds one from a player spec::
+This module is a leaf: it imports only ``banmen.search.limits``. It holds what a player
+spec *is* once read (:class:`PlayerSpec`: typed data), not what any kind is: each kind of
+search, player and evaluator declares its own options (:mod:`banmen.kinds`) and the
+registry finds them by entry point and reads a spec's text once
+(:func:`banmen.games.registry.parse_spec`), then builds the engine
+(:func:`banmen.games.registry.make_engine`)::
 
+    >>> from banmen.games.registry import parse_spec
     >>> spec = parse_spec("alphabeta:depth=3")
     >>> spec.kind, spec.limit
     ('alphabeta', Limit(time=None, depth=3, nodes=None))
+    >>> PlayerSpec.from_dict(spec.to_dict()) == spec
+    True
 
-Specs: ``alphabeta[:depth=N,time=S,nodes=N]`` (alias ``cpu``; default ``time=1``),
-``perfect[:time=S]`` (exact solve), ``random[:seed=N]``, ``mcts[:time=S,playouts=N]``,
-``mate[:time=S,nodes=N,hash=MB]`` (shogi mate problems), ``nboard:COMMAND``, ``gtp:COMMAND``.
+``banmen players GAME`` lists the kinds a game offers, with their options.
 """
 
 from __future__ import annotations
@@ -38,10 +42,8 @@ __all__ = [
     "Request",
     "Engine",
     "SpecError",
+    "Part",
     "PlayerSpec",
-    "parse_spec",
-    "ENGINE_KINDS",
-    "USER_KINDS",
     "EngineFailure",
     "FORFEIT_MARGIN",
     "UNTIMED_MOVE",
@@ -272,204 +274,68 @@ def allowance(seconds: float | None) -> float:
 
 
 class SpecError(ValueError):
-    """A player spec string that does not name a player."""
+    """A player spec string that does not name a player (one line saying what is wrong and
+    what was expected)."""
 
 
-#: every player kind a spec may name, with its form. Which games offer a kind, and which
-#: options it takes there, each game declares (``GameDef.engines``, ``EngineKind``;
-#: ``banmen players GAME`` prints them).
-ENGINE_KINDS = {
-    "alphabeta": "alphabeta[:key=value,...]",
-    "perfect": "perfect[:key=value,...]",
-    "random": "random[:seed=N]",
-    "mcts": "mcts[:key=value,...]",
-    "mate": "mate[:key=value,...]",
-    "nboard": "nboard:[depth=N ]COMMAND",
-    "gtp": "gtp:[time=SECONDS ]COMMAND",
-    "ugi": "ugi:[time=SECONDS ][depth=N ][nodes=N ]COMMAND",
-    "python": "python:FILE.py:NAME[,time=SECONDS][,key=value...]",
-}
-#: the kinds of player a user brings (their own code, or another program): the arena
-#: judges them (a fault loses the game, not the run) and the web checks them at start
-USER_KINDS = frozenset({"python", "ugi", "gtp", "nboard"})
+@dataclass(frozen=True)
+class Part:
+    """One side of a spec read: a kind and its typed options (the evaluator of
+    ``alphabeta:depth=6+patterns:weights=w.npz`` is ``Part("patterns", {"weights":
+    "w.npz"})``)."""
 
-_ALIASES = {"cpu": "alphabeta", "ab": "alphabeta"}
-_FLAGS = {"learned", "nakade", "probcut"}  #: options that are 0 or 1
-_ZERO_OK = {"seed", "widen"}  #: whole-number options that may be 0
-_OPTIONS: dict[str, dict[str, type[int] | type[float]]] = {
-    "alphabeta": {"depth": int, "time": float, "nodes": int, "learned": int, "probcut": int},
-    "perfect": {"time": float, "nodes": int},
-    "random": {"seed": int},
-    "mcts": {
-        "time": float,
-        "playouts": int,
-        "seed": int,
-        "learned": int,
-        "threads": int,
-        "nakade": int,
-        "widen": int,
-    },
-    "mate": {"time": float, "nodes": int, "hash": int},
-}
+    kind: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "options": dict(self.options)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Part:
+        return cls(str(d["kind"]), dict(d.get("options") or {}))
 
 
 @dataclass(frozen=True)
 class PlayerSpec:
+    """A player spec, read once (:func:`banmen.games.registry.parse_spec`): the search or
+    player ``kind`` and its typed ``options``, the ``evaluator`` it was given (``None``:
+    the game's default), its ``limit`` (what its options bound; a front end may bring its
+    own), whether it is a ``user``'s player (their code or another program: judged by the
+    referee, never trusted) and the ``text`` it was read from (its name in records). It
+    crosses process pipes and SQLite as data (:meth:`to_dict`), never as text to read
+    again."""
+
     kind: str
     options: dict[str, Any]
     text: str
+    evaluator: Part | None = None
+    limit: Limit = Limit()
+    user: bool = False
 
-    @property
-    def limit(self) -> Limit:
-        o = self.options
-        if self.kind in ("perfect", "mate"):  # a solve: no bound unless one is given
-            return Limit(time=o.get("time"), nodes=o.get("nodes"))
-        if self.kind == "python":  # time=S if given (its think() gets it), else none
-            return Limit(time=o.get("time"))
-        if self.kind == "gtp":  # time=S sent as the engine's time settings, else its own
-            return Limit(time=o.get("time"))
-        if self.kind == "mcts":  # playouts are the search's nodes
-            if not any(k in o for k in ("time", "playouts")):
-                return Limit(time=1.0)
-            return Limit(time=o.get("time"), nodes=o.get("playouts"))
-        if not any(k in o for k in ("depth", "time", "nodes")):
-            return Limit(time=1.0)
-        return Limit(time=o.get("time"), depth=o.get("depth"), nodes=o.get("nodes"))
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "options": dict(self.options),
+            "text": self.text,
+            "evaluator": None if self.evaluator is None else self.evaluator.to_dict(),
+            "limit": self.limit.to_dict(),
+            "user": self.user,
+        }
 
-
-def _accepted() -> str:
-    return ", ".join(ENGINE_KINDS.values()) + " (banmen players GAME: what each game offers)"
-
-
-def parse_spec(text: str) -> PlayerSpec:
-    """Parse ``KIND[:key=value,...]``; ``cpu:perfect`` is accepted for ``perfect``.
-
-    >>> parse_spec("alphabeta:depth=3").limit
-    Limit(time=None, depth=3, nodes=None)
-    """
-    if not isinstance(text, str) or not text.strip():
-        raise SpecError(f"empty player spec: expected one of {_accepted()}")
-    raw = text.strip()
-    kind, _, rest = raw.partition(":")
-    kind = _ALIASES.get(kind.strip().lower(), kind.strip().lower())
-    if kind == "nboard":
-        return _parse_nboard(raw, rest)
-    if kind in ("gtp", "ugi"):
-        return _parse_program(kind, raw, rest)
-    if kind == "python":
-        return _parse_python(raw, rest)
-    items = [p.strip() for p in rest.split(",") if p.strip()] if rest else []
-    if kind == "alphabeta" and "perfect" in items:
-        kind = "perfect"
-        items.remove("perfect")
-    if kind not in ENGINE_KINDS:
-        raise SpecError(f"unknown player {raw!r}: expected one of {_accepted()}")
-    allowed = _OPTIONS[kind]
-    options: dict[str, Any] = {}
-    for item in items:
-        key, eq, value = item.partition("=")
-        key = key.strip().lower()
-        if not eq or key not in allowed:
-            names = ", ".join(f"{k}=" for k in allowed)
-            raise SpecError(f"bad option {item!r} in {raw!r}: {kind} takes {names}")
-        conv = allowed[key]
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> PlayerSpec:
+        """The spec :meth:`to_dict` wrote (``ValueError`` if ``d`` is not one)."""
         try:
-            v = conv(value.strip())
-        except ValueError:
-            what = "an integer" if conv is int else "a number"
-            raise SpecError(f"bad value in {item!r}: {key} must be {what}") from None
-        if key in _FLAGS:
-            if v not in (0, 1):
-                raise SpecError(f"bad value in {item!r}: {key} must be 0 or 1")
-        elif key in _ZERO_OK:
-            if v < 0:
-                raise SpecError(f"bad value in {item!r}: {key} must be 0 or more")
-        elif (conv is float and not v > 0) or (conv is int and v < 1):
-            raise SpecError(f"bad value in {item!r}: {key} must be positive")
-        if conv is float and v > 1e6:
-            raise SpecError(f"bad value in {item!r}: {key} must be at most 1000000 seconds")
-        options[key] = v
-    return PlayerSpec(kind, options, raw)
+            ev = d.get("evaluator")
+            options = d["options"]
+            if not isinstance(options, dict):
+                raise TypeError("options")
+            part = None if ev is None else Part.from_dict(ev)
+            limit = Limit.from_dict(d.get("limit") or {})
+            return cls(str(d["kind"]), dict(options), str(d["text"]), part, limit,
+                       bool(d.get("user", False)))  # fmt: skip
+        except (KeyError, TypeError, AttributeError, ValueError) as e:
+            raise ValueError(f"not a player spec record: {type(e).__name__}: {e}") from None
 
-
-def _parse_nboard(raw: str, rest: str) -> PlayerSpec:
-    words = rest.split()
-    depth = 8
-    if words and words[0].lower().startswith("depth="):
-        value = words.pop(0).split("=", 1)[1]
-        if not value.isdigit() or not 1 <= int(value) <= 60:
-            raise SpecError(f"bad depth in {raw!r}: expected a number from 1 to 60")
-        depth = int(value)
-    if not words:
-        raise SpecError(f"{raw!r} names no command: expected nboard:[depth=N ]COMMAND")
-    return PlayerSpec("nboard", {"depth": depth, "command": " ".join(words)}, raw)
-
-
-#: the limits an external program's spec may give, before its command
-_PROGRAM_LIMITS: dict[str, dict[str, type[int] | type[float]]] = {
-    "gtp": {"time": float},
-    "ugi": {"time": float, "depth": int, "nodes": int},
-}
-
-
-def _parse_program(kind: str, raw: str, rest: str) -> PlayerSpec:
-    """``gtp:[time=S ]COMMAND``, ``ugi:[time=S ][depth=N ][nodes=N ]COMMAND``."""
-    allowed = _PROGRAM_LIMITS[kind]
-    keys = "".join(f"[{k}=N ]" for k in allowed)
-    words = rest.split()
-    options: dict[str, Any] = {}
-    while words and "=" in words[0] and words[0].split("=", 1)[0].lower() in allowed:
-        key, value = words.pop(0).split("=", 1)
-        key = key.lower()
-        try:
-            v = allowed[key](value)
-        except ValueError:
-            v = 0
-        if not 0 < v <= 1e6:
-            raise SpecError(f"bad {key} in {raw!r}: expected a positive number, got {value!r}")
-        options[key] = v
-    if not words:
-        raise SpecError(f"{raw!r} names no command: expected {kind}:{keys}COMMAND")
-    return PlayerSpec(kind, {**options, "command": " ".join(words)}, raw)
-
-
-def _option_value(text: str) -> int | float | str:
-    """A ``python:`` option's value: a whole number, a number, else the text."""
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        return text
-
-
-def _parse_python(raw: str, rest: str) -> PlayerSpec:
-    """``python:FILE.py:NAME`` or ``python:package.module:NAME``, then ``,key=value``
-    options passed to ``NAME`` as keyword arguments — but ``time=SECONDS``, the player's
-    time a move (its ``think`` gets it as the limit; the referee judges it).
-
-    >>> parse_spec("python:me.py:Bot,time=2,level=3").options["time"]
-    2.0
-    """
-    target, *items = [p.strip() for p in rest.split(",")]
-    where, _, name = target.rpartition(":")
-    expected = "expected python:FILE.py:NAME or python:package.module:NAME[,key=value...]"
-    if not where or not name.isidentifier():
-        raise SpecError(f"{raw!r} names no player: {expected}")
-    kwargs: dict[str, Any] = {}
-    limit: dict[str, float] = {}
-    for item in items:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip().isidentifier():
-            raise SpecError(f"bad option {item!r} in {raw!r}: options are key=value")
-        if key.strip() == "time":
-            seconds = _option_value(value.strip())
-            if isinstance(seconds, str) or not 0 < seconds <= 1e6:
-                raise SpecError(f"bad time in {raw!r}: expected a positive number of "
-                                f"seconds, got {value.strip()!r}")  # fmt: skip
-            limit = {"time": float(seconds)}
-            continue
-        kwargs[key.strip()] = _option_value(value.strip())
-    return PlayerSpec("python", {"where": where, "name": name, "kwargs": kwargs, **limit}, raw)
+    def __hash__(self) -> int:
+        return hash(self.text)

@@ -28,7 +28,7 @@ from typing import IO, Any
 
 
 def _serve(out: IO[str]) -> None:
-    from banmen.engine import SpecError, parse_spec
+    from banmen.engine import SpecError
     from banmen.python_player import LocalPythonEngine, PlayerError, _describe
     from banmen.search.limits import Limit
 
@@ -49,12 +49,13 @@ def _serve(out: IO[str]) -> None:
             return
         try:
             if op == "load":
+                from banmen.engine import PlayerSpec
                 from banmen.games.registry import get_game
 
                 sys.path[:] = [str(p) for p in msg["path"]]
                 os.chdir(msg["cwd"])
                 game = get_game(msg["game"])
-                engine = LocalPythonEngine(game, parse_spec(msg["spec"]))
+                engine = LocalPythonEngine(game, PlayerSpec.from_dict(msg["spec"]))
                 engine.warm_up()
                 answer(value={"think": engine.has_think})
             elif engine is None:
@@ -73,7 +74,8 @@ def _serve(out: IO[str]) -> None:
         except (PlayerError, ValueError) as e:
             answer(error=" ".join(str(e).split()) or type(e).__name__)
         except BaseException as e:  # a player's SystemExit or KeyboardInterrupt at load
-            name = engine.name if engine is not None else msg.get("spec", "python:")
+            spec = msg.get("spec")
+            name = engine.name if engine is not None else (spec or {}).get("text", "python:")
             answer(error=f"{name} raised {_describe(e)}")
 
 

@@ -77,7 +77,7 @@ from banmen.engine import (
 if TYPE_CHECKING:
     from banmen.games import GameDef
 
-__all__ = ["PlayerError", "PythonEngine", "LocalPythonEngine", "load_player"]
+__all__ = ["PlayerError", "PythonEngine", "LocalPythonEngine", "load_player", "python_engine"]
 
 
 class PlayerError(EngineFailure):
@@ -251,7 +251,7 @@ class PythonEngine(EngineClient[GameBoard]):
     def _handshake(self) -> None:
         import os
 
-        load = {"op": "load", "game": self.game.name, "spec": self.spec.text,
+        load = {"op": "load", "game": self.game.name, "spec": self.spec.to_dict(),
                 "path": list(sys.path), "cwd": os.getcwd()}  # fmt: skip
         told = self._ask(load, "not loaded")
         self._think = bool(isinstance(told, dict) and told.get("think"))
@@ -287,3 +287,14 @@ class PythonEngine(EngineClient[GameBoard]):
         proc, self._proc = self._proc, None
         if proc is not None:
             proc.close(json.dumps({"op": "quit"}))
+
+
+def python_engine(game: GameDef[Any], spec: PlayerSpec) -> Engine[GameBoard]:
+    """The ``python:`` kind's engine for ``game`` (:data:`banmen.clients.kinds.PYTHON`):
+    in a process of its own, unless the game was ``register()``-ed in this process only
+    (another process would not know it)."""
+    from banmen.games.registry import registered_here
+
+    if registered_here(game):
+        return LocalPythonEngine(game, spec)
+    return PythonEngine(game, spec)

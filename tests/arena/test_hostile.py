@@ -136,8 +136,7 @@ def test_what_an_engine_forks_goes_with_it(tmp_path: Path) -> None:
 MEASURE = """
 import resource, sys
 from banmen.clients.ugi import UGIEngine, UGIError
-from banmen.engine import parse_spec
-from banmen.games.registry import get_game
+from banmen.games.registry import get_game, parse_spec
 from banmen.games.mattix import Board
 g = get_game("mattix")
 e = UGIEngine(g, parse_spec(sys.argv[1]))

@@ -8,10 +8,10 @@ import time
 
 import pytest
 
-from banmen.engine import Info, Result, SpecError, parse_spec
+from banmen.engine import Info, Result, SpecError
 from banmen.games.engines import AlphaBetaEngine, RandomEngine
 from banmen.games.mattix import Board
-from banmen.games.registry import UnknownGameError, get_game, make_engine
+from banmen.games.registry import UnknownGameError, get_game, make_engine, parse_spec
 from banmen.search.limits import Limit
 from banmen.worker import EngineError, EnginePool, EngineWorker
 

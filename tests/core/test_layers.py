@@ -264,7 +264,7 @@ FLOORS: dict[int, tuple[str, ...]] = {
     0: ("banmen", "banmen.search.limits", "banmen._jit", "banmen.jit", "banmen._bits",
         "banmen._reaper", "banmen._random", "banmen._flock", "banmen._sqlite", "banmen._fields",
         "banmen._atomic", "banmen.stats", "banmen.numbers", "banmen._files"),
-    1: ("banmen.engine", "banmen.warm", "banmen.analysis", "banmen.clients"),
+    1: ("banmen.engine", "banmen.kinds", "banmen.warm", "banmen.analysis", "banmen.clients"),
     2: ("banmen.search",),
     3: ("banmen.games",),
     4: ("banmen.games.registry", "banmen.python_player", "banmen.python_host",

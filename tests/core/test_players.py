@@ -19,8 +19,8 @@ import pytest
 from procs import Lines
 
 from banmen.arena.store import ArenaStore, RunConfig
-from banmen.engine import SpecError, parse_spec
-from banmen.games.registry import GAME_NAMES, get_game, make_engine
+from banmen.engine import SpecError
+from banmen.games.registry import GAME_NAMES, get_game, make_engine, parse_spec
 from banmen.python_player import PlayerError
 
 GREEDY = paths.ROOT / "examples" / "python" / "greedy_othello.py"

@@ -190,7 +190,9 @@ with event.install_recorder("numba:compile") as rec:
         GoEngine(learned=0).think(b, Limit(nodes=100))
     if "othello" in names:
         from banmen.games.othello import OthelloEngine, Board as OB
-        OthelloEngine(Limit(depth=3), learned=False).think(OB(), Limit(depth=3))
+        from banmen.games.othello.evaluators import handset
+
+        OthelloEngine(Limit(depth=3), evaluator=handset()).think(OB(), Limit(depth=3))
         from banmen.games.othello.wld import prove_wld
         b = OB()
         while b.empties() > 12:

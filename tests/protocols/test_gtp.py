@@ -22,10 +22,10 @@ import pytest
 from typer.testing import CliRunner
 
 from banmen.cli import app
-from banmen.engine import Result, SpecError, parse_spec
+from banmen.engine import Result, SpecError
 from banmen.games.go import BLACK, PASS, WHITE, Board, Game, free_handicap_points
 from banmen.games.go.gtp_client import GTPCommandError, GTPEngine, GTPError
-from banmen.games.registry import make_engine
+from banmen.games.registry import make_engine, parse_spec
 from banmen.protocols.gtp import GTPSession, preprocess
 from banmen.search.limits import Limit
 

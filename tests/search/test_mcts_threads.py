@@ -14,6 +14,7 @@ import pytest
 from numba import njit
 
 from banmen._atomic import atomic_add, atomic_add2, atomic_cas2, atomic_store2
+from banmen.games.registry import parse_spec
 from banmen.search.limits import Limit, StopFlag
 from banmen.search.mcts import F_N, I_FIRST, I_VISITS, MCTS, UNEXPANDED
 
@@ -124,7 +125,7 @@ def test_threads_need_one_scratch_each() -> None:
 def test_go_engine_with_two_threads() -> None:
     from test_go_engine import ATARI, diagram
 
-    from banmen.engine import SpecError, parse_spec
+    from banmen.engine import SpecError
     from banmen.games.go import BLACK, parse_vertex
     from banmen.games.go import kernels as K
     from banmen.games.go.engine import GoEngine

@@ -623,7 +623,8 @@ def test_cpu_moves_wait_in_a_bounded_line_and_are_told_their_place(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the slow level searches until it is stopped, however long the test takes
-    monkeypatch.setattr(cpu_turns_module, "capped_limit", lambda spec: capped_limit(spec, 3600))
+    monkeypatch.setattr(cpu_turns_module, "capped_limit",
+                        lambda spec, **kw: capped_limit(spec, 3600, **kw))  # fmt: skip
     with small_app(tmp_path, max_queued_moves=2) as client:
         wait_engines_ready(client)  # (while they warm up, every move waits in line)
         socks = [client.websocket_connect("/ws/othello") for _ in range(4)]
@@ -860,7 +861,7 @@ def slow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     code = (
         "import banmen.web.cpu_turns as s; from banmen.web.levels import capped_limit; "
-        "s.capped_limit = lambda spec: capped_limit(spec, 3600); "
+        "s.capped_limit = lambda spec, **kw: capped_limit(spec, 3600, **kw); "
         "from banmen.web.server import create_app, run_uvicorn; "
         f"run_uvicorn(create_app({str(tmp / 'games.sqlite3')!r}, 1, extra_levels={SLOW!r}), "
         f"'127.0.0.1', {port})"

@@ -35,31 +35,25 @@ from banmen.arena.schedule import Job
 from banmen.arena.store import GameRecord
 from banmen.engine import (
     FORFEIT_MARGIN,
-    USER_KINDS,
     Engine,
     GameBoard,
     PlayerSpec,
     Result,
     allowance,
-    parse_spec,
 )
 from banmen.games import Forfeit, GameDef
 from banmen.games.engines import RandomEngine
-from banmen.games.registry import get_game, make_engine
+from banmen.games.registry import get_game, make_engine, parse_spec
 
 __all__ = [
     "EngineCache",
     "FORFEIT_MARGIN",
     "GameFailed",
-    "JUDGED",
     "describe",
     "play_game",
     "play_games",
     "warm_up",
 ]
-
-#: the player kinds that can forfeit a game (the user's own; see the module docstring)
-JUDGED = USER_KINDS
 
 
 class EngineCache:
@@ -75,7 +69,7 @@ class EngineCache:
         key = (game.name, spec_text)
         engine = self._engines.get(key)
         if engine is None:
-            spec = parse_spec(spec_text)
+            spec = parse_spec(spec_text, game)
             if spec.kind == "random":
                 return None
             engine = make_engine(game, spec)
@@ -104,8 +98,8 @@ def _stop(engine: Engine[Any]) -> None:
         pass
 
 
-def _random_engine(spec_text: str, deal_seed: int, side: int) -> RandomEngine:
-    base = parse_spec(spec_text).options.get("seed", 0)
+def _random_engine(game: GameDef[Any], spec_text: str, deal_seed: int, side: int) -> RandomEngine:
+    base = parse_spec(spec_text, game).options.get("seed", 0)
     # A fixed function of (spec seed, deal, side): reproducible, and different per game.
     return RandomEngine(zlib.crc32(f"{base}:{deal_seed}:{side}".encode()), name=spec_text)
 
@@ -128,7 +122,7 @@ def play_game(
     assert game.new_board is not None
     board = game.new_board(job.deal_seed, size)
     engines: dict[int, Engine[Any]] = {}
-    parsed = {name: parse_spec(specs[name]) for name in (job.first, job.second)}
+    parsed = {name: parse_spec(specs[name], game) for name in (job.first, job.second)}
     moves: list[str] = []
     times: list[float] = []
     forfeit: dict[str, Any] | None = None
@@ -142,13 +136,13 @@ def play_game(
         try:
             cached = cache.get(game, specs[name])
             if cached is None:
-                engines[side] = _random_engine(specs[name], job.deal_seed, side)
+                engines[side] = _random_engine(game, specs[name], job.deal_seed, side)
             else:
                 cached.new_game()
                 cached.reseed(zlib.crc32(f"{job.deal_seed}:{side}".encode()))
                 engines[side] = cached
         except Exception as e:
-            if parsed[name].kind not in JUDGED:
+            if not parsed[name].user:
                 raise
             forfeit = forfeit or lost(side, name, e)
     for _ in range(game.max_plies + 1):
@@ -157,7 +151,7 @@ def play_game(
         side = board.turn
         name = job.first if side == 1 else job.second
         spec = parsed[name]
-        judged = spec.kind in JUDGED
+        judged = spec.user
         t0 = time.perf_counter()
         try:
             result = engines[side].think(board)
@@ -210,7 +204,7 @@ class _Referee:
     def move(self, side: int, board: GameBoard, think: Callable[[], Result]) -> Result:
         name = self.names[side - 1]
         spec = self.parsed[name]
-        judged = spec.kind in JUDGED
+        judged = spec.user
         t0 = time.perf_counter()
         try:
             result = think()

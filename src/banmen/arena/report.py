@@ -16,8 +16,7 @@ from typing import Any
 from banmen.arena.runner import planned_jobs, sprt_decisions
 from banmen.arena.schedule import Player, make_pairings
 from banmen.arena.store import ArenaStore, GameRecord, RunConfig
-from banmen.engine import parse_spec
-from banmen.games.registry import get_game
+from banmen.games.registry import get_game, parse_spec
 from banmen.stats import bradley_terry, elo_from_score, mean_ci, wilson, z_value
 
 __all__ = [
@@ -183,8 +182,14 @@ def numeric_option(spec: str, key: str) -> float | None:
         return None
     try:
         value = parse_spec(spec).options.get(key)
-    except ValueError:
-        return None
+    except ValueError:  # a game's own spec read without its game: the number as written
+        import re
+
+        found = re.search(rf"(?:^|[:,\s]){re.escape(key)}=([0-9.eE+-]+)", spec, re.I)
+        try:
+            value = float(found.group(1)) if found else None
+        except ValueError:
+            value = None
     return float(value) if isinstance(value, (int, float)) else None
 
 

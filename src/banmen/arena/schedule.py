@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
-from banmen.engine import SpecError, parse_spec
+from banmen.engine import SpecError
+from banmen.games import GameDef
+from banmen.games.registry import make_evaluator, parse_spec
 
 __all__ = ["Player", "Job", "parse_player", "make_pairings", "make_jobs", "ScheduleError"]
 
@@ -44,8 +47,9 @@ class Job:
         return (self.pairing, self.pair, int(self.swapped))
 
 
-def parse_player(text: str) -> Player:
-    """``NAME=SPEC`` (or just ``SPEC``, which then names itself)."""
+def parse_player(text: str, game: str | GameDef[Any] | None = None) -> Player:
+    """``NAME=SPEC`` (or just ``SPEC``, which then names itself), its spec read as
+    ``game`` reads it."""
     raw = text.strip()
     name, eq, spec = raw.partition("=")
     if not eq:
@@ -56,7 +60,9 @@ def parse_player(text: str) -> Player:
             f"bad player name {name!r}: use 1-40 letters, digits and _.+- (as in NAME=SPEC)"
         )
     try:
-        parse_spec(spec)
+        parsed = parse_spec(spec, game)
+        if parsed.evaluator is not None and game is not None:
+            make_evaluator(game, parsed.evaluator)  # (its file read now: one line if bad)
     except SpecError as e:
         raise ScheduleError(f"player {name}: {e}") from None
     return Player(name, spec)

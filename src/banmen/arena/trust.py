@@ -11,11 +11,11 @@ what it would start and asks first: ``banmen.cli.arena`` decides how (a question
 terminal, ``--yes``, or one line refusing).
 
 What asks: an unsigned run whose players include one that starts a program or loads code
-(:func:`what_it_runs`: the kinds of :data:`banmen.engine.USER_KINDS`, a spec this banmen
-cannot read, or a built-in kind with an option that is not a number — an option naming a
-file would be one). A run of banmen's own engines with number options only starts
-nothing but banmen itself, within the bounds its options' parser sets, so it resumes
-without asking, signed or not.
+(:func:`what_it_runs`: a user's player — ``python:``, ``ugi:``, ``gtp:``, ``nboard:`` —,
+a spec this banmen cannot read, or a built-in kind with an option that is not a number —
+an option naming a program would be one). A run of banmen's own engines with number
+options only starts nothing but banmen itself, within the bounds its options' parser
+sets, so it resumes without asking, signed or not.
 
 The key is 32 random bytes (hex) in ``$BANMEN_CONFIG_DIR/arena-signing-key``, else in
 the user's config folder (``platformdirs``: ``$XDG_CONFIG_HOME/banmen`` on Linux), made on
@@ -37,8 +37,6 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-
-from banmen.engine import USER_KINDS, SpecError, parse_spec
 
 __all__ = [
     "CONFIG_ENV", "KEY_NAME", "KeyUnavailable", "Player", "Verdict", "check", "config_dir",
@@ -206,7 +204,7 @@ def verify(run_id: str, config_text: str, signature: object) -> str | None:
     return None
 
 
-def what_it_runs(spec: str) -> str | None:
+def what_it_runs(spec: str, game: str | None = None) -> str | None:
     """What starting the player ``spec`` runs besides banmen's own engines, in words;
     ``None`` for one of banmen's own engines whose options are all numbers.
 
@@ -219,18 +217,20 @@ def what_it_runs(spec: str) -> str | None:
     >>> what_it_runs("teleport:now")
     'not a player spec this banmen reads'
     """
+    from banmen.games.registry import parse_spec
+
     try:
-        p = parse_spec(spec)
-    except SpecError:
+        p = parse_spec(spec, game)
+    except ValueError:  # (SpecError; an unknown game: GameLoadError, UnknownGameError)
         return "not a player spec this banmen reads"
-    if p.kind == "python":
+    if p.user and "where" in p.options:
         return f"runs the Python code in {p.options.get('where')}"
-    if p.kind in USER_KINDS:
+    if p.user:
         command = p.options.get("command")
         return f"starts the program {command}" if command else "starts a program"
-    words = sorted(k for k, v in p.options.items()
-                   if isinstance(v, bool) or not isinstance(v, int | float))  # fmt: skip
-    if words:  # none today: an option naming a file, say, would be one
+    # (an evaluator's options are data it reads: a weights file is read without pickles)
+    words = sorted(k for k, v in p.options.items() if not isinstance(v, bool | int | float))
+    if words:  # none today: an option naming a program or code, say, would be one
         return f"an option that is not a number ({', '.join(words)})"
     return None
 
@@ -289,5 +289,10 @@ def check(run_id: str, config_text: str, signature: object, players: Any) -> Ver
         for p in players
     ):
         raise ValueError(f"run {run_id!r}: its players are not a list of names and specs")
-    found = tuple(Player(p["name"], p["spec"], what_it_runs(p["spec"])) for p in players)
+    try:
+        game = json.loads(config_text).get("game")
+    except (ValueError, AttributeError):
+        game = None
+    game = game if isinstance(game, str) else None
+    found = tuple(Player(p["name"], p["spec"], what_it_runs(p["spec"], game)) for p in players)
     return Verdict(verify(run_id, config_text, signature), found)

@@ -354,10 +354,11 @@ def bench_midgame(depth: int = 8, n: int = 20, rounds: int = 3) -> dict[str, Any
     nodes, nodes per CPU second (medians over ``rounds``), and how often the learned
     players' moves agree with each other."""
     from banmen.games.othello.engine import OthelloEngine
+    from banmen.games.othello.evaluators import handset
     from banmen.search.limits import Limit
 
     players = {
-        "hand-set": OthelloEngine(learned=False),
+        "hand-set": OthelloEngine(evaluator=handset()),
         "patterns": OthelloEngine(probcut=False),
         "patterns+probcut": OthelloEngine(),
     }

@@ -283,7 +283,7 @@ def run(
             g = get_game(game)
             if g.new_board is None:
                 raise fail(f"{g.name} cannot be played in the arena yet")
-            players = [parse_player(p) for p in (player or [])]
+            players = [parse_player(p, g) for p in (player or [])]
             make_pairings(players, gauntlet)  # validates names, count, gauntlet
             sprt_pair = None
             if sprt is not None:

@@ -81,8 +81,7 @@ def play(
     from rich.console import Console
     from rich.markup import escape
 
-    from banmen.engine import parse_spec
-    from banmen.games.registry import get_game, make_engine
+    from banmen.games.registry import get_game, make_engine, parse_spec
 
     try:
         g = get_game(game)
@@ -109,8 +108,7 @@ def play(
                 engines[n] = None
                 names[n] = "human"
             else:
-                parse_spec(spec)
-                engines[n] = make_engine(g, spec)
+                engines[n] = make_engine(g, parse_spec(spec, g))
                 names[n] = spec
     except ValueError as e:
         raise fail(str(e)) from None

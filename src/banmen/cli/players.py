@@ -15,11 +15,20 @@ def players(
         typer.Argument(help="Games to list (default: every game).", show_default=False),
     ] = None,
 ) -> None:
-    """The player kinds a game offers and the options each takes, for --player specs.
+    """The player kinds a game offers and the options each takes, for --player specs;
+    the evaluators a search can be given (SEARCH+EVALUATOR); the kinds it does not offer,
+    and why.
 
     Every game offers python: (your own player in Python) and ugi: (a program speaking
     UGI); docs/YOUR_AI.md shows both."""
-    from banmen.games.registry import get_game, kinds, load_games
+    from banmen.games.registry import (
+        evaluator_kinds,
+        get_game,
+        kinds,
+        load_games,
+        search_kinds,
+        why_not,
+    )
 
     try:
         defs = [get_game(g) for g in games] if games else list(load_games().values())
@@ -29,6 +38,16 @@ def players(
         if k:
             typer.echo("")
         typer.echo(f"{game.title} ({game.name}):")
-        for name, kind in kinds(game).items():
+        offered = kinds(game)
+        for name, kind in offered.items():
             default = " [default]" if name == game.default_engine else ""
             typer.echo(f"  {name}{default}: {kind.help}")
+        evaluators = {n: e for n, e in evaluator_kinds().items() if e.applies(game) is None}
+        if evaluators:
+            typer.echo("  evaluators (SEARCH+NAME[:key=value,...]):")
+            for name, ev in evaluators.items():
+                typer.echo(f"    {name}: {ev.help}")
+        missing = [n for n in search_kinds() if n not in offered]
+        if missing:
+            typer.echo("  not offered: " + "; ".join(
+                f"{n} ({why_not(game, n)})" for n in missing))  # fmt: skip

@@ -36,7 +36,7 @@ from banmen.engine import EngineFailure, GameBoard, Info, PlayerSpec, Request, R
 if TYPE_CHECKING:
     from banmen.games import GameDef
 
-__all__ = ["UGIEngine", "UGIError", "STOP_GRACE", "START_SECONDS"]
+__all__ = ["UGIEngine", "UGIError", "STOP_GRACE", "START_SECONDS", "ugi_engine"]
 
 
 class UGIError(EngineFailure):
@@ -184,3 +184,8 @@ class UGIEngine(EngineClient[GameBoard]):
         return Result(move, info.get("score"), info.get("depth", 0), info.get("nodes", 0),
                       0.0, list(info.get("pv", [])), False, by,
                       request.elapsed())  # fmt: skip
+
+
+def ugi_engine(game: GameDef[Any], spec: PlayerSpec) -> UGIEngine:
+    """The ``ugi:`` kind's engine for ``game`` (:data:`banmen.clients.kinds.UGI`)."""
+    return UGIEngine(game, spec)

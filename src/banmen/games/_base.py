@@ -7,7 +7,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, Self, TypeVar
 
-from banmen.engine import Engine, GameBoard, PlayerSpec, Result
+from banmen.engine import Engine, GameBoard, Part, PlayerSpec, Result
+from banmen.kinds import Option
 from banmen.warm import KernelSet
 
 if TYPE_CHECKING:  # annotations only: importing a game's definition loads no numpy or numba
@@ -45,33 +46,60 @@ EngineFactory = Callable[["GameDef[Any]", PlayerSpec], Engine[Any]]
 #: a python: player's file, name and keyword arguments
 _SPEC_PARTS = frozenset({"command", "where", "name", "kwargs"})
 
+#: ``migrate(options) -> (options, evaluator)``: an older spec's options read anew (an
+#: option that became an evaluator: Othello's ``learned=0`` is ``+handset``)
+Migrate = Callable[[dict[str, Any]], tuple[dict[str, Any], "Part | None"]]
+
 
 @dataclass(frozen=True)
 class EngineKind:
-    """A player kind a game offers: how to build it, a line of help, the options it takes.
+    """A game's own engine for a player kind: how to build it, a line of help, the
+    options it takes.
 
-    Called as an :data:`EngineFactory` (``kind(game, spec)``); it refuses, with one line
-    naming what it takes, an option the game's kind does not take (``alphabeta:learned=0``
-    is Othello's, not Mattix's)::
+    The kind itself (:class:`banmen.kinds.Kind`, found by the registry) declares its
+    options, typed; ``options`` here names those this game's engine takes (a name), and
+    adds any of its own (an :class:`~banmen.kinds.Option`: Go's ``nakade=``). ``legacy``
+    options are still read from older specs and handed to ``migrate``, which may turn them
+    into an evaluator. Called as an :data:`EngineFactory` (``kind(game, spec)``); it
+    refuses, with one line naming what it takes, an option the game's engine does not take
+    (``alphabeta:nakade=0`` is Go's mcts's, not Mattix's alpha-beta's)::
 
         >>> from banmen.games.registry import get_game, make_engine
-        >>> get_game("mattix").engines["alphabeta"].options
+        >>> get_game("mattix").engines["alphabeta"].names()
         ('depth', 'time', 'nodes')
     """
 
     build: EngineFactory
     help: str
-    options: tuple[str, ...] = ()
+    options: tuple[str | Option, ...] = ()
+    legacy: tuple[Option, ...] = ()
+    migrate: Migrate | None = None
+    #: ``build(game, spec, evaluator)``: the registry builds the spec's evaluator (its
+    #: ``+EVALUATOR``, ``None`` without one) and hands it over
+    takes_evaluator: bool = False
 
-    def __call__(self, game: GameDef[Any], spec: PlayerSpec) -> Engine[Any]:
+    def names(self) -> tuple[str, ...]:
+        """The options this engine takes, by name."""
+        return tuple(o if isinstance(o, str) else o.name for o in self.options)
+
+    def own(self) -> tuple[Option, ...]:
+        """The options this game's engine adds to its kind's."""
+        return tuple(o for o in self.options if not isinstance(o, str))
+
+    def __call__(self, game: GameDef[Any], spec: PlayerSpec, evaluator: Any = None) -> Engine[Any]:
         from banmen.engine import SpecError
 
-        extra = [k for k in spec.options if k not in self.options and k not in _SPEC_PARTS]
+        names = self.names()
+        extra = [k for k in spec.options if k not in names and k not in _SPEC_PARTS]
         if extra:
-            takes = ", ".join(f"{k}=" for k in self.options) or "no options"
+            takes = ", ".join(f"{k}=" for k in names) or "no options"
             raise SpecError(
                 f"{spec.text!r}: {game.title}'s {spec.kind} takes no {extra[0]}=: it takes {takes}"
             )
+        if self.takes_evaluator:
+            return self.build(game, spec, evaluator)  # type: ignore[call-arg]
+        if spec.evaluator is not None:
+            raise SpecError(f"{spec.text!r}: {game.title}'s {spec.kind} takes no evaluator")
         return self.build(game, spec)
 
 

@@ -1,16 +1,22 @@
-"""The engines any game with alpha-beta kernels offers: alpha-beta, perfect, random.
+"""The engines any game with alpha-beta kernels offers: alpha-beta, perfect, random —
+their kinds (:data:`ALPHABETA`, :data:`PERFECT`, :data:`RANDOM`: options, help, what they
+need) and their engines.
 
-A game lists them (or its own) in ``GameDef.engines``; the registry's ``make_engine`` looks
-the spec's kind up there, so no layer tests a game's name.
+The registry finds the kinds by entry point (``banmen.searches``) and builds, for a game,
+the game's own engine for the kind if it has one (``GameDef.engines``: Othello's
+alpha-beta with its endgame solver) and else the kind's generic one here, so no layer
+tests a game's name.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from banmen.engine import Engine, GameBoard, Info, PlayerSpec, Request, Result, SpecError
 from banmen.games._base import EngineKind
+from banmen.kinds import FLAG, Kind, Option
 from banmen.search.limits import Limit
 
 if TYPE_CHECKING:  # the compiled search is imported by the first AlphaBetaEngine: a game
@@ -18,7 +24,10 @@ if TYPE_CHECKING:  # the compiled search is imported by the first AlphaBetaEngin
     from banmen.games._base import GameDef
     from banmen.search.alphabeta import SearchInfo
 
-__all__ = ["AlphaBetaEngine", "RandomEngine", "STANDARD_ENGINES", "solve_record", "tt_bits_for"]
+__all__ = [
+    "AlphaBetaEngine", "RandomEngine", "STANDARD_ENGINES", "solve_record", "tt_bits_for",
+    "ALPHABETA", "PERFECT", "RANDOM", "DEPTH", "TIME", "NODES", "PROBCUT",
+]  # fmt: skip
 
 
 class AlphaBetaEngine(Engine[GameBoard]):
@@ -167,3 +176,46 @@ STANDARD_ENGINES: dict[str, EngineKind] = {
     ),
     "random": EngineKind(_random, "uniformly random legal moves; seed=N", ("seed",)),
 }
+
+
+DEPTH = Option("depth", int, "plies to search", lo=1, hi=10_000)
+TIME = Option("time", float, "seconds a move", lo=0.001, hi=1e6)
+NODES = Option("nodes", int, "nodes to search", lo=1, hi=2**62)
+PROBCUT = Option("probcut", FLAG, "ProbCut where the evaluation offers its margins (0: off)")
+
+
+def _has_kernels(game: GameDef[Any]) -> str | None:
+    return None if game.kernels is not None else "it has no alpha-beta kernels"
+
+
+def _solve_limit(options: Mapping[str, Any]) -> Limit:
+    return Limit(time=options.get("time"), nodes=options.get("nodes"))
+
+
+ALPHABETA = Kind(
+    "alphabeta",
+    "negamax alpha-beta with iterative deepening and a transposition table; depth=N, "
+    "time=SECONDS, nodes=N (default time=1)",
+    options=(DEPTH, TIME, NODES, PROBCUT),
+    build=_alphabeta,
+    needs="alpha-beta kernels (GameDef.kernels)",
+    applies=_has_kernels,
+    aliases=("cpu", "ab"),
+    variants={"perfect": "perfect"},
+)
+PERFECT = Kind(
+    "perfect",
+    "exact solve (perfect play); time=SECONDS, nodes=N cap it",
+    options=(TIME, NODES),
+    limit=_solve_limit,
+    build=_alphabeta,
+    needs="alpha-beta kernels (GameDef.kernels)",
+    applies=_has_kernels,
+)
+RANDOM = Kind(
+    "random",
+    "uniformly random legal moves; seed=N",
+    options=(Option("seed", int, "the seed of its choices", lo=0, hi=2**63 - 1),),
+    build=_random,
+    evaluators=False,
+)

@@ -40,16 +40,24 @@ from collections.abc import Callable, Iterable
 from types import FrameType
 from typing import Any, TypeVar
 
-from banmen.engine import Engine, PlayerSpec, SpecError, parse_spec
+from banmen.engine import Engine, Part, PlayerSpec, SpecError
 from banmen.games._base import EngineKind, GameDef
+from banmen.kinds import EvaluatorKind, Kind, Option, limit_of, read_options
 
 __all__ = [  # and GAMES, GAME_NAMES: read when asked (module __getattr__)
     "get_game",
     "make_engine",
+    "make_evaluator",
+    "parse_spec",
+    "search_kinds",
+    "evaluator_kinds",
+    "registered_here",
+    "why_not",
     "kinds",
     "kinds_help",
     "offered",
-    "EVERY_GAME",
+    "SEARCH_GROUP",
+    "EVALUATOR_GROUP",
     "UnknownGameError",
     "GameLoadError",
     "BUILT_IN",
@@ -295,13 +303,239 @@ def load_games(
     return {name: found[name] for name in wanted if name in found}
 
 
-#: how an error names the players of a kind a game does not offer
-_KIND_NOUNS = {"nboard": "NBoard engines", "gtp": "GTP engines", "mcts": "mcts players"}
+# --------------------------------------------------------------------------- kinds
+
+#: the entry-point groups searches (and players) and evaluators register under
+SEARCH_GROUP = "banmen.searches"
+EVALUATOR_GROUP = "banmen.evaluators"
+
+#: banmen's own kinds and evaluators (also its entry points: these serve an install older
+#: than its pyproject, as :data:`BUILT_IN` does for the games)
+BUILT_IN_KINDS: dict[str, str] = {
+    "alphabeta": "banmen.games.engines:ALPHABETA",
+    "perfect": "banmen.games.engines:PERFECT",
+    "random": "banmen.games.engines:RANDOM",
+    "mcts": "banmen.search.kinds:MCTS",
+    "mate": "banmen.search.kinds:MATE",
+    "python": "banmen.clients.kinds:PYTHON",
+    "ugi": "banmen.clients.kinds:UGI",
+    "gtp": "banmen.clients.kinds:GTP",
+    "nboard": "banmen.clients.kinds:NBOARD",
+}
+BUILT_IN_EVALUATORS: dict[str, str] = {
+    "handset": "banmen.games.othello.evaluators:HANDSET",
+    "patterns": "banmen.games.othello.evaluators:PATTERNS",
+}
+
+_kinds: dict[str, Kind] | None = None
+_evaluators: dict[str, EvaluatorKind] | None = None
+
+
+def _load_ref(ref: str) -> Any:
+    module, _, attr = ref.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def _declared(group: str, built_in: dict[str, str], want: type) -> dict[str, Any]:
+    """Every declaration of ``group``: banmen's own, then the entry points' (a package's
+    that fails to load is left out with one line, as a game package is)."""
+    from importlib.metadata import entry_points
+
+    refs = dict(built_in)
+    points = {ep.name.strip().lower(): ep for ep in entry_points(group=group)}
+    out: dict[str, Any] = {}
+    for name, ref in refs.items():
+        out[name] = _load_ref(ref)
+    for name, ep in points.items():
+        if name in out or ep.value in refs.values():
+            continue
+        where = f"package {_package(ep)} ({group}: {name} = {ep.value})"
+        try:
+            found = load_bounded(ep.load, where)
+        except GameLoadError as e:
+            print(f"banmen: {e}", file=sys.stderr, flush=True)
+            continue
+        if not isinstance(found, want) or getattr(found, "name", None) != name:
+            print(f"banmen: {where}: not a {want.__name__} named {name!r}: left out",
+                  file=sys.stderr, flush=True)  # fmt: skip
+            continue
+        out[name] = found
+    return out
+
+
+def search_kinds() -> dict[str, Kind]:
+    """Every kind of player a spec may name (searches and users' players), by name."""
+    global _kinds
+    if _kinds is None:
+        _kinds = _declared(SEARCH_GROUP, BUILT_IN_KINDS, Kind)
+    return _kinds
+
+
+def evaluator_kinds() -> dict[str, EvaluatorKind]:
+    """Every evaluator a spec may give a search (``+NAME``), by name."""
+    global _evaluators
+    if _evaluators is None:
+        _evaluators = _declared(EVALUATOR_GROUP, BUILT_IN_EVALUATORS, EvaluatorKind)
+    return _evaluators
+
+
+def _alias(name: str) -> str:
+    for kind in search_kinds().values():
+        if name in kind.aliases:
+            return kind.name
+    return name
+
+
+def _accepted(game: GameDef[Any] | None) -> str:
+    names = list(kinds(game)) if game is not None else list(search_kinds())
+    forms = [search_kinds()[n].usage() if n in search_kinds() else n for n in names]
+    return ", ".join(forms) + " (banmen players GAME: what each game offers)"
+
+
+def _split(raw: str) -> tuple[str, str]:
+    """A spec's kind name and the text after it (``kind:rest``, or ``kind+evaluator``)."""
+    cut = min((i for i in (raw.find(":"), raw.find("+")) if i >= 0), default=len(raw))
+    name = raw[:cut].strip().lower()
+    rest = raw[cut + 1 :] if cut < len(raw) and raw[cut] == ":" else raw[cut:]
+    return name, rest
+
+
+def parse_spec(text: str, game: str | GameDef[Any] | None = None) -> PlayerSpec:
+    """Read a player spec, once: ``SEARCH[:opt=value,…][+EVALUATOR[:opt=value,…]]``, or a
+    kind's own grammar (``ugi:time=0.5 ./engine``). With ``game`` the spec is read as that
+    game reads it: its own engine's options (Go's ``nakade=``), its older forms
+    (``learned=0`` on Othello is ``+handset``) and only what it offers. Raises
+    :class:`~banmen.engine.SpecError`: one line naming what is wrong and what is taken.
+
+    >>> parse_spec("alphabeta:depth=3").limit
+    Limit(time=None, depth=3, nodes=None)
+    >>> parse_spec("cpu:perfect").kind
+    'perfect'
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise SpecError(f"empty player spec: expected one of {_accepted(None)}")
+    raw = text.strip()
+    g = get_game(game) if isinstance(game, str) else game
+    name, rest = _split(raw)
+    name = _alias(name)
+    kind = search_kinds().get(name)
+    own = g.engines.get(name) if g is not None else None
+    if kind is None and own is None:
+        raise SpecError(f"unknown player {raw!r}: expected one of {_accepted(g)}")
+    if kind is not None and kind.grammar is not None:
+        options = kind.grammar(rest, raw)
+        return PlayerSpec(name, options, raw, None, kind.limit(options), kind.user)
+    body, plus, ev_text = rest.partition("+")
+    words = [w.strip() for w in body.split(",") if w.strip()]
+    if kind is not None:
+        switch = [w for w in words if w.lower() in kind.variants]
+        if switch:
+            words.remove(switch[0])
+            name = kind.variants[switch[0].lower()]
+            kind = search_kinds()[name]
+            own = g.engines.get(name) if g is not None else None
+    declared: dict[str, Option] = kind.option_map() if kind is not None else {}
+    takes = dict(declared)
+    legacy: dict[str, Option] = {}
+    if own is not None:
+        names = own.names()
+        takes = {n: declared[n] for n in names if n in declared}
+        takes.update({o.name: o for o in own.own()})
+        for n in names:  # a game's engine of a kind banmen does not declare: by form
+            takes.setdefault(n, Option(n, _Untyped, n))
+        legacy = {o.name: o for o in own.legacy}
+    options = _read(name, words, raw, takes, legacy, declared, g)
+    evaluator = None
+    if own is not None and own.migrate is not None:
+        options, evaluator = own.migrate(options)
+    if plus:
+        if kind is not None and not kind.evaluators:
+            raise SpecError(f"{raw!r}: {name} takes no evaluator")
+        evaluator = _evaluator(ev_text, raw, g, name)
+    limit = kind.limit(options) if kind is not None else limit_of(options)
+    return PlayerSpec(name, options, raw, evaluator, limit, kind.user if kind else False)
+
+
+class _Untyped(str):
+    """The type of an option a game's engine takes without a declaration: read by its
+    form (a whole number, a number, else the text)."""
+
+
+def _read(kind: str, words: list[str], raw: str, takes: dict[str, Option],
+          legacy: dict[str, Option], declared: dict[str, Option],
+          game: GameDef[Any] | None) -> dict[str, Any]:  # fmt: skip
+    out: dict[str, Any] = {}
+    for item in words:
+        key, eq, value = item.partition("=")
+        key = key.strip().lower()
+        option = takes.get(key) or legacy.get(key)
+        if not eq or option is None:
+            names = ", ".join(f"{k}=" for k in takes) or "no options"
+            if eq and game is not None and (key in declared or _anywhere(kind, key)):
+                raise SpecError(f"{raw!r}: {game.title}'s {kind} takes no {key}=: it takes {names}")
+            raise SpecError(f"bad option {item!r} in {raw!r}: {kind} takes {names}")
+        if option.type is _Untyped:
+            out[key] = _by_form(value.strip())
+        else:
+            out[key] = option.read(value, raw)
+    return out
+
+
+def _anywhere(kind: str, key: str) -> bool:
+    """Whether some game's engine of ``kind`` takes option ``key`` (a game's own option
+    asked of another game: one line saying this game's engine does not take it)."""
+    for g in load_games(on_broken=lambda _: None).values():
+        own = g.engines.get(kind)
+        if own is not None and (key in own.names() or any(o.name == key for o in own.legacy)):
+            return True
+    return False
+
+
+def _by_form(text: str) -> int | float | str:
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _evaluator(text: str, raw: str, game: GameDef[Any] | None, search: str) -> Part:
+    name, _, rest = text.partition(":")
+    name = name.strip().lower()
+    evaluators = evaluator_kinds()
+    ek = evaluators.get(name)
+    usable = [n for n, e in evaluators.items() if game is None or e.applies(game) is None]
+    if ek is None:
+        known = ", ".join(usable) or "none"
+        raise SpecError(f"unknown evaluator {name!r} in {raw!r}: expected one of {known}")
+    if game is not None and (why := ek.applies(game)) is not None:
+        raise SpecError(f"{raw!r}: the evaluator {name} is not {game.title}'s: {why}; "
+                        f"{game.title} has {', '.join(usable) or 'none'}")  # fmt: skip
+    if ek.searches and search not in ek.searches:
+        raise SpecError(f"{raw!r}: the evaluator {name} serves {', '.join(ek.searches)}, "
+                        f"not {search}")  # fmt: skip
+    options = read_options(name, rest, raw, ek.option_map(), {})
+    return Part(name, options)
+
+
+def make_evaluator(game: str | GameDef[Any], part: Part) -> Any:
+    """The evaluator ``part`` names, built for ``game`` (its data loaded and checked:
+    a missing or mismatched weights file is one :class:`~banmen.engine.SpecError`)."""
+    g = get_game(game) if isinstance(game, str) else game
+    ek = evaluator_kinds().get(part.kind)
+    if ek is None:
+        raise SpecError(f"unknown evaluator {part.kind!r}")
+    build = _load_ref(ek.build) if isinstance(ek.build, str) else ek.build
+    return build(g, dict(part.options))
 
 
 def make_engine(game: str | GameDef[Any], spec: str | PlayerSpec) -> Engine[Any]:
-    """Build the engine a spec names, for ``game``: a lookup in ``GameDef.engines``
-    (and the kinds every game offers, :data:`EVERY_GAME`).
+    """Build the engine a spec names, for ``game``: the game's own engine for the kind
+    (``GameDef.engines``), else the kind's generic one where the game offers what it
+    needs.
 
     Raises :class:`~banmen.engine.SpecError` / :class:`UnknownGameError` (both
     ``ValueError``) with a one-line message naming what the game offers::
@@ -315,48 +549,53 @@ def make_engine(game: str | GameDef[Any], spec: str | PlayerSpec) -> Engine[Any]
         'alphabeta:learned=0': Mattix's alphabeta takes no learned=: it takes depth=, time=, nodes=
     """
     g = get_game(game) if isinstance(game, str) else game
-    s = parse_spec(spec) if isinstance(spec, str) else spec
+    s = parse_spec(spec, g) if isinstance(spec, str) else spec
     kind = kinds(g).get(s.kind)
     if kind is None:
         raise SpecError(_not_offered(g, s))
+    if kind.takes_evaluator:
+        evaluator = None if s.evaluator is None else make_evaluator(g, s.evaluator)
+        return kind(g, s, evaluator)
     return kind(g, s)
 
 
-def _python(game: GameDef[Any], spec: PlayerSpec) -> Engine[Any]:
-    from banmen.python_player import LocalPythonEngine, PythonEngine
-
-    if game.name in _registered and _registered[game.name] is game:
-        return LocalPythonEngine(game, spec)  # (another process would not know the game)
-    return PythonEngine(game, spec)
+def registered_here(game: GameDef[Any]) -> bool:
+    """Whether ``game`` is known to this process only (:func:`register`), not to another
+    process that looks it up by name."""
+    return game.name in _registered and _registered[game.name] is game
 
 
-def _ugi(game: GameDef[Any], spec: PlayerSpec) -> Engine[Any]:
-    from banmen.clients.ugi import UGIEngine
-
-    return UGIEngine(game, spec)
-
-
-#: the players every game offers: a user's own, in Python or over UGI
-EVERY_GAME: dict[str, EngineKind] = {
-    "python": EngineKind(
-        _python,
-        "your own player in Python: python:FILE.py:NAME or python:package.module:NAME, "
-        "then ,key=value options for NAME, and ,time=SECONDS a move (its think() gets "
-        "it; without it, a minute at most; docs/YOUR_AI.md)",
-        ("time",),
-    ),
-    "ugi": EngineKind(
-        _ugi,
-        "an external engine over UGI: ugi:[time=SECONDS ][depth=N ][nodes=N ]COMMAND "
-        "(default 1 s a move, sent as go movetime; docs/YOUR_AI.md)",
-        ("time", "depth", "nodes"),
-    ),
-}
+def _generic(kind: Kind) -> EngineKind | None:
+    if kind.build is None:
+        return None
+    build = kind.build
+    factory = (lambda g, s: _load_ref(build)(g, s)) if isinstance(build, str) else build
+    return EngineKind(factory, kind.help, tuple(o.name for o in kind.options))
 
 
 def kinds(game: GameDef[Any]) -> dict[str, EngineKind]:
-    """Every player kind ``game`` offers, its own first, then :data:`EVERY_GAME`'s."""
-    return {**game.engines, **{k: v for k, v in EVERY_GAME.items() if k not in game.engines}}
+    """Every player kind ``game`` offers: its own engines first, then every kind whose
+    generic engine plays it (:meth:`banmen.kinds.Kind.applies`)."""
+    out: dict[str, EngineKind] = dict(game.engines)
+    for name, kind in search_kinds().items():
+        if name in out or kind.applies(game) is not None:
+            continue
+        generic = _generic(kind)
+        if generic is not None:
+            out[name] = generic
+    return out
+
+
+def why_not(game: GameDef[Any], name: str) -> str | None:
+    """Why ``game`` does not offer kind ``name`` (``None``: it does)."""
+    if name in kinds(game):
+        return None
+    kind = search_kinds().get(name)
+    if kind is None:
+        return "no such kind"
+    if kind.build is None:
+        return f"only games with {kind.needs or 'an engine of their own'} offer it"
+    return kind.applies(game) or "it does not apply"
 
 
 def offered(game: GameDef[Any]) -> list[str]:
@@ -370,12 +609,13 @@ def kinds_help(game: GameDef[Any]) -> str:
 
 
 def _not_offered(g: GameDef[Any], s: PlayerSpec) -> str:
-    kinds = ", ".join(offered(g))
+    names = ", ".join(offered(g))
     others = [o.title for o in load_games(on_broken=lambda _: None).values()
-              if s.kind in o.engines]  # fmt: skip
-    noun = _KIND_NOUNS.get(s.kind, s.kind + " players")
+              if s.kind in kinds(o)]  # fmt: skip
+    kind = search_kinds().get(s.kind)
+    noun = kind.noun if kind is not None and kind.noun else f"{s.kind} players"
     where = f"{noun} play {' and '.join(others)} only, not {g.name}" if others else s.kind
-    return f"{s.text!r}: {where}: {g.title} offers {kinds}"
+    return f"{s.text!r}: {where}: {g.title} offers {names}"
 
 
 def __getattr__(name: str) -> Any:

@@ -160,7 +160,7 @@ class CpuTurns:
                 s.game.name,
                 s.board.to_dict(),
                 lv.spec,
-                capped_limit(lv.spec),
+                capped_limit(lv.spec, game=s.game.name),
                 on_info=on_info,
                 on_progress=on_progress,
                 owner=s.id,

@@ -1,6 +1,7 @@
 """Who plays a side in the web app: a human or a CPU level, and the caps on CPU moves.
 
-A level is a name the page shows plus a player spec (see :func:`banmen.engine.parse_spec`).
+A level is a name the page shows plus a player spec (see
+:func:`banmen.games.registry.parse_spec`).
 Each game's own levels come with its web adapter (:attr:`banmen.web.games.WebGame.base_levels`;
 the generic board page's from the engines its game offers, :mod:`banmen.web.grid`).
 Every CPU move runs under a time cap, whatever its spec says, so one request can never keep
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from banmen.engine import SpecError, parse_spec
+from banmen.engine import SpecError
 from banmen.search.limits import Limit
 
 __all__ = [
@@ -49,15 +50,21 @@ class Level:
         return {"name": self.name, "label": self.label, "spec": self.spec, "note": self.note}
 
 
-def capped_limit(spec: str, cap: float = MOVE_TIME_CAP) -> Limit:
-    """The spec's own limit with its time bound lowered to ``cap`` seconds."""
-    own = parse_spec(spec).limit
+def capped_limit(spec: str, cap: float = MOVE_TIME_CAP, game: str | None = None) -> Limit:
+    """The spec's own limit (as ``game`` reads it) with its time bound lowered to ``cap``
+    seconds."""
+    from banmen.games.registry import parse_spec
+
+    own = parse_spec(spec, game).limit
     time = cap if own.time is None else min(own.time, cap)
     return Limit(time=time, depth=own.depth, nodes=own.nodes)
 
 
 def make_levels(
-    extra: Specs | None, base: tuple[Level, ...], players: Specs | None = None
+    extra: Specs | None,
+    base: tuple[Level, ...],
+    players: Specs | None = None,
+    game: str | None = None,
 ) -> dict[str, Level]:
     """The ``base`` levels (a game's own) plus ``extra`` (name -> spec) and the user's
     ``players`` (name -> spec: ``banmen serve --player``); raises ``SpecError`` on a bad
@@ -68,13 +75,19 @@ def make_levels(
             raise SpecError(
                 f"bad player name {name!r}: expected a non-empty name other than 'human'"
             )
-        parse_spec(spec)
+        _check(spec, game)
         levels[name] = Level(name, f"CPU {name}", spec, f"your player: {spec}")
     for name, spec in (extra or {}).items():
         if not name or name == HUMAN:
             raise SpecError(
                 f"bad level name {name!r}: expected a non-empty name other than 'human'"
             )
-        parse_spec(spec)  # fail at start-up, not on the first CPU move
+        _check(spec, game)  # fail at start-up, not on the first CPU move
         levels[name] = Level(name, f"CPU {name}", spec)
     return levels
+
+
+def _check(spec: str, game: str | None) -> None:
+    from banmen.games.registry import parse_spec
+
+    parse_spec(spec, game)

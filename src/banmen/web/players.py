@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
-from banmen.engine import SpecError, parse_spec
+from banmen.engine import SpecError
 
 __all__ = ["parse_players", "check_player"]
 
@@ -25,7 +25,7 @@ def parse_players(items: Iterable[str], games: Collection[str]) -> dict[str, dic
     """``GAME:NAME=SPEC`` items as {game: {name: spec}}; ``SpecError`` (one line) on a
     bad item. Checks the form, the game, the name and the spec's kind, not that the
     player starts (:func:`check_player`)."""
-    from banmen.games.registry import get_game, kinds
+    from banmen.games.registry import get_game, kinds, parse_spec
 
     out: dict[str, dict[str, str]] = {}
     expected = "expected GAME:NAME=SPEC, e.g. othello:greedy=python:greedy.py:Greedy"
@@ -35,7 +35,8 @@ def parse_players(items: Iterable[str], games: Collection[str]) -> dict[str, dic
             raise SpecError(f"--player {item!r}: {expected}")
         game, colon, name = left.strip().rpartition(":")
         spec = spec.strip()
-        kind = parse_spec(spec).kind
+        where = game.strip() if colon and game.strip() in games else None
+        kind = parse_spec(spec, where).kind
         if not colon:
             owners = [g for g in games if kind in get_game(g).engines]
             if len(owners) != 1:
@@ -73,11 +74,11 @@ def check_player(game: str, spec: str) -> None:
     ``name`` / ``nboard``), then close it. Raises ``ValueError`` or ``RuntimeError``
     with a one-line message if it cannot start. banmen's own engines are only built:
     their compiled code loads in the server's workers."""
-    from banmen.engine import USER_KINDS
-    from banmen.games.registry import make_engine
+    from banmen.games.registry import make_engine, parse_spec
 
-    engine = make_engine(game, spec)
-    if parse_spec(spec).kind not in USER_KINDS:
+    parsed = parse_spec(spec, game)
+    engine = make_engine(game, parsed)
+    if not parsed.user:
         return
     try:
         engine.warm_up()

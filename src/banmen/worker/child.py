@@ -16,20 +16,20 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
 from banmen.engine import (
-    USER_KINDS,
     Engine,
     GameBoard,
     PlayerSpec,
     Result,
     SpecError,
-    parse_spec,
 )
 from banmen.games import GameDef
-from banmen.games.registry import get_game, make_engine
+from banmen.games.registry import get_game, make_engine, parse_spec
+from banmen.kinds import LIMIT_OPTIONS
 from banmen.search.limits import Limit, StopFlag
 from banmen.worker.messages import (
     Answer,
@@ -64,18 +64,16 @@ _PROGRESS_PERIOD = 0.25  # seconds between node-count updates during a long iter
 #: how the child's threads send a message to the parent (one at a time)
 Send = Callable[[FromChild], None]
 
-#: a spec's options that are its limit: a job brings its own, so they make no new engine
-_LIMIT_OPTIONS = frozenset({"time", "depth", "nodes", "playouts"})
-
 
 def _engine_spec(spec: PlayerSpec) -> tuple[str, PlayerSpec]:
     """The engine ``spec`` names with its limit left out, and a key for it: specs that
     differ only in their limit (``alphabeta:depth=1``, ``alphabeta:time=1``) share one
-    engine and its table; every other option (``learned=0``, ``threads=2``, a
+    engine and its table; every other option (``+handset``, ``threads=2``, a
     ``python:`` player's file and options) makes an engine of its own."""
-    options = {k: v for k, v in spec.options.items() if k not in _LIMIT_OPTIONS}
-    key = json.dumps([spec.kind, options], sort_keys=True, default=str)
-    return key, PlayerSpec(spec.kind, options, spec.text)
+    options = {k: v for k, v in spec.options.items() if k not in LIMIT_OPTIONS}
+    ev = None if spec.evaluator is None else spec.evaluator.to_dict()
+    key = json.dumps([spec.kind, options, ev], sort_keys=True, default=str)
+    return key, replace(spec, options=options)
 
 
 def _drop_user_engine(
@@ -88,10 +86,10 @@ def _drop_user_engine(
     ``gtp:``, ``nboard:``): its program may have died or its state gone wrong, so the
     next move starts it afresh. banmen's own engines are kept (their failure is a bug)."""
     try:
-        spec = parse_spec(spec_text)
-    except SpecError:
+        spec = parse_spec(spec_text, game_name)
+    except (SpecError, ValueError):
         return
-    if spec.kind not in USER_KINDS:
+    if not spec.user:
         return
     key = (game_name, factory or "", _engine_spec(spec)[0])
     engine = cache.pop(key, None)
@@ -113,7 +111,7 @@ def _engine_for(
     use. Its table persists between jobs (keys are salted per deal). ``factory``
     (``module:function``, called as the registry's factories are) builds an engine the
     registry does not list — a test's stand-in."""
-    shape, whole = _engine_spec(parse_spec(spec) if isinstance(spec, str) else spec)
+    shape, whole = _engine_spec(parse_spec(spec, game) if isinstance(spec, str) else spec)
     key = (game.name, factory or "", shape)
     engine = cache.get(key)
     if engine is None:
@@ -272,7 +270,7 @@ def _run(
             final = _analyse_with_updates(game, board, limit, stop, job_id, send, analysed)
             send(Answer(job_id, final))
             return
-        spec = parse_spec(run.spec)
+        spec = parse_spec(run.spec, game)
         limit = Limit.from_dict(run.limit) if run.limit else spec.limit
         if spec.kind == "random" and run.factory is None:
             engine: Engine[GameBoard] = make_engine(game, spec)  # seeded per job

@@ -24,7 +24,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Generic, TypeVar
 
-from banmen.engine import Info, Result, SpecError, parse_spec
+from banmen.engine import Info, Result, SpecError
 from banmen.games.registry import get_game
 from banmen.search.limits import Limit
 from banmen.worker.child import ANALYSIS_SECONDS, kernel_set_ids
@@ -481,7 +481,9 @@ class EnginePool:
                 return
             if job.stop_at is not None:
                 worker.stop()
-            killed = await self._watch(job, worker, _time_limit(request.spec, request.limit))
+            killed = await self._watch(
+                job, worker, _time_limit(request.spec, request.limit, request.game)
+            )
             worker.finish_job(job_id)
         finally:
             self.running -= 1
@@ -567,12 +569,14 @@ class EnginePool:
         await loop.run_in_executor(None, close_all)
 
 
-def _time_limit(spec: str, limit: Limit | None) -> float | None:
+def _time_limit(spec: str, limit: Limit | None, game: str | None = None) -> float | None:
     """The seconds a job's search may take: its limit's, else its spec's (``None``: no time
     limit, or a spec the worker will refuse)."""
     if limit is None:
+        from banmen.games.registry import parse_spec
+
         try:
-            limit = parse_spec(spec).limit
-        except SpecError:
+            limit = parse_spec(spec, game).limit
+        except (SpecError, ValueError):
             return None
     return limit.time

@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 
 from banmen.arena.play import EngineCache, _first_mover_result, play_game
 from banmen.arena.schedule import Job
-from banmen.engine import Info, Result, SpecError, parse_spec
+from banmen.engine import Info, Result, SpecError
 from banmen.games.go import BLACK, PASS, WHITE, Board, parse_vertex, settle_dead
 from banmen.games.go import kernels as K
 from banmen.games.go import policy as P
 from banmen.games.go import tactics as T
 from banmen.games.go.engine import GoEngine
-from banmen.games.registry import get_game, make_engine
+from banmen.games.registry import get_game, make_engine, parse_spec
 from banmen.search.limits import Limit, StopFlag
 
 
@@ -405,7 +405,6 @@ def test_a_depth_limit_means_the_default() -> None:
 
 
 def test_mcts_spec_limits() -> None:
-    from banmen.engine import parse_spec
 
     assert parse_spec("mcts:playouts=500").limit == Limit(nodes=500)
     assert parse_spec("mcts:time=2").limit == Limit(time=2.0)

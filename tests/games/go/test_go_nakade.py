@@ -15,6 +15,7 @@ from banmen.games.go import kernels as K
 from banmen.games.go import policy as P
 from banmen.games.go import tactics as T
 from banmen.games.go.engine import GoEngine
+from banmen.games.registry import parse_spec
 from banmen.search.limits import Limit
 from banmen.search.mcts import MCTS
 
@@ -283,13 +284,13 @@ def test_progressive_widening_orders_and_limits_the_children() -> None:
 
 
 def test_engine_spec_options() -> None:
-    from banmen.engine import SpecError, parse_spec
+    from banmen.engine import SpecError
 
-    e = GoEngine.from_spec(parse_spec("mcts:playouts=100,widen=4,nakade=1"))
+    e = GoEngine.from_spec(parse_spec("mcts:playouts=100,widen=4,nakade=1", "go"))
     assert e.widen == 4 and e.params["nakade_prob"] == 1000
     assert GoEngine.from_spec(parse_spec("mcts:widen=0")).widen == 0
     with pytest.raises(SpecError, match="nakade must be 0 or 1"):
-        parse_spec("mcts:nakade=2")
+        parse_spec("mcts:nakade=2", "go")
     with pytest.raises(SpecError, match="widen must be 0 or more"):
         parse_spec("mcts:widen=-1")
 

@@ -161,7 +161,7 @@ def test_weights_round_trip(tmp_path: Path) -> None:
     w = T.Weights(table, {"games": 3})
     w.save(tmp_path / "w.npz")
     back = T.Weights.load(tmp_path / "w.npz")
-    assert back.meta == {"games": "3"}
+    assert back.meta == {"games": "3", **T.HEADER}  # (the file says what it is)
     assert np.array_equal(back.table, np.clip(table, -32767, 32767))
     with pytest.raises(ValueError, match="weights must be"):
         T.Weights(np.zeros((2, 3), dtype=np.int32))
@@ -206,12 +206,16 @@ def test_player_specs_choose_the_evaluation() -> None:
     from banmen.games.registry import make_engine
 
     new = make_engine("othello", "alphabeta:time=0.1")
-    old = make_engine("othello", "alphabeta:time=0.1,learned=0")
+    old = make_engine("othello", "alphabeta:time=0.1,learned=0")  # an older spec: +handset
+    hand = make_engine("othello", "alphabeta:time=0.1+handset")
     nopc = make_engine("othello", "alphabeta:time=0.1,probcut=0")
+    for e in (new, old, hand, nopc):
+        assert isinstance(e, OthelloEngine)
     assert isinstance(new, OthelloEngine) and isinstance(old, OthelloEngine)
-    assert isinstance(nopc, OthelloEngine)
-    assert new.learned and new.search.probcut and not old.learned
-    assert nopc.learned and not nopc.search.probcut
+    assert isinstance(hand, OthelloEngine) and isinstance(nopc, OthelloEngine)
+    assert new.evaluator.name == "patterns" and new.search.probcut
+    assert old.evaluator.name == "handset" and hand.evaluator is old.evaluator
+    assert nopc.evaluator.name == "patterns" and not nopc.search.probcut
     b = Board.from_transcript("f5d6c3")
     for e in (new, old):
         r = e.think(b, Limit(depth=3))

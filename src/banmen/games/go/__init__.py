@@ -35,6 +35,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from banmen.engine import Engine, PlayerSpec
+from banmen.kinds import FLAG, Option
 
 if TYPE_CHECKING:
     from banmen.analysis import Analysis, OnUpdate
@@ -175,7 +176,15 @@ GAME: GameDef[Game] = GameDef(
             "threads=N (one tree), learned=0 (hand-set priors), nakade=1 (a nakade step in "
             "the playouts), widen=N (progressive widening from N moves; 0: off; default 8 "
             "on 13x13 and up) (default time=1)",
-            ("time", "playouts", "seed", "threads", "learned", "nakade", "widen"),
+            (
+                "time",
+                "playouts",
+                "seed",
+                "threads",
+                "widen",
+                Option("learned", FLAG, "the learned priors (1) or hand-set ones (0)"),
+                Option("nakade", FLAG, "a nakade step in the playouts (1) or none (0)"),
+            ),
         ),
         "gtp": EngineKind(
             _gtp,

@@ -13,11 +13,11 @@ alpha-beta over ``evaluation``'s kernels, then the exact ``endgame`` solver), ``
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from banmen._random import SplitMix64
 from banmen.clients.nboard import NBoardEngine
-from banmen.engine import Engine, PlayerSpec
+from banmen.engine import Engine, Part, PlayerSpec
 from banmen.games._base import EngineKind, GameDef, TextFormat
 from banmen.games.engines import STANDARD_ENGINES
 from banmen.games.othello.board import Board
@@ -29,9 +29,11 @@ from banmen.games.othello.errors import (
     OthelloError,
 )
 from banmen.games.othello.evaluation import kernel_moves
+from banmen.games.othello.evaluators import OthelloEvaluator
 from banmen.games.othello.formats import BLACK, PASS, WHITE, parse_square, square_name
 from banmen.games.othello.sets import KERNEL_SETS
 from banmen.games.othello.solve import SOLVER
+from banmen.kinds import FLAG, Option
 
 if TYPE_CHECKING:
     from banmen.analysis import Analysis, OnUpdate
@@ -71,11 +73,22 @@ def _new_board(seed: int, size: int | None) -> Board:
     return Board(*b.position())  # a fresh start: the opening is the deal
 
 
-def _alphabeta(game: GameDef[Board], spec: PlayerSpec) -> Engine[Board]:
+def _alphabeta(
+    game: GameDef[Board], spec: PlayerSpec, evaluator: OthelloEvaluator | None = None
+) -> Engine[Board]:
     o = spec.options
     return OthelloEngine(spec.limit, perfect=spec.kind == "perfect", name=spec.text,
-                         learned=bool(o.get("learned", 1)),
-                         probcut=bool(o.get("probcut", 1)))  # fmt: skip
+                         evaluator=evaluator, probcut=bool(o.get("probcut", True)))  # fmt: skip
+
+
+def _migrate(options: dict[str, Any]) -> tuple[dict[str, Any], Part | None]:
+    """An older spec's ``learned=0|1``: the evaluator it meant (``handset`` or the
+    learned ``patterns``)."""
+    rest = dict(options)
+    old = rest.pop("learned", None)
+    if old is None:
+        return rest, None
+    return rest, Part("patterns" if old else "handset")
 
 
 def _nboard(game: GameDef[Board], spec: PlayerSpec) -> Engine[Board]:
@@ -131,14 +144,18 @@ GAME: GameDef[Board] = GameDef(
             _alphabeta,
             "negamax alpha-beta over bitboards with iterative deepening, a transposition "
             "table, ProbCut and an exact endgame; depth=N, time=SECONDS, nodes=N (default "
-            "time=1), learned=0 (the hand-set evaluation instead of the learned patterns), "
-            "probcut=0 (no ProbCut)",
-            ("depth", "time", "nodes", "learned", "probcut"),
+            "time=1), probcut=0 (no ProbCut); +patterns[:weights=FILE] (the learned "
+            "evaluation: the default) or +handset",
+            ("depth", "time", "nodes", "probcut"),
+            legacy=(Option("learned", FLAG, "the learned patterns (1) or +handset (0)"),),
+            migrate=_migrate,
+            takes_evaluator=True,
         ),
         "perfect": EngineKind(
             _alphabeta,
             "exact endgame solve (perfect play); time=SECONDS, nodes=N cap it",
             ("time", "nodes"),
+            takes_evaluator=True,
         ),
         "random": STANDARD_ENGINES["random"],
         "nboard": EngineKind(

@@ -12,10 +12,10 @@ from typing import Any
 from banmen.engine import Engine, Info, Request, Result
 from banmen.games.othello.board import Board
 from banmen.games.othello.endgame import EndgameSolver
-from banmen.games.othello.evaluation import ALPHABETA_KERNELS, SCALE, alphabeta_state, context
+from banmen.games.othello.evaluation import SCALE, alphabeta_state
+from banmen.games.othello.evaluators import OthelloEvaluator, handset, patterns
 from banmen.games.othello.formats import PASS, square_name
-from banmen.games.othello.pattern_search import PATTERN_KERNELS, default_context
-from banmen.games.othello.sets import ENDGAME, HANDSET, SEARCH
+from banmen.games.othello.sets import ENDGAME
 from banmen.search.alphabeta import AlphaBeta, SearchInfo
 from banmen.search.limits import Limit
 from banmen.warm import ensure
@@ -49,24 +49,19 @@ class OthelloEngine(Engine[Board]):
         limit: Limit | None = None,
         perfect: bool = False,
         name: str = "alphabeta",
-        learned: bool = True,
+        evaluator: OthelloEvaluator | None = None,
         probcut: bool = True,
     ) -> None:
         self.limit = limit if limit is not None else Limit(time=1.0)
         self.perfect = perfect
         self.name = name
-        #: the midgame evaluation: the learned patterns (:mod:`.patterns`), or the
-        #: hand-set features (:mod:`.evaluation`) with ``learned=False``
-        self.learned = learned
-        self.ctx: Any
-        if learned:
-            self.search = AlphaBeta(PATTERN_KERNELS, tt_bits=20)
-            #: ProbCut in the midgame search (with the learned evaluation's fitted table)
-            self.search.probcut = probcut
-            self.ctx = default_context()
-        else:
-            self.search = AlphaBeta(ALPHABETA_KERNELS, tt_bits=20)
-            self.ctx = context()
+        #: the midgame evaluation (:mod:`.evaluators`): the learned patterns of the
+        #: shipped weights unless told otherwise (``+handset``, ``+patterns:weights=F``)
+        self.evaluator = evaluator if evaluator is not None else patterns()
+        self.search = AlphaBeta(self.evaluator.kernels, tt_bits=20)
+        #: ProbCut in the midgame search, where the evaluation offers its margins
+        self.search.probcut = probcut
+        self.ctx: Any = self.evaluator.ctx
         self.solver = EndgameSolver(tt_bits=20)
 
     def new_game(self) -> None:
@@ -74,7 +69,7 @@ class OthelloEngine(Engine[Board]):
         self.solver.clear()
 
     def warm_up(self) -> None:
-        ensure(SEARCH if self.learned else HANDSET)
+        ensure(self.evaluator.kernel_set)
         ensure(ENDGAME)
 
     def game_over(self, board: Board, request: Request) -> Result:
@@ -141,14 +136,14 @@ def _discs(value: int, exact: bool) -> Any:
     return value // SCALE if exact else round(value / SCALE, 2)
 
 
-def _load(learned: bool) -> None:
-    engine = OthelloEngine(learned=learned)  # (ProbCut is a switch of the same code)
+def _load(evaluator: OthelloEvaluator) -> None:
+    engine = OthelloEngine(evaluator=evaluator)  # (ProbCut is a switch of the same code)
     engine.search.search(engine.ctx, alphabeta_state(Board()), Limit(depth=2))
 
 
 def _load_search() -> None:
-    _load(True)
+    _load(patterns())
 
 
 def _load_handset() -> None:
-    _load(False)
+    _load(handset())

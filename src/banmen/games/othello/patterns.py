@@ -54,6 +54,7 @@ __all__ = [
     "PROBCUT_DEPTHS",
     "symmetrize",
     "WEIGHTS_FILE",
+    "HEADER",
 ]
 
 #: The base patterns, their squares in reading order (the first digit is the most
@@ -165,6 +166,8 @@ def symmetrize(table: npt.NDArray[Any]) -> npt.NDArray[Any]:
 N_INSTANCES = int(_SQ.shape[0])  #: pattern instances (46)
 N_INDICES = N_INSTANCES + 3  #: weights summed for one position
 N_FEATURES = int(_EXTRA[2]) + 1  #: weights in one phase's table
+#: what a weights file says of itself: whose weights they are, and their shape
+HEADER = {"evaluator": "patterns", "game": "othello", "shape": f"{PHASES}x{N_FEATURES}"}
 _MOB = int(_EXTRA[0])
 _OMOB = int(_EXTRA[1])
 _BIAS = int(_EXTRA[2])
@@ -254,15 +257,28 @@ class Weights:
         self.probcut = pc
 
     def save(self, path: Path) -> None:
-        """Compressed, as int16 (every weight fits: values are clipped to +-32767)."""
+        """Compressed, as int16 (every weight fits: values are clipped to +-32767), with
+        the header (:data:`HEADER`) that says what the file is."""
         t16 = np.clip(self.table, -32767, 32767).astype(np.int16)
-        meta = np.array([f"{k}={v}" for k, v in sorted(self.meta.items())])
-        np.savez_compressed(path, table=t16, meta=meta, probcut=self.probcut)
+        meta = {**self.meta, **HEADER}
+        text = np.array([f"{k}={v}" for k, v in sorted(meta.items())])
+        np.savez_compressed(path, table=t16, meta=text, probcut=self.probcut)
 
     @classmethod
     def load(cls, path: Path | Any) -> Weights:
-        with np.load(path) as z:
-            meta = dict(str(x).split("=", 1) for x in z["meta"])
+        """The weights in ``path`` (an ``.npz`` :meth:`save` wrote). ``ValueError`` (one
+        line) for a file that is not one, or whose header (:data:`HEADER`) names another
+        evaluator, game or shape. Nothing in the file runs: it is read without pickles."""
+        with np.load(path, allow_pickle=False) as z:
+            if "table" not in z.files or "meta" not in z.files:
+                raise ValueError(f"holds {sorted(z.files)}, not a table and its header")
+            meta = dict(str(x).split("=", 1) for x in z["meta"] if "=" in str(x))
+            for key, want in HEADER.items():
+                got = meta.get(key)
+                if got != want:
+                    said = "names none" if got is None else f"says {key}={got}"
+                    raise ValueError(f"its header {said}: expected {key}={want} (the weights "
+                                     "of Othello's patterns evaluator)")  # fmt: skip
             pc = z["probcut"] if "probcut" in z.files else None
             return cls(z["table"].astype(np.int32), meta, pc)
 

@@ -111,7 +111,7 @@ class WebGame(ABC, Generic[B]):
     styles: tuple[str, ...] = ()
 
     def __init__(self, extra_levels: Specs | None = None, players: Specs | None = None) -> None:
-        self.levels = make_levels(extra_levels, self.base_levels, players)
+        self.levels = make_levels(extra_levels, self.base_levels, players, self.name)
         self.rules = self.make_rules(self.levels)
 
     @classmethod
