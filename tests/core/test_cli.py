@@ -274,7 +274,9 @@ def test_players_lists_each_games_kinds_and_options() -> None:
     for name in ("othello", "go"):
         for kind, declared in kinds(get_game(name)).items():
             assert f"  {kind}" in result.output and declared.help in result.output
-    assert "mate" not in result.output.split()  # shogi's kind: not asked for
+    offered = [ln for ln in result.output.splitlines() if not ln.strip().startswith("not offered")]
+    assert "mate" not in " ".join(offered).split()  # shogi's kind: not offered by these
+    assert "not offered: " in result.output and "mate (" in result.output  # said why
     bad = runner.invoke(app, ["players", "chess"])
     assert bad.exit_code == 2 and bad.output.strip().startswith("error: unknown game 'chess'")
 

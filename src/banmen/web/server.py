@@ -473,9 +473,11 @@ def load_boards(games: Sequence[str]) -> None:
     Go rules, Go's count; an installed game's own) in this process, compiling it first if
     it is cold: the event loop then never compiles, nor imports, a kernel when a page plays
     a move."""
-    from banmen.games.registry import get_game
+    from banmen.games.registry import evaluator_kinds, get_game, search_kinds
     from banmen.warm import ensure
 
+    search_kinds()  # (the kinds' declarations: a spec read while serving imports nothing)
+    evaluator_kinds()
     for name in games:
         for ks in get_game(name).kernel_sets:
             if ks.board:
