@@ -404,3 +404,38 @@ def test_a_from_to_game_on_a_phone(browser: Any, toy_server: str) -> None:
         assert tab.errors == []
     finally:
         tab.close()
+
+
+def test_a_from_to_game_without_origins_sends_any_two_cells(browser: Any, toy_server: str) -> None:
+    """Hopper's view gives no origin_of: any cell is picked, any second one sends the pair
+    and the server judges it; its refusal shows until the next move is played."""
+    tab = AtaxxTab(browser, toy_server)
+    tab.path = "/hopper"
+    try:
+        tab.open()
+        tab.both_human()
+        old = tab.game_id()
+        tab.page.fill("#seed", "2")  # pieces on cells 2 and 9 (toy_grid.HOPPER)
+        tab.page.click("#new-button")
+        tab.wait_new_game(old)
+        tab.wait_phase("human", ply=0)
+        assert tab.cells_with(".playable") == list(range(12))
+        tab.click_cell(2)
+        tab.wait_picked(2)
+        assert tab.cells_with(".target") == []
+        tab.click_cell(11)  # no move: the server says so
+        tab.page.wait_for_selector("#message:not([hidden])")
+        assert "no legal move from row 1, column 3 to row 3, column 4" in tab.message()[1]
+        tab.wait_picked(None)
+        tab.click_cell(2)
+        tab.wait_picked(2)
+        tab.click_cell(6)
+        tab.wait_phase("human", ply=1)
+        assert tab.message()[0] is False
+        assert tab.moves() == ["Player 1: 2-6"]
+        assert tab.page.get_attribute("#board-svg .last-move", "data-cell") == "6"
+        assert tab.page.locator("#board-svg .last-from").count() == 0  # no origin known
+        assert stroke(tab, "#board-svg .last-move") == "rgb(15, 118, 110)"  # its piece's
+        assert tab.errors == []
+    finally:
+        tab.close()

@@ -150,7 +150,7 @@ function drawBoard(widget, state, interactive, analysis) {
   const pairs = fromTo ? state.targets ?? null : null;
   const picked = widget.picked;
   const mine = pairs !== null && picked !== null ? pairs[picked] ?? {} : null;
-  const minesMoves = mine ? new Set(Object.values(mine)) : null;
+  const pickedMoves = mine ? new Set(Object.values(mine)) : null;
 
   const values = analysisByMove(state.over ? null : analysis);
   svg.dataset.analysis = String(values.size > 0);
@@ -158,7 +158,7 @@ function drawBoard(widget, state, interactive, analysis) {
   const valued = new Map();
   for (const [name, v] of values) {
     const cell = state.move_cells?.[name];
-    if (cell !== undefined && !valued.has(cell) && (!minesMoves || minesMoves.has(name))) {
+    if (cell !== undefined && !valued.has(cell) && (!pickedMoves || pickedMoves.has(name))) {
       valued.set(cell, [name, v]);
     }
   }
@@ -189,16 +189,12 @@ function drawBoard(widget, state, interactive, analysis) {
     const shown = valued.get(i);
     const worth = shown ? `, value ${valueWords(shown[1].row)}${shown[1].best ? ", best" : ""}` : "";
     if (interactive && fromTo) {
-      const label = fromToLabel(pairs, picked, mine, i, what, worth);
+      const [label, playable] = fromToClick(pairs, picked, mine, i, what, worth);
       if (picked === i) g.classList.add("selected");
       if (mine?.[i] !== undefined) g.classList.add("target");
-      if (label === null) {
-        g.append(el("title", {}, `${what}${worth}`));
-      } else {
-        // (a click that only drops the pick is no move: such a cell is not "playable")
-        if (!label.startsWith("drop the pick,")) g.classList.add("playable");
-        pickable(g, label, () => widget.pick(i, state));
-      }
+      if (playable) g.classList.add("playable");
+      if (label === null) g.append(el("title", {}, `${what}${worth}`));
+      else pickable(g, label, () => widget.pick(i, state));
     } else if (interactive && move !== undefined) {
       g.classList.add("playable");
       pickable(g, `play ${move} (${what}${worth})`, () => widget.on.onMove(move));
@@ -229,16 +225,16 @@ function drawBoard(widget, state, interactive, analysis) {
   }
 }
 
-// What a click on cell `i` of a from-to game does, in words (its label), or null when it
-// does nothing: see GridBoard.pick.
-function fromToLabel(pairs, picked, mine, i, what, worth) {
+// What a click on cell `i` of a from-to game does (see GridBoard.pick): [its label (null:
+// nothing), whether it picks or plays (a cell that only drops the pick is not "playable")].
+function fromToClick(pairs, picked, mine, i, what, worth) {
   if (pairs === null) {
     const verb = picked === null ? "pick" : picked === i ? "drop the pick of" : "move to";
-    return `${verb} ${what}`;
+    return [`${verb} ${what}`, true];
   }
-  if (picked === null) return pairs[i] !== undefined ? `pick ${what}` : null;
-  if (picked === i) return `drop the pick of ${what}`;
-  if (mine[i] !== undefined) return `play ${mine[i]} (${what}${worth})`;
-  if (pairs[i] !== undefined) return `pick ${what}`;
-  return `drop the pick, ${what}`;
+  if (picked === null) return pairs[i] !== undefined ? [`pick ${what}`, true] : [null, false];
+  if (picked === i) return [`drop the pick of ${what}`, true];
+  if (mine[i] !== undefined) return [`play ${mine[i]} (${what}${worth})`, true];
+  if (pairs[i] !== undefined) return [`pick ${what}`, true];
+  return [`drop the pick (${what})`, false];
 }
