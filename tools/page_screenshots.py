@@ -9,7 +9,10 @@ until it has drawn its board and settled, and writes ``OUT/<page>-<view>.png``:
 
 Pages whose game starts from a random deal (Mattix, Connect Four's opening) get a fixed
 one: the script types a seed into the page's own form and starts a new game; a game's id
-(random) is written as ``ID`` in the shot.
+(random) is written as ``ID`` in the shot. ``--pages /hopper,/tictactoe`` shoots those
+pages instead of banmen's own: the generic board page of a game package on the server's
+path (the toy games of tests/web/toy_grid.py, with its ``write_package`` folder and
+tests/web on ``PYTHONPATH``).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ VIEWS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "hei
 _IDS = r"[A-Za-z0-9_-]{11}"
 
 
-def shoot(out: Path) -> None:
+def shoot(out: Path, pages: list[str]) -> None:
     from playwright.sync_api import sync_playwright
 
     from banmen.web.launch import free_port, stop, wait_ready
@@ -49,7 +52,7 @@ def shoot(out: Path) -> None:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path="/usr/bin/chromium")
                 for view, size in VIEWS.items():
-                    for path in PAGES:
+                    for path in pages:
                         ctx = browser.new_context(viewport=size, device_scale_factor=1)
                         page = ctx.new_page()
                         page.goto(base + path)
@@ -103,10 +106,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dirs", nargs="+", type=Path)
     ap.add_argument("--compare", action="store_true")
+    ap.add_argument("--pages", help="comma-separated paths to shoot (default: banmen's own)")
     args = ap.parse_args()
     if args.compare:
         sys.exit(1 if compare(*args.dirs[:2]) else 0)
-    shoot(args.dirs[0])
+    shoot(args.dirs[0], args.pages.split(",") if args.pages else PAGES)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Connect Four's page in a real browser: the example game package (examples/connect-four,
 installed by ``make test``) brings no page of its own, and gets the generic board page
-from its GridView. A click plays, the CPU answers (the discs stay stacked from the bottom
-of each column), the analysis paints values on the cells, and a reload keeps the game."""
+from its GridView. The sides are in their discs' colours from the start, a click plays,
+the CPU answers (the discs stay stacked from the bottom of each column), the analysis
+paints values on the cells, and a reload keeps the game."""
 
 from __future__ import annotations
 
@@ -55,6 +56,11 @@ def test_connect_four_plays_analyses_and_reloads(tab: BrowserTab) -> None:
     tab.wait_new_game(old)
     tab.wait_phase("human")
     start = tab.ply()
+    # the sides in their discs' colours before either has moved (red #d33, yellow #ec3)
+    swatches = pg.eval_on_selector_all(
+        ".player .swatch", "els => els.map(e => getComputedStyle(e).backgroundColor)"
+    )
+    assert swatches == ["rgb(221, 51, 51)", "rgb(238, 204, 51)"]
     before = [c for c in _cells(tab) if c]  # (a seeded opening may have discs already)
     moves = pg.eval_on_selector_all("#moves li", "els => els.map(e => e.textContent)")
     playable = pg.eval_on_selector_all(

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 import toy_grid
-from toy_grid import Board, HopperBoard, square_name
+from toy_grid import AtaxxBoard, Board, HopperBoard, ax_cell, square_name
 from ws_conn import Msg, WsConn, stable
 
 with warnings.catch_warnings():
@@ -92,6 +92,14 @@ def ttt(client: TestClient) -> Iterator[Conn]:
 
 
 @pytest.fixture
+def mini(client: TestClient) -> Iterator[Conn]:
+    with client.websocket_connect("/ws/mini-ataxx") as ws:
+        c = Conn(ws)
+        c.join()
+        yield c
+
+
+@pytest.fixture
 def hopper(client: TestClient) -> Iterator[Conn]:
     with client.websocket_connect("/ws/hopper") as ws:
         c = Conn(ws)
@@ -123,9 +131,11 @@ def assert_shows(state: Msg, board: Board) -> None:
     ]
     assert state["over"] == board.is_game_over()
     assert state["result"] == board.result() and state["winner"] == board.winner()
-    # the piece each side plays, as soon as its first move shows it
+    # the piece each side plays, as soon as its first move shows it (the view names none)
     first_two = range(min(2, len(board.move_stack)))
     assert state["side_keys"] == {str(1 + k % 2): "xo"[k % 2] for k in first_two}
+    # one click, one move: no targets; no coordinates either
+    assert state["targets"] is None and state["coords"] is None
 
 
 class Tags(HTMLParser):
@@ -208,7 +218,7 @@ def test_a_human_move_and_the_cpus_reply(ttt: Conn) -> None:
     start = ttt.new(players={"1": "human", "2": "random"})
     assert_shows(start, Board())
     mine = ttt.move("b2")
-    assert mine["history"][0] == {"ply": 1, "player": 1, "square": "b2", "cell": 4}
+    assert mine["history"][0] == {"ply": 1, "player": 1, "square": "b2", "cell": 4, "from": None}
     # the CPU's reply (a random legal move), checked against the rules
     replied = ttt.next_state(lambda s: len(s["history"]) == 2)
     reply = replied["history"][1]
@@ -320,10 +330,12 @@ def test_hopper_from_cell_to_cell(hopper: Conn) -> None:
     board = HopperBoard((2, 9))
     assert start["cells"] == ["a" if c == 2 else "b" if c == 9 else "" for c in range(12)]
     assert start["clicks"] == {} and start["scores"] == [0, 0]
+    # no origin_of: the page cannot know a piece's targets (any two cells are sent)
+    assert start["targets"] is None and start["coords"] is None and start["side_keys"] == {}
     assert start["move_cells"] == {board.move_name(m): m % 100 for m in board.legal_moves}
     moved = hopper.do({"type": "move", "from": 2, "to": 6})
     board.push_name("2-6")
-    assert moved["history"] == [{"ply": 1, "player": 1, "square": "2-6", "cell": 6}]
+    assert moved["history"] == [{"ply": 1, "player": 1, "square": "2-6", "cell": 6, "from": None}]
     assert moved["side_keys"] == {"1": "a"}
     assert moved["cells"][6] == "a" and moved["cells"][2] == ""
     assert moved["scores"] == list(board.scores()) == [1, 0]
@@ -362,6 +374,94 @@ def test_hopper_to_the_end_with_its_scores(hopper: Conn) -> None:
         assert state["scores"] == list(board.scores())
     assert state["over"] and state["winner"] == board.winner()
     assert state["result"] == board.result()
+
+
+def ataxx_targets(board: AtaxxBoard) -> dict[str, dict[str, str]]:
+    """What the state's ``targets`` must be for ``board``, from the toy's own moves."""
+    out: dict[str, dict[str, str]] = {}
+    for m in board.legal_moves:
+        out.setdefault(str(m // 100), {})[str(m % 100)] = board.move_name(m)
+    return out
+
+
+def test_mini_ataxx_sides_coordinates_and_targets_from_move_0(mini: Conn) -> None:
+    start = mini.new(players=HUMANS)
+    board = AtaxxBoard()
+    assert len(start["history"]) == 0 and start["cells"] == board.cells
+    # the sides' pieces (so their colours) before anyone has moved: the view's side_pieces
+    assert start["side_keys"] == {"1": "x", "2": "o"}
+    assert start["coords"] == {
+        "files": ["a", "b", "c", "d", "e"],
+        "ranks": ["5", "4", "3", "2", "1"],
+    }
+    # each piece of the mover that can move -> its targets -> the move (origin_of, cell_of)
+    assert start["targets"] == ataxx_targets(board)
+    assert set(start["targets"]) == {"0", "24"}  # x's pieces, a5 and e1; never o's
+    assert start["targets"]["0"]["6"] == "a5b4" and start["targets"]["0"]["12"] == "a5c3"
+    assert len(start["targets"]["0"]) == 8  # one and two steps from a corner
+    # the second click on a target plays that very move: a jump, the origin left empty
+    moved = mini.do({"type": "move", "from": ax_cell("a5"), "to": ax_cell("c3")})
+    board.push_name("a5c3")
+    last = {"ply": 1, "player": 1, "square": "a5c3", "cell": 12, "from": 0}
+    assert moved["history"] == [last] and moved["last"] == last
+    assert moved["cells"] == board.cells and moved["cells"][0] == ""
+    assert moved["targets"] == ataxx_targets(board) and set(moved["targets"]) == {"4", "20"}
+    assert moved["side_keys"] == {"1": "x", "2": "o"} and moved["scores"] == [2, 2]
+    # a clone next to the jumped piece turns it: the origin stays, the move list says e5d4
+    moved = mini.do({"type": "move", "from": ax_cell("e5"), "to": ax_cell("d4")})
+    board.push_name("e5d4")
+    assert moved["last"] == {"ply": 2, "player": 2, "square": "e5d4", "cell": 8, "from": 4}
+    assert moved["cells"] == board.cells and moved["cells"][12] == "o" == moved["cells"][4]
+    assert [h["square"] for h in moved["history"]] == ["a5c3", "e5d4"]
+    # a pair of cells that is no move is still one line, and changes nothing
+    assert "no legal move from row 1, column 1 to row 5, column 5" in mini.error(
+        {"type": "move", "from": 0, "to": 24}
+    )
+
+
+def test_the_optional_view_parts_are_checked_when_the_page_is_made() -> None:
+    view = toy_grid.MINI_ATAXX.grid
+    assert view is not None
+
+    def game(**changes: Any) -> GameDef[Any]:
+        return dataclasses.replace(toy_grid.MINI_ATAXX, grid=dataclasses.replace(view, **changes))
+
+    with pytest.raises(AdapterError, match="side_pieces 'z' is not one of its pieces"):
+        GridGame(game(side_pieces=("x", "z")))
+    with pytest.raises(AdapterError, match="side_pieces must be two piece keys"):
+        GridGame(game(side_pieces=("x",)))
+    with pytest.raises(AdapterError, match="coordinates are drawn on square grids only"):
+        GridGame(game(shape="hex"))
+    # coordinates of the wrong length: the first describe fails (the page is left out)
+    short = GridGame(game(coordinates=lambda b: (["a", "b"], ["1", "2", "3", "4", "5"])))
+    board = AtaxxBoard()
+    with pytest.raises(ValueError, match="gives 2 files and 5 ranks for 5x5"):
+        short.describe(board, board.copy())
+    # one side named only: the other's piece still comes from its first move
+    half = GridGame(game(side_pieces=("x", "")))
+    board.push_name("a5b4")
+    assert half.describe(board, AtaxxBoard())["side_keys"] == {"1": "x"}
+    board.push_name("e5d5")
+    assert half.describe(board, AtaxxBoard())["side_keys"] == {"1": "x", "2": "o"}
+
+
+def test_an_origin_hook_that_raises_leaves_that_move_unmarked() -> None:
+    view = toy_grid.MINI_ATAXX.grid
+    assert view is not None
+
+    def origin_of(board: Any, name: str) -> int | None:
+        if name.startswith("e1"):
+            raise ValueError("no origin for e1")
+        return 99 if name == "a5a4" else view.origin_of(board, name)  # type: ignore[misc]
+
+    quirky = dataclasses.replace(view, origin_of=origin_of)
+    game = GridGame(dataclasses.replace(toy_grid.MINI_ATAXX, name="quirky", grid=quirky))
+    board = AtaxxBoard()
+    state = game.describe(board, board.copy())
+    assert set(state["targets"]) == {"0"}  # e1's moves have no origin; a5a4's is off the board
+    assert "4" not in state["targets"]["0"] and state["targets"]["0"]["6"] == "a5b4"
+    board.push_name("e1d1")
+    assert game.describe(board, AtaxxBoard())["history"][0]["from"] is None
 
 
 # --------------------------------------------------------------------------- the catalog

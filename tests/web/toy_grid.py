@@ -1,4 +1,4 @@
-"""Two toy games for the generic board page's tests (banmen.web.grid), defined here and
+"""Three toy games for the generic board page's tests (banmen.web.grid), defined here and
 nowhere else: they stand in for a game package (Connect Four) that brings no web page of
 its own, only a ``GameDef`` with a ``GridView``.
 
@@ -9,7 +9,12 @@ its own, only a ``GameDef`` with a ``GridView``.
 * :data:`HOPPER`: a hex grid of 3 rows × 4 cells, played from cell to cell: each side
   moves its one piece to a neighbouring empty cell; the game ends after 6 plies, and
   each side scores a point for each move that ended in the middle row. Its start depends
-  on the seed (where the two pieces stand).
+  on the seed (where the two pieces stand). Its view gives no ``origin_of``: the page
+  takes any two cells and the server judges them.
+* :data:`MINI_ATAXX`: Ataxx on a square 5×5 grid, played from cell to cell with every
+  optional part of a ``GridView``: ``origin_of`` (the page shows a picked piece's
+  targets), ``side_pieces`` (the sides' colours from the start) and ``coordinates``
+  (files a-e over the board, ranks 5-1 beside it, as its move names ``a5b4`` say).
 
 The board classes keep python-chess's contract (``push`` / ``pop`` / ``move_stack`` /
 ``legal_moves`` / ``turn``) and raise :class:`ToyError` (one line) for a bad name.
@@ -336,12 +341,186 @@ HOPPER: GameDef[HopperBoard] = GameDef(
 )
 
 
+# --------------------------------------------------------------------------- mini Ataxx
+
+AX = 5  # the board's side
+AX_PLIES = 40
+AX_FILES = "abcde"
+_AX_NAME = re.compile(r"([a-e])([1-5])([a-e])([1-5])")
+
+
+def ax_cell(name: str) -> int:
+    """Cell number (row by row from the top) of a square's name: ``a5`` is 0, ``e1`` 24
+    (rank 1 is the bottom row, as in chess and Ataxx)."""
+    return (AX - int(name[1])) * AX + AX_FILES.index(name[0])
+
+
+def ax_square(cell: int) -> str:
+    return AX_FILES[cell % AX] + str(AX - cell // AX)
+
+
+def _ax_distance(a: int, b: int) -> int:
+    return max(abs(a // AX - b // AX), abs(a % AX - b % AX))
+
+
+class AtaxxBoard:
+    """Mini Ataxx on 5×5: a move takes one of the mover's pieces to an empty cell one
+    step away (a clone: the piece stays) or two steps away (a jump: it leaves), and turns
+    every enemy piece next to where it lands. Side 1 plays ``x``, side 2 ``o``; a move is
+    named from-to in squares (``a5b4``: files a-e, ranks 1-5 from the bottom). The game
+    ends when the side to move has no move or after :data:`AX_PLIES` plies; the side with
+    more pieces wins."""
+
+    def __init__(self, cells: str = "x...o" + "." * 15 + "o...x", turn: int = 1) -> None:
+        self.start = (cells, turn)
+        self.cells = ["" if c == "." else c for c in cells]
+        self.turn = turn
+        self.move_stack: list[int] = []
+        self._undo: list[list[str]] = []
+
+    def _mine(self, side: int) -> str:
+        return "xo"[side - 1]
+
+    @property
+    def legal_moves(self) -> list[int]:
+        if len(self.move_stack) >= AX_PLIES:
+            return []
+        me = self._mine(self.turn)
+        return [
+            a * 100 + b
+            for a in range(AX * AX)
+            if self.cells[a] == me
+            for b in range(AX * AX)
+            if not self.cells[b] and 1 <= _ax_distance(a, b) <= 2
+        ]
+
+    def is_game_over(self) -> bool:
+        return not self.legal_moves
+
+    def scores(self) -> tuple[int, int]:
+        return self.cells.count("x"), self.cells.count("o")
+
+    def winner(self) -> int | None:
+        if not self.is_game_over():
+            return None
+        x, o = self.scores()
+        return None if x == o else (1 if x > o else 2)
+
+    def result(self) -> str:
+        if not self.is_game_over():
+            return "*"
+        w = self.winner()
+        return "1/2-1/2" if w is None else ("1-0" if w == 1 else "0-1")
+
+    def push(self, move: int) -> None:
+        a, b = divmod(move, 100)
+        self._undo.append(list(self.cells))
+        me, them = self._mine(self.turn), self._mine(3 - self.turn)
+        if _ax_distance(a, b) == 2:
+            self.cells[a] = ""
+        self.cells[b] = me
+        for c in range(AX * AX):
+            if self.cells[c] == them and _ax_distance(b, c) == 1:
+                self.cells[c] = me
+        self.move_stack.append(move)
+        self.turn = 3 - self.turn
+
+    def pop(self) -> int:
+        move = self.move_stack.pop()
+        self.cells = self._undo.pop()
+        self.turn = 3 - self.turn
+        return move
+
+    def move_name(self, move: int) -> str:
+        return ax_square(move // 100) + ax_square(move % 100)
+
+    def parse_move(self, text: str) -> int:
+        m = _AX_NAME.fullmatch(text.strip().lower()) if isinstance(text, str) else None
+        if m is None:
+            raise ToyError(f"bad move {text!r}: expected FROM and TO squares, like a5b4")
+        return ax_cell(m.group(1) + m.group(2)) * 100 + ax_cell(m.group(3) + m.group(4))
+
+    def push_name(self, text: str) -> None:
+        self.push(self.parse_move(text))
+
+    def to_dict(self) -> dict[str, Any]:
+        cells, turn = self.start
+        return {"start": cells, "turn": turn, "moves": [self.move_name(m) for m in self.move_stack]}
+
+    @classmethod
+    def from_dict(cls, d: Any) -> AtaxxBoard:
+        try:
+            b = cls(str(d["start"]), int(d["turn"]))
+        except (TypeError, KeyError, ValueError):
+            raise ToyError("a mini Ataxx record has a 'start', a 'turn' and 'moves'") from None
+        for name in d.get("moves", []):
+            move = b.parse_move(name)
+            if move not in b.legal_moves:
+                raise ToyError(f"illegal move {name!r}")
+            b.push(move)
+        return b
+
+    @classmethod
+    def from_text(cls, text: str) -> AtaxxBoard:
+        """25 cells ``x``, ``o`` or ``.`` row by row from the top (rank 5), then the side
+        to move, ``x`` or ``o``."""
+        s = "".join(text.split()).lower()
+        if len(s) != AX * AX + 1 or set(s[:-1]) - set("xo.") or s[-1] not in "xo":
+            raise ToyError(
+                f"not a position: expected 25 cells x, o or . and the side to move, "
+                f"got {text[:30]!r}"
+            )
+        return cls(s[:-1], 1 if s[-1] == "x" else 2)
+
+    def copy(self) -> AtaxxBoard:
+        return AtaxxBoard.from_dict(self.to_dict())
+
+
+def _ax_between(board: AtaxxBoard, a: int, b: int) -> str | None:
+    move = a * 100 + b
+    return board.move_name(move) if move in board.legal_moves else None
+
+
+def _ax_end(name: str, part: slice) -> int | None:
+    m = _AX_NAME.fullmatch(name)
+    return None if m is None else ax_cell(name[part])
+
+
+MINI_ATAXX: GameDef[AtaxxBoard] = GameDef(
+    name="mini-ataxx",
+    title="Mini Ataxx",
+    board_from_dict=AtaxxBoard.from_dict,
+    engines={"random": STANDARD_ENGINES["random"]},
+    new_board=lambda seed, size: AtaxxBoard(),
+    scores=lambda b: b.scores(),
+    max_plies=AX_PLIES,
+    default_engine="random",
+    sides=("purple", "green"),
+    board_from_text=AtaxxBoard.from_text,
+    position_hint="25 cells x, o or . from a5, then x or o to move",
+    summary="Ataxx on 5×5: a toy game played from cell to cell, with coordinates.",
+    grid=GridView(
+        rows=lambda b: AX,
+        cols=lambda b: AX,
+        cells=lambda b: list(b.cells),
+        pieces={"x": ("#7c3aed", ""), "o": ("#059669", "")},
+        move_at=lambda b, cell: None,
+        cell_of=lambda b, name: _ax_end(name, slice(2, 4)),
+        click="from-to",
+        move_between=_ax_between,
+        origin_of=lambda b, name: _ax_end(name, slice(0, 2)),
+        side_pieces=("x", "o"),
+        coordinates=lambda b: (list(AX_FILES), [str(AX - r) for r in range(AX)]),
+    ),
+)
+
+
 # --------------------------------------------------------------------------- install
 
 
 def write_package(where: Path) -> Path:
     """A ``dist-info`` folder in ``where`` that makes this module's games an installed
-    game package (entry points ``tictactoe`` and ``hopper`` of the group
+    game package (entry points ``tictactoe``, ``hopper`` and ``mini-ataxx`` of the group
     ``banmen.games``); returns ``where``, the folder to put on ``sys.path`` (with this
     module's own folder)."""
     info = where / "banmen_toy_grid-0.1.dist-info"
@@ -349,6 +528,7 @@ def write_package(where: Path) -> Path:
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: banmen-toy-grid\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text(
         "[banmen.games]\ntictactoe = toy_grid:GAME\nhopper = toy_grid:HOPPER\n"
+        "mini-ataxx = toy_grid:MINI_ATAXX\n"
     )
     return where
 
@@ -370,9 +550,11 @@ def installed(where: Path) -> Iterator[None]:
         sys.path.append(str(HERE))
     registry.register(GAME)
     registry.register(HOPPER)
+    registry.register(MINI_ATAXX)
     try:
         yield
     finally:
         registry.unregister(GAME.name)
         registry.unregister(HOPPER.name)
+        registry.unregister(MINI_ATAXX.name)
         sys.path.remove(path)

@@ -12,6 +12,9 @@ def test_the_game_names_its_grid() -> None:
     assert GAME.grid is GRID and GAME.web is None
     assert GRID.shape == "square" and GRID.click == "cell"
     assert set(GRID.pieces) == {"x", "o"}
+    # red (x) moves first: side 1's pieces are x, side 2's o
+    assert GRID.side_pieces == ("x", "o") and Board().turn == 1
+    assert Board.from_moves("4").cells().count("x") == 1
     for colour, letter in GRID.pieces.values():
         assert colour.startswith("#") and letter == ""
 

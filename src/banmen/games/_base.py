@@ -190,9 +190,24 @@ class GridView(Generic[B]):
       cell)`` gives the move's name, ``None`` if a click there is no legal move) or
       ``"from-to"`` (two clicks: ``move_between(board, a, b)``);
     * ``cell_of(board, move)``: the cell where a move's name is shown (its analysis value,
-      the last-move mark; ``None``: nowhere, e.g. a pass).
+      the last-move mark; ``None``: nowhere, e.g. a pass);
+    * ``origin_of(board, move)`` (optional): the cell a move starts from (``None``: none,
+      e.g. a pass or a drop). Asked, like ``cell_of``, on the position before the move.
+      With it, a ``"from-to"`` page knows each piece's targets — a first click picks a
+      piece that can move and shows its targets only, a second on one of them plays —
+      and every game's last move marks its origin too; without it a ``"from-to"`` page
+      takes any two cells and the server judges the pair;
+    * ``side_pieces`` (optional): the keys of side 1's and side 2's pieces; the page
+      colours each side (its card, the move list, the markers, the last move) in its
+      piece's colour from the first position on. ``None`` (or ``""`` for one side): the
+      key each side's first move leaves on its cell, once it has moved;
+    * ``coordinates(board)`` (optional, square grids only): the labels drawn around the
+      board, ``(files, ranks)`` — one per column from the left (over the board), one per
+      row from the top (left of it) — the names the game's moves use (Ataxx's ``g1e3``:
+      files ``a``…``g``, ranks ``7``…``1``). ``None``: no coordinates.
 
-    ``rows`` and ``cols`` are functions of the board (a game may have sizes)."""
+    ``rows``, ``cols`` and ``coordinates`` are functions of the board (a game may have
+    sizes)."""
 
     rows: Callable[[B], int]
     cols: Callable[[B], int]
@@ -203,6 +218,9 @@ class GridView(Generic[B]):
     shape: str = "square"
     click: str = "cell"
     move_between: Callable[[B, int, int], str | None] | None = None
+    origin_of: Callable[[B, str], int | None] | None = None
+    side_pieces: tuple[str, str] | None = None
+    coordinates: Callable[[B], tuple[Sequence[str], Sequence[str]]] | None = None
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,13 @@ served by :class:`GridGame`, built from the game's own hooks only:
 * the page draws ``rows`` × ``cols`` cells (square, or ``"hex"``: offset rows), each
   cell's piece from the view's ``pieces`` (``key -> (colour, letter)``), marks the last
   move and the legal moves on ``cell_of(move)``, and the analysis's value of each move
-  there (a game with ``analyse``);
+  there (a game with ``analyse``); with ``origin_of`` the state carries ``targets``
+  (origin cell -> target cell -> move: what a first click may pick and a second play,
+  for games played from cell to cell) and each move of the history its ``from`` cell
+  (the last move's origin is marked); ``side_keys`` (each side's piece: the page's
+  colours for the sides) are the view's ``side_pieces`` from the start, or else the key
+  each side's first move left; ``coordinates`` gives the labels drawn around a square
+  board (``coords``);
 * the CPU levels come from the engine kinds the game offers (:func:`grid_levels`);
   ``scores`` are shown when the game has them, ``board_from_text`` gives the page a load
   box (its ``position_hint`` says what to paste), and ``write_record`` a download of the
@@ -122,6 +128,27 @@ def _has_scores(game: GameDef[Any]) -> bool:
     return game.scores is not default
 
 
+def _check_view(title: str, view: GridView[Any]) -> None:
+    """:class:`AdapterError` for a view's ``side_pieces`` or ``coordinates`` the page
+    cannot show."""
+    sp = view.side_pieces
+    if sp is not None:
+        if not (isinstance(sp, tuple) and len(sp) == 2 and all(isinstance(k, str) for k in sp)):
+            raise AdapterError(
+                f"{title}'s GridView: side_pieces must be two piece keys, got {sp!r}"
+            )
+        unknown = [k for k in sp if k and k not in view.pieces]
+        if unknown:
+            raise AdapterError(
+                f"{title}'s GridView: side_pieces {unknown[0]!r} is not one of its pieces "
+                f"({', '.join(map(repr, view.pieces)) or 'none'})"
+            )
+    if view.coordinates is not None and view.shape != "square":
+        raise AdapterError(
+            f"{title}'s GridView: coordinates are drawn on square grids only, not {view.shape!r}"
+        )
+
+
 class GridGame(WebGame[GameBoard]):
     """A game on the generic board page, from its :class:`~banmen.games.GameDef` (see the
     module docstring). :class:`~banmen.web.catalog.AdapterError` if the game has no
@@ -152,6 +179,7 @@ class GridGame(WebGame[GameBoard]):
             raise AdapterError(
                 f"{game.title}'s GridView: shape must be 'square' or 'hex', got {game.grid.shape!r}"
             )
+        _check_view(game.title, game.grid)
         self.gamedef: GameDef[GameBoard] = game
         self.view: GridView[Any] = game.grid
         self.name = game.name
@@ -336,14 +364,21 @@ class GridGame(WebGame[GameBoard]):
                 name = move_at(c)
                 if name is not None and name in legal:
                     clicks[str(c)] = name
+        targets = self._targets(board, legal, move_cells, n)
         history = []
-        # which piece each side plays: the key its first move left on its cell
+        # which piece each side plays: the view's own word, or else the key its first
+        # move left on its cell
         side_keys: dict[str, str] = {}
+        if v.side_pieces is not None:
+            side_keys = {str(side): key for side, key in enumerate(v.side_pieces, 1) if key}
         replay = self.copy(start)
         for k, mv in enumerate(board.move_stack):
             name = replay.move_name(mv)
             player, cell = replay.turn, cell_of(replay, name)
-            history.append({"ply": k + 1, "player": player, "square": name, "cell": cell})
+            origin = self._origin(replay, name, n)
+            history.append(
+                {"ply": k + 1, "player": player, "square": name, "cell": cell, "from": origin}
+            )
             replay.push(mv)
             if str(player) not in side_keys and cell is not None:
                 key = str(v.cells(replay)[cell])
@@ -360,14 +395,63 @@ class GridGame(WebGame[GameBoard]):
             "rows": rows,
             "cols": cols,
             "cells": keys,
+            "coords": self._coords(board, rows, cols),
             "legal": list(legal),
             "move_cells": move_cells,
             "clicks": clicks,
+            "targets": targets,
             "scores": scores,
             "history": history,
             "last": history[-1] if history else None,
             "side_keys": side_keys,
         }
+
+    def _origin(self, board: GameBoard, name: str, n: int) -> int | None:
+        """The cell move ``name`` starts from on ``board`` (the view's ``origin_of``);
+        ``None`` if the view has no such hook, the hook says none, raises or names a cell
+        off the board."""
+        origin_of = self.view.origin_of
+        if origin_of is None:
+            return None
+        try:
+            got = origin_of(board, name)
+            c = None if got is None else operator.index(got)
+        except Exception:  # the hook's own error: the move is left unmarked
+            return None
+        return c if c is not None and 0 <= c < n else None
+
+    def _targets(
+        self, board: GameBoard, legal: Mapping[str, int], move_cells: Mapping[str, int], n: int
+    ) -> dict[str, dict[str, str]] | None:
+        """For a game played from cell to cell whose view gives ``origin_of``: each cell
+        a legal move starts from -> each cell it goes to (``cell_of``) -> the move (the
+        first of its names, should two moves join the same cells). ``None``: the page
+        cannot know them (a game played by single clicks, or no ``origin_of``)."""
+        if self.view.click != "from-to" or self.view.origin_of is None:
+            return None
+        out: dict[str, dict[str, str]] = {}
+        for name in legal:
+            to = move_cells.get(name)
+            origin = self._origin(board, name, n)
+            if to is not None and origin is not None:
+                out.setdefault(str(origin), {}).setdefault(str(to), name)
+        return out
+
+    def _coords(self, board: GameBoard, rows: int, cols: int) -> dict[str, list[str]] | None:
+        """The labels around the board (the view's ``coordinates``): ``files`` over the
+        columns, ``ranks`` beside the rows; ``ValueError`` if their counts are not the
+        board's."""
+        coordinates = self.view.coordinates
+        if coordinates is None:
+            return None
+        files, ranks = coordinates(board)
+        files, ranks = [str(f) for f in files], [str(r) for r in ranks]
+        if len(files) != cols or len(ranks) != rows:
+            raise ValueError(
+                f"{self.title}'s GridView gives {len(files)} files and {len(ranks)} ranks "
+                f"for {rows}x{cols}"
+            )
+        return {"files": files, "ranks": ranks}
 
     def verdict(self, player: int, result: Result) -> str:
         if result.score is None:

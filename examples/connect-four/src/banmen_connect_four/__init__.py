@@ -206,6 +206,7 @@ GRID: GridView[Board] = GridView(
     pieces={"x": ("#d33", ""), "o": ("#ec3", "")},
     move_at=_move_at,
     cell_of=_cell_of,
+    side_pieces=("x", "o"),  # red moves first: the page's sides in red and yellow from the start
 )
 
 

@@ -36,6 +36,9 @@
 // fresh(state) (a game other than the one shown arrived: the new-game form follows it),
 // loadField and loaded(state) (the #load form's text box id, the notice when it loaded).
 //
+// An error line (a move refused, a bad load) is about the position shown when it came: the
+// next new position — a move played, undone, a new or loaded game — hides it at once.
+//
 // A page with an #analysis switch (Mattix, Othello, Go) offers the analysis: while it is
 // on (remembered in localStorage, and sent after every "join"), the server streams
 // "analysis" messages for the position shown; the page hands the latest one's values to
@@ -49,7 +52,8 @@
 import { analysisStatus } from "./analysis.js";
 import { showQueueLine } from "./connection.js";
 import {
-  $, fillLevelSelect, formatCount, gameIdStore, pageData, pageSocket, showLoadError, showMessage,
+  $, fillLevelSelect, formatCount, gameIdStore, hideMessage, pageData, pageSocket, showLoadError,
+  showMessage,
 } from "./page.js";
 
 // Why a search ended, in words: from the server (banmen.web.games.STOPPED_BY).
@@ -72,6 +76,7 @@ export function gamePage(game, texts) {
   let queueLine = null; // "you are 3rd in line for an engine", while the CPU's move waits
   let pending = false; // a move (or another act) was sent; further taps wait for the answer
   let loadPending = false; // a "load" was sent; its error belongs next to the load box
+  let errorAt = null; // the position (positionKey) the error line shown came in, or null
   const analysisSwitch = $("analysis"); // null: the game offers no analysis
   const analysisKey = `banmen.${game}.analysis`;
   let analysis = null; // the latest "analysis" message for the position shown
@@ -266,6 +271,10 @@ export function gamePage(game, texts) {
 
   // ---------------------------------------------------------------- messages
 
+  // What tells one position of a game from another (as the server's position_key does).
+  function positionKey(s) {
+    return `${s.id}:${s.history.length}:${s.over}`;
+  }
 
   function onMessage(msg) {
     switch (msg.type) {
@@ -277,6 +286,10 @@ export function gamePage(game, texts) {
         }
         state = msg;
         pending = false;
+        if (errorAt !== null && positionKey(msg) !== errorAt) {
+          errorAt = null; // an error about another position: stale
+          hideMessage("error");
+        }
         queueLine = msg.thinking?.queue ? msg.thinking.queue_message : null;
         if (loadPending && fresh) {
           loadPending = false;
@@ -308,6 +321,7 @@ export function gamePage(game, texts) {
         break;
       case "error":
         pending = false;
+        errorAt = state ? positionKey(state) : "";
         if (loadPending) {
           loadPending = false;
           showLoadError(msg.message);

@@ -71,6 +71,14 @@ export function showMessage(text, kind) {
   messageTimer = setTimeout(() => { box.hidden = true; }, 6000);
 }
 
+// Hide the #message box if it shows a line of `kind` (a line of another kind keeps its time).
+export function hideMessage(kind) {
+  const box = $("message");
+  if (box.hidden || box.dataset.kind !== kind) return;
+  box.hidden = true;
+  clearTimeout(messageTimer);
+}
+
 // The connection badge in the top bar.
 export function showConnection(status) {
   const conn = $("conn");
