@@ -24,7 +24,15 @@ The kernel contract (all ``@njit``):
     with a hash of ``ctx`` so tables survive from one deal to the next).
 ``horizon(ctx, state) -> int``
     An upper bound on the plies left in the game that drops by at least one per move. A
-    search whose depth reaches it never calls ``evaluate``: its value is exact.
+    search whose depth reaches it never calls ``evaluate``: its value is exact. ``-1``: the
+    game's length has no bound the game knows (it must still end: every line is finite).
+    Then a value is exact when no line below it was cut short — no ``evaluate`` at the
+    depth limit, no table entry or ProbCut that stands for one — which the search counts;
+    a depth-limited search of a short position, and ``perfect`` (deepening until a whole
+    iteration ended every line), give exact values too. What a bound buys: the search
+    knows in advance at which depth a value will be exact (it can jump there: see
+    :attr:`AlphaBeta.solve_horizon`), and ProbCut is never tried where the end is in
+    reach.
 
 The value of a node is ``max over moves (gain - value(child))`` — negamax with the gains
 banked along the way, so the value depends only on the state and transposes cleanly.
@@ -56,6 +64,9 @@ from banmen.search.limits import STOP_REQUESTED, STOP_TIME, Deadline, Limit, Sto
 __all__ = ["Kernels", "AlphaBeta", "SearchInfo", "SearchResult", "INF"]
 
 INF = 1 << 30  #: larger than any game value
+#: the deepest iteration of a game with no known length (a limit or an exact value comes
+#: first in any game one could play)
+MAX_DEPTH = 4096
 
 # ctl[] slots: counters and switches shared between the driver and the compiled search.
 _NODES = 0
@@ -71,7 +82,8 @@ _ETC_MIN_DEPTH = 9
 _PREFETCH = 10
 _PROBCUT = 11
 _ORDER = 12
-_CTL_SIZE = 13
+_HEUR = 13  #: lines cut short (a heuristic value stood for a subtree) in this iteration
+_CTL_SIZE = 14
 
 # TT flags
 _LOWER = 1
@@ -93,7 +105,9 @@ class Kernels(NamedTuple):
     key: Any
     horizon: Any
     max_moves: int  #: size of a move buffer: the most legal moves any position can have
-    max_plies: int  #: the longest game, in plies (bounds the PV and the search stack)
+    #: the longest game, in plies (sizes the PV and the search stack at first; they grow
+    #: with the depth searched, so a game of no known length may give any number)
+    max_plies: int
     #: optional ``order(ctx, state, buf, start, n, depth)``: sort ``buf[start:n]`` best
     #: first (the move the table remembers, if any, stays at ``buf[0]``)
     order: Any = None
@@ -241,7 +255,9 @@ def _negamax(
     if n == 0:
         return final(ctx, st)
     if depth <= 0:
+        ctl[_HEUR] += 1
         return evaluate(ctx, st)
+    heur0 = ctl[_HEUR]
 
     use_tt = depth >= ctl[_TT_MIN_DEPTH]
     k = key(ctx, st) ^ ctl[_SALT]
@@ -253,6 +269,8 @@ def _negamax(
             v = (e & 0xFFFFFFFF) - 2147483648
             f = (e >> 56) & 3
             if f == _EXACT or (f == _LOWER and v >= beta) or (f == _UPPER and v <= alpha):
+                if not (e >> 62) & 1:
+                    ctl[_HEUR] += 1
                 return v
 
     no = ply < 0
@@ -261,7 +279,8 @@ def _negamax(
         # that this node fails high (or low), believe it. Never where the search could
         # reach the end of the game: a value it calls exact must be.
         d2, a1024, b, margin = probcut(ctx, st, depth)
-        if d2 >= 0 and depth < horizon(ctx, st):
+        hz = horizon(ctx, st)
+        if d2 >= 0 and (hz < 0 or depth < hz):
             hi = -((-(beta + margin - b) * 1024) // a1024)  # ceiling
             if hi < _PROBCUT_RANGE:
                 v = _negamax(
@@ -271,6 +290,7 @@ def _negamax(
                 if ctl[_ABORTED] != 0:
                     return 0
                 if v >= hi:
+                    ctl[_HEUR] += 1
                     return beta
             lo = ((alpha - margin - b) * 1024) // a1024
             if lo > -_PROBCUT_RANGE:
@@ -281,6 +301,7 @@ def _negamax(
                 if ctl[_ABORTED] != 0:
                     return 0
                 if v <= lo:
+                    ctl[_HEUR] += 1
                     return alpha
             n = gen_moves(ctx, st, buf)  # the shallow searches used this ply's buffer
             pvlen[ply] = ply
@@ -309,6 +330,8 @@ def _negamax(
                 if cf == _EXACT or cf == _UPPER:
                     v = gain(ctx, st, mv) - ((ce & 0xFFFFFFFF) - 2147483648)
                     if v >= beta:
+                        if not (ce >> 62) & 1:
+                            ctl[_HEUR] += 1
                         return v
 
     if ctl[_PREFETCH] != 0 and depth - 1 >= ctl[_TT_MIN_DEPTH]:
@@ -371,7 +394,10 @@ def _negamax(
         # true bound on it): mark it solved so that deeper iterations reuse it too. Its
         # depth for replacement is its real size, the plies left.
         h = horizon(ctx, st)
-        _tt_store(tt, ctl, k, best, best_move, min(depth, h), flag, depth >= h)
+        if h >= 0:
+            _tt_store(tt, ctl, k, best, best_move, min(depth, h), flag, depth >= h)
+        else:  # no known end: solved if no line below was cut short
+            _tt_store(tt, ctl, k, best, best_move, depth, flag, ctl[_HEUR] == heur0)
     return best
 
 
@@ -435,10 +461,7 @@ class AlphaBeta:
         raw = np.zeros((4 << tt_bits) + 8, dtype=np.int64)
         off = (-raw.ctypes.data % 64) // 8
         self.tt = raw[off : off + (4 << tt_bits)]
-        plies = kernels.max_plies + 2
-        self.moves = np.zeros((plies, kernels.max_moves), dtype=np.int64)
-        self.pv = np.zeros((plies, plies), dtype=np.int64)
-        self.pvlen = np.zeros(plies, dtype=np.int64)
+        self._size(max(kernels.max_plies, 1) + 2)
         self.ctl = np.zeros(_CTL_SIZE, dtype=np.int64)
         self.ctl[_TT_SHIFT] = 64 - tt_bits
         self._generation = 0
@@ -456,6 +479,13 @@ class AlphaBeta:
         self.probcut = True
         self.method = "pvs"  #: "pvs" (aspiration windows) or "mtdf" for each iteration
         self._bound = False
+
+    def _size(self, plies: int) -> None:
+        """The PV and the search stack for ``plies`` plies (kept, and grown as deeper
+        searches need: a game of no known length has no size to give them)."""
+        self.moves = np.zeros((plies, self.kernels.max_moves), dtype=np.int64)
+        self.pv = np.zeros((plies, plies), dtype=np.int64)
+        self.pvlen = np.zeros(plies, dtype=np.int64)
 
     def clear(self) -> None:
         """Forget everything in the transposition table."""
@@ -590,10 +620,11 @@ class AlphaBeta:
             v = int(self._fin(k.final, ctx, state))
             return SearchResult(None, v, 0, 0, time.perf_counter() - t0, [], True, "game_over")
 
-        max_depth = max(1, horizon)
+        bounded = horizon >= 0
+        max_depth = max(1, horizon) if bounded else MAX_DEPTH
         if limit.depth is not None:
             max_depth = min(max_depth, limit.depth)
-        if horizon <= self.solve_horizon:
+        if bounded and horizon <= self.solve_horizon:
             depths = list(range(1, min(max_depth, self.exact_jump) + 1))
             if depths[-1] < max_depth:
                 depths.append(max_depth)
@@ -605,7 +636,10 @@ class AlphaBeta:
         score = 0
         with Deadline(flag, limit.time):
             for depth in depths:
+                if depth + 2 > self.pvlen.shape[0]:
+                    self._size(max(depth + 2, 2 * self.pvlen.shape[0]))
                 ctl[_NO_ABORT] = 1 if depth == 1 else 0
+                ctl[_HEUR] = 0
                 v = self._iteration(ctx, state, depth, score, flag.array)
                 if ctl[_ABORTED]:
                     reason = flag.reason
@@ -613,7 +647,8 @@ class AlphaBeta:
                     break
                 score = v
                 pv = [int(m) for m in self.pv[0, : int(self.pvlen[0])]]
-                exact = depth >= horizon
+                # bounded: the depth reached the end; unbounded: no line was cut short
+                exact = depth >= horizon if bounded else ctl[_HEUR] == 0
                 elapsed = time.perf_counter() - t0
                 nodes = int(ctl[_NODES])
                 best = SearchResult(pv[0], score, depth, nodes, elapsed, pv, exact, "depth")
