@@ -58,6 +58,13 @@ __all__ = [
 OPENING_PLIES = 6
 
 
+def _start(size: int | None) -> Board:
+    """The standard start: four discs in the centre, black to move."""
+    if size not in (None, 8):
+        raise InvalidBoardError(f"Othello is played on 8x8 only, got size {size}")
+    return Board()
+
+
 def _new_board(seed: int, size: int | None) -> Board:
     """The standard start and then ``OPENING_PLIES`` random moves chosen by ``seed`` (the
     arena's seeded openings; both games of a pair start from the same one)."""
@@ -137,6 +144,7 @@ GAME: GameDef[Board] = GameDef(
     board_from_dict=Board.from_dict,
     sample=Board,
     new_board=_new_board,
+    start=_start,
     scores=lambda board: board.discs(),
     max_plies=130,
     engines={
