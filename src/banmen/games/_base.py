@@ -370,13 +370,14 @@ class GameDef(Generic[B]):
         return board_outcome(board, self.scores if self.has_scores else None)
 
     def is_pass(self, board: B, move: int) -> bool:
-        """Whether ``move`` (a move of the side to move on ``board``) is the pass
-        (:attr:`pass_name`)."""
+        """Whether ``move`` is the pass (:attr:`pass_name`), named by ``board`` (a board
+        of the game: a pass's name does not depend on the position). A move the board
+        cannot name is no pass."""
         if self.pass_name is None:
             return False
         try:
             return board.move_name(move) == self.pass_name
-        except ValueError:
+        except Exception:  # the game's own error for a move it cannot name
             return False
 
 

@@ -72,7 +72,14 @@ def analyse(
 
     exact_after = 2 if board.size <= 6 else None
     return analyse_children(
-        "mattix", _analysis_engine(), board, limit, on_update, stop, exact_after=exact_after
+        "mattix",
+        _analysis_engine(),
+        board,
+        limit,
+        on_update,
+        stop,
+        exact_after=exact_after,
+        pass_name=GAME.pass_name,
     )
 
 

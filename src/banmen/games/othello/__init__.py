@@ -126,7 +126,8 @@ def analyse(
     search, exact = _analysis_engines()
     near_end = board.empties() <= ANALYSIS_EXACT_EMPTIES
     return analyse_children("othello", search, board, limit, on_update, stop,
-                            exact_after=2 if near_end else None, exact_engine=exact)  # fmt: skip
+                            exact_after=2 if near_end else None, exact_engine=exact,
+                            pass_name=GAME.pass_name)  # fmt: skip
 
 
 def _load_wld() -> None:
