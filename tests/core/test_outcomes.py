@@ -64,6 +64,12 @@ def test_an_outcome_says_who_won_how_and_by_what() -> None:
                                               "time"}  # fmt: skip
     for o in (won, drawn, resigned, capped, Outcome(Termination.TIME, 2)):
         assert Outcome.from_dict(json.loads(json.dumps(o.to_dict()))) == o
+    # a game's scores as plain numbers (numpy's too), JSON-ready
+    import numpy as np
+
+    counted = Outcome(Termination.RULES, 1, (np.int64(40), np.float64(36.5)))
+    assert counted.scores == (40, 36.5) and type(counted.scores[0]) is int
+    assert json.loads(json.dumps(counted.to_dict()))["scores"] == [40, 36.5]
 
 
 @pytest.mark.parametrize(
@@ -74,6 +80,9 @@ def test_an_outcome_says_who_won_how_and_by_what() -> None:
         ((Termination.FORFEIT, None), "has a winner"),
         ((Termination.RULES, 3), "winner is 1, 2 or None"),
         (("rules", 1), "is a Termination"),
+        ((Termination.RULES, 1, ("a", 2)), "two numbers"),
+        ((Termination.RULES, 1, (1.0, float("nan"))), "two finite numbers"),
+        ((Termination.RULES, 1, (1, 2, 3)), "two numbers"),
     ],
 )
 def test_an_impossible_outcome_is_one_line(args: tuple[Any, ...], says: str) -> None:

@@ -355,8 +355,10 @@ class GameDef(Generic[B]):
             return self.start(size)
         if self.new_board is not None:
             return self.new_board(0, size)
-        if self.sample is not None and size is None:
-            return self.sample()
+        if self.sample is not None:
+            if size is None:
+                return self.sample()
+            raise ValueError(f"{self.title} has no start position of size {size}")
         raise ValueError(
             f"{self.title} names no start position: its GameDef sets none of start, "
             "new_board, sample (docs/ADDING_A_GAME.md)"

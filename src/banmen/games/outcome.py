@@ -65,6 +65,17 @@ def _number(x: float) -> str:
     return f"{x:g}"
 
 
+def _points(scores: Any) -> tuple[float, float]:
+    """``scores`` as two plain numbers (an int stays an int); ``ValueError`` otherwise."""
+    try:
+        a, b = (float(x) for x in scores)
+    except (TypeError, ValueError):
+        raise ValueError(f"an outcome's scores are two numbers, not {scores!r}") from None
+    if not (math.isfinite(a) and math.isfinite(b)):
+        raise ValueError(f"an outcome's scores are two finite numbers, not {scores!r}")
+    return (int(a) if a.is_integer() else a, int(b) if b.is_integer() else b)
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How a game ended: its :class:`Termination`, the ``winner`` (side 1 or 2; ``None``:
@@ -79,6 +90,8 @@ class Outcome:
     scores: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
+        if self.scores is not None:  # plain numbers (a game's may be numpy's), JSON-ready
+            object.__setattr__(self, "scores", _points(self.scores))
         if not isinstance(self.termination, Termination):
             raise ValueError(f"an outcome's termination is a Termination, not {self.termination!r}")
         if self.winner not in (None, 1, 2):
@@ -148,15 +161,10 @@ class Outcome:
                 f"unknown termination {d.get('termination')!r}: expected one of {known}"
             ) from None
         scores = d.get("scores")
-        if scores is not None:
-            if (
-                not isinstance(scores, list)
-                or len(scores) != 2
-                or not all(
-                    isinstance(s, int | float) and not isinstance(s, bool) and math.isfinite(s)
-                    for s in scores
-                )
-            ):
-                raise ValueError("an outcome's scores are two numbers")
-            scores = (scores[0], scores[1])
-        return cls(termination, d.get("winner"), scores)
+        if scores is not None and (
+            not isinstance(scores, list)
+            or len(scores) != 2
+            or any(not isinstance(x, int | float) or isinstance(x, bool) for x in scores)
+        ):
+            raise ValueError("an outcome's scores are two numbers")
+        return cls(termination, d.get("winner"), None if scores is None else tuple(scores))
