@@ -61,7 +61,7 @@ def analyse(
 
 
 def _start(size: int | None) -> Board:
-    """The standard start (平手, no handicap), black to move."""
+    """The standard start (hirate: no handicap), black to move."""
     if size is not None:
         raise InvalidBoardError(f"shogi is played on 9x9 only, got size {size}")
     return Board()
