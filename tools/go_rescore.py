@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from banmen.arena import trust
-from banmen.arena.play import EngineCache, _first_mover_result, _Referee
+from banmen.arena.play import EngineCache, _Referee
 from banmen.arena.store import ArenaStore, GameRecord, RunConfig
 from banmen.engine import Engine
-from banmen.games import Forfeit
+from banmen.games import Forfeit, Outcome, Termination
 from banmen.games.go import Game, settle_dead
 from banmen.games.registry import get_game, parse_spec
 from banmen.search.limits import Limit
@@ -122,12 +122,14 @@ def _settled_again(
         extra = settle_dead(board, players, {}, referee)
     except Forfeit as e:
         s1, s2 = GAME.scores(board)
-        res = "0-1" if e.info["side"] == 1 else "1-0"
-        return replace(g, result=res, score1=s1, score2=s2, moves=moves, times=times,
-                       extra={**e.extra, "forfeit": e.info})  # fmt: skip
+        lost = Outcome(Termination.FORFEIT, 3 - int(e.info["side"]))
+        return replace(g, result=lost.result(), score1=s1, score2=s2, moves=moves, times=times,
+                       extra={**e.extra, "forfeit": e.info}, outcome=lost)  # fmt: skip
     s1, s2 = GAME.scores(board)
-    result = _first_mover_result(board.result())
-    return replace(g, result=result, score1=s1, score2=s2, moves=moves, times=times, extra=extra)
+    outcome = GAME.outcome_of(board)
+    assert outcome is not None  # (settled: the game is counted)
+    return replace(g, result=outcome.result(), score1=s1, score2=s2, moves=moves, times=times,
+                   extra=extra, outcome=outcome)  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -136,12 +136,14 @@ def analyse_children(
     max_depth: int = 64,
     exact_after: int | None = None,
     exact_engine: Engine[Any] | None = None,
+    pass_name: str | None = "pass",
 ) -> Analysis:
     """Each legal move's value by searching the position it leaves with ``engine`` to 1,
     2, 3, … plies (the move itself makes one more), until every value is exact or
     ``limit`` (time, depth, nodes) or ``stop`` ends it. The engine's value of the child
-    position is negated; a forced pass after the move (Othello) is played through, and
-    the sign follows the side to move.
+    position is negated; a forced pass after the move (Othello) — the only legal move,
+    named ``pass_name`` (the game's ``GameDef.pass_name``; ``None``: the game has no
+    pass) — is played through, and the sign follows the side to move.
 
     With ``exact_after``, the rounds stop at that depth and the moves not yet proved are
     then solved one by one, best first, by ``exact_engine`` (default ``engine``) with no
@@ -156,7 +158,7 @@ def analyse_children(
     for m in board.legal_moves:
         child = board.copy()  # type: ignore[attr-defined]
         child.push(m)
-        while not child.is_game_over() and _only_pass(child):
+        while pass_name is not None and not child.is_game_over() and _only(child, pass_name):
             child.push(child.legal_moves[0])
         children[m] = (child, 1 if child.turn == mover else -1)
     by_name = {board.move_name(m): m for m in board.legal_moves}
@@ -219,9 +221,10 @@ def analyse_children(
     return publish(why)
 
 
-def _only_pass(board: GameBoard) -> bool:
+def _only(board: GameBoard, name: str) -> bool:
+    """Whether the only legal move on ``board`` is the one called ``name``."""
     legal = board.legal_moves
-    return len(legal) == 1 and board.move_name(legal[0]) == "pass"
+    return len(legal) == 1 and board.move_name(legal[0]) == name
 
 
 def analyse_with(

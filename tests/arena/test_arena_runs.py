@@ -258,7 +258,7 @@ def test_a_run_deleted_while_it_plays_stops_and_leaves_no_games(tmp_path: Path) 
     # A new run of that name starts empty, whatever workers left under it.
     con = sqlite3.connect(db)
     con.execute("INSERT INTO arena_games VALUES ('doomed', 0, 0, 0, 'd1', 'r', 5, '1-0', 1, 0, "
-                "'[]', '[]', 'now', '{}')")  # fmt: skip
+                "'[]', '[]', 'now', '{}', NULL)")  # fmt: skip
     con.commit()
     con.close()
     store.create_run(config, "doomed")

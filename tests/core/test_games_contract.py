@@ -5,7 +5,10 @@ games, and along them: ``push``/``pop`` restore the record exactly, every legal 
 name reads back as that move, the JSON record and each text format round-trip, the
 board's legal moves are the compiled rules' (``GameDef.kernel_moves``), and every engine
 the game offers answers with a legal move (an engine that answers only what it proves,
-``GameDef.proof_engines``, may answer none). What a game does not have, its
+``GameDef.proof_engines``, may answer none); the game's hooks: its standard start
+(``GameDef.start``, or what stands for it) is a fresh start, every position's outcome
+(``GameDef.outcome_of``) follows the board, and a move named like a pass is the pass the
+game names (``GameDef.pass_name``). What a game does not have, its
 :class:`~banmen.games.GameDef` says (a hook left ``None`` or empty): the test skips that
 part with the hook's name, never by the game's name.
 """
@@ -20,7 +23,7 @@ from typing import Any
 import pytest
 
 from banmen.engine import SpecError
-from banmen.games import GameDef
+from banmen.games import GameDef, Outcome, Termination
 from banmen.games.registry import GAME_NAMES, get_game, make_engine
 from banmen.search.limits import Limit
 
@@ -196,3 +199,62 @@ def test_the_game_declares_its_kinds_with_help_and_options(game: GameDef[Any]) -
     with pytest.raises(SpecError) as e:
         make_engine(game, f"{own}:{foreign}={value}")
     assert f"{own} takes" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_the_start_position_is_a_fresh_start(game: GameDef[Any]) -> None:
+    """``start_position()``: the game's standard start (``GameDef.start``; for a game
+    that sets none, ``new_board(0, None)`` or ``sample()``) — no moves on its stack, the
+    game not over, the same every time, and a JSON record that reads back."""
+    board = game.start_position()
+    assert list(board.move_stack) == [] and not board.is_game_over()
+    assert list(board.legal_moves) and game.outcome_of(board) is None
+    assert game.start_position().to_dict() == board.to_dict()
+    assert game.board_from_dict(json.loads(json.dumps(board.to_dict()))).to_dict() == (
+        board.to_dict()
+    )
+    if game.start is not None and game.new_board is not None:
+        # the arena's deals are the game's, apart from the start: of the same kind
+        dealt = game.new_board(1, None)
+        assert type(dealt) is type(board) and list(dealt.move_stack) == []
+
+
+def test_the_outcome_follows_the_board(game: GameDef[Any]) -> None:
+    """``outcome_of(board)``: ``None`` while the game goes on; once it is over, an
+    :class:`~banmen.games.Outcome` the game's own rules gave (by the rules, or a
+    resignation), whose winner is the board's and whose scores — for a game that counts
+    points — are the game's ``scores``; it reads back from its JSON."""
+    ended = 0
+    for seed in range(GAMES_PER_GAME + 4):
+        for board in _random_game(game, seed):
+            outcome = game.outcome_of(board)
+            if not board.is_game_over():
+                assert outcome is None, (outcome, board.to_dict())
+                continue
+            ended += 1
+            assert isinstance(outcome, Outcome), board.to_dict()
+            assert outcome.termination in (Termination.RULES, Termination.RESIGNATION)
+            assert outcome.winner == board.winner()
+            assert outcome.result() in ("1-0", "0-1", "1/2-1/2")
+            if game.has_scores and outcome.termination is Termination.RULES:
+                assert outcome.scores is not None
+                s1, s2 = game.scores(board)
+                assert (int(outcome.scores[0]), int(outcome.scores[1])) == (s1, s2)
+            assert Outcome.from_dict(json.loads(json.dumps(outcome.to_dict()))) == outcome
+    if not ended:
+        pytest.skip(f"{game.name}: no random game ended within {MAX_PLIES} plies")
+
+
+def test_a_pass_is_named_as_the_game_says(game: GameDef[Any]) -> None:
+    """A move named ``pass`` is the game's pass (``GameDef.pass_name`` says so: the front
+    ends show it as a Pass button and play a forced one through); the pass's name reads
+    back as the pass."""
+    named = game.pass_name
+    assert named is None or (isinstance(named, str) and named.strip() == named and named)
+    for board in _positions(game):
+        for move in board.legal_moves:
+            name = board.move_name(move)
+            if name == named:
+                assert game.is_pass(board, move) and board.parse_move(named) == move
+            else:
+                assert not game.is_pass(board, move)
+                assert name.lower() != "pass", f"{name!r} is a pass the GameDef does not name"

@@ -19,9 +19,9 @@ from typing import Any
 
 import banmen
 import pytest
-from banmen.games._base import SolveLimits
+from banmen.games import Outcome, SolveLimits, Termination
 
-from banmen_connect_four import GAME
+from banmen_connect_four import GAME, Board
 
 HERE = Path(__file__).resolve().parent
 CONTRACT = Path(banmen.__file__).resolve().parents[2] / "tests" / "core" / "test_games_contract.py"
@@ -88,6 +88,20 @@ def test_the_game_fills_in_the_hooks_of_a_game_package() -> None:
     assert GAME.diagram is not None and GAME.sample is not None
     assert "search" in {k.name for k in GAME.kernel_sets}
     assert all(k.game == "connect-four" for k in GAME.kernel_sets)
+
+
+def test_the_start_is_the_empty_board_and_the_arena_deals_openings() -> None:
+    assert GAME.start_position() == Board() and not GAME.start_position().move_stack
+    assert GAME.new_board is not None
+    deals = {GAME.new_board(seed, None).fen() for seed in range(8)}
+    assert len(deals) > 1 and Board().fen() not in deals  # seeded openings, not the start
+
+
+def test_the_outcome_and_the_pass() -> None:
+    won = Board.from_moves("4455667")  # red's four along the bottom row
+    assert GAME.outcome_of(won) == Outcome(Termination.RULES, 1, (135, 0))
+    assert GAME.outcome_of(Board.from_moves("445566")) is None  # the game goes on
+    assert GAME.pass_name is None and not GAME.is_pass(won, 3)
 
 
 def test_the_kernel_sets_load() -> None:

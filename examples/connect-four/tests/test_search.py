@@ -8,7 +8,7 @@ from typing import Any
 
 import oracle
 import pytest
-from banmen.games._base import SolveLimits
+from banmen.games import SolveLimits
 from banmen.games.registry import make_engine
 from banmen.search.limits import Limit
 from helpers import position_with, random_game

@@ -21,6 +21,13 @@ The moves a game's ``settle`` hook plays on after its end (Go's cleanup of a dis
 dead stones, :mod:`banmen.games.go.settle`) are asked for through the arena
 (:class:`~banmen.games.Referee`): judged alike, and recorded after the game's moves; a
 forfeit there keeps what the hook had settled beside ``forfeit``.
+
+**Outcomes.** Each game is recorded with its :class:`~banmen.games.Outcome`: the game's
+own (:meth:`~banmen.games.GameDef.outcome_of`: the rules ended it, or a player resigned),
+a forfeit (won by the other side), or — a game still going after the game's
+``max_plies`` moves — stopped at the ply cap: no winner and no result by the rules
+(``"*"``), half a point to each side in the count, and reported apart from draws. The
+arena reads no game's result string.
 """
 
 from __future__ import annotations
@@ -41,7 +48,7 @@ from banmen.engine import (
     Result,
     allowance,
 )
-from banmen.games import Forfeit, GameDef
+from banmen.games import Forfeit, GameDef, Outcome, Termination
 from banmen.games.engines import RandomEngine
 from banmen.games.registry import get_game, make_engine, parse_spec
 
@@ -104,16 +111,6 @@ def _random_engine(game: GameDef[Any], spec_text: str, deal_seed: int, side: int
     return RandomEngine(zlib.crc32(f"{base}:{deal_seed}:{side}".encode()), name=spec_text)
 
 
-def _first_mover_result(res: str) -> str:
-    """A result from the first mover's side: ``1-0``, ``0-1``, ``1/2-1/2`` (or ``*``);
-    Go's ``B+3.5``, ``W+R``, ``0`` are translated (black moves first in arena games)."""
-    if res.startswith("B+"):
-        return "1-0"
-    if res.startswith("W+"):
-        return "0-1"
-    return "1/2-1/2" if res == "0" else res
-
-
 def play_game(
     game_name: str, size: int | None, job: Job, specs: dict[str, str], cache: EngineCache
 ) -> GameRecord:
@@ -145,8 +142,10 @@ def play_game(
             if not parsed[name].user:
                 raise
             forfeit = forfeit or lost(side, name, e)
-    for _ in range(game.max_plies + 1):
-        if forfeit is not None or board.is_game_over():
+    capped = False
+    while forfeit is None and not board.is_game_over():
+        if len(moves) >= game.max_plies:
+            capped = True  # stopped: no result by the rules
             break
         side = board.turn
         name = job.first if side == 1 else job.second
@@ -157,6 +156,8 @@ def play_game(
             result = engines[side].think(board)
             took = time.perf_counter() - t0
             move = _checked(board, result, took, spec.limit.time if judged else None, judged)
+            if move is None:  # a live game with legal moves: no answer is no move
+                raise ValueError("gave no move in a game that goes on")
         except Exception as e:
             if not judged:
                 raise  # banmen's own engine failed: a bug, not a forfeit
@@ -164,29 +165,32 @@ def play_game(
             forfeit = lost(side, name, e)
             break
         times.append(round(took, 6))
-        if move is None:  # pragma: no cover - an engine that gives up a live game
-            break
         board.push(move)  # Go's "resign" too: it ends the game
         moves.append(result.move or "")
     extra: dict[str, Any] = {}
-    if forfeit is None and game.settle is not None:
+    if forfeit is None and not capped and game.settle is not None:
         referee = _Referee((job.first, job.second), parsed, moves, times, lost)
         try:
             extra = game.settle(board, (engines[1], engines[2]), {}, referee)
         except Forfeit as e:  # a player failed in what settling played on (Go's cleanup)
             forfeit, extra = e.info, e.extra
-    if forfeit is not None:
-        s1, s2 = game.scores(board)
-        res = "0-1" if forfeit["side"] == 1 else "1-0"
-        return GameRecord(job.pairing, job.pair, job.swapped, job.first, job.second,
-                          job.deal_seed, res, int(s1), int(s2), moves, times,
-                          {**extra, "forfeit": forfeit})  # fmt: skip
     s1, s2 = game.scores(board)
-    res = _first_mover_result(board.result())
-    if res == "*":  # pragma: no cover - the ply guard tripped
-        res = "1/2-1/2"
+    if forfeit is not None:
+        outcome = Outcome(Termination.FORFEIT, 3 - int(forfeit["side"]))
+        extra = {**extra, "forfeit": forfeit}
+    elif capped:
+        counted = (s1, s2) if game.has_scores else None
+        outcome = Outcome(Termination.PLY_CAP, None, counted)
+    else:
+        ended = game.outcome_of(board)
+        if ended is None:
+            raise RuntimeError(
+                f"{game.title}'s board says the game is over but its GameDef gives no outcome"
+            )
+        outcome = ended
     return GameRecord(job.pairing, job.pair, job.swapped, job.first, job.second, job.deal_seed,
-                      res, int(s1), int(s2), moves, times, extra)  # fmt: skip
+                      outcome.result(), int(s1), int(s2), moves, times, extra,
+                      outcome)  # fmt: skip
 
 
 class _Referee:

@@ -16,12 +16,13 @@ from typing import Any
 from banmen.arena.runner import planned_jobs, sprt_decisions
 from banmen.arena.schedule import Player, make_pairings
 from banmen.arena.store import ArenaStore, GameRecord, RunConfig
+from banmen.games import Termination
 from banmen.games.registry import get_game, parse_spec
 from banmen.stats import bradley_terry, elo_from_score, mean_ci, wilson, z_value
 
 __all__ = [
     "build_report", "games_csv", "pairings_csv", "game_records", "compare_rows",
-    "comparison_csv",
+    "comparison_csv", "endings", "endings_words", "ENDING_WORDS",
 ]  # fmt: skip
 
 
@@ -46,14 +47,47 @@ def _points(g: GameRecord, name: str) -> float:
     return g.points_first() if g.first == name else 1 - g.points_first()
 
 
+def _stopped(g: GameRecord) -> bool:
+    """Whether the game was stopped at the ply cap (no result: not a draw)."""
+    return g.termination is Termination.PLY_CAP
+
+
+#: a report's ``endings`` keys in words, in the order they are told
+ENDING_WORDS = {
+    **{t.value: t.words for t in Termination},
+    Termination.PLY_CAP.value: f"{Termination.PLY_CAP.words} (no result: half a point each)",
+    "unrecorded": "not recorded (stored before outcomes were)",
+}
+
+
+def endings_words(endings: dict[str, int] | None) -> str:
+    """ "ended: 38 by the rules, 2 stopped at the ply cap (no result: half a point
+    each)" from a report's ``endings``; "" for a report without them or no games."""
+    parts = [f"{n} {ENDING_WORDS.get(k, k)}" for k, n in (endings or {}).items() if n]
+    return f"ended: {', '.join(parts)}" if parts else ""
+
+
+def endings(games: list[GameRecord]) -> dict[str, int]:
+    """How many games ended each way, by :class:`~banmen.games.Termination` value
+    (``rules``, ``resignation``, ``forfeit``, ``ply_cap``, ``time``), every way listed;
+    games stored before outcomes were (and not forfeited) as ``unrecorded``, if any."""
+    out = {t.value: 0 for t in Termination}
+    for g in games:
+        t = g.termination
+        key = "unrecorded" if t is None else t.value
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
 def _pairing_row(
     index: int, a: str, b: str, games: list[GameRecord], sprt: dict[str, Any] | None
 ) -> dict[str, Any]:
     n = len(games)
     wins = sum(1 for g in games if _points(g, a) == 1)
     losses = sum(1 for g in games if _points(g, a) == 0)
-    draws = n - wins - losses
-    pts = wins + draws / 2
+    stopped = sum(1 for g in games if _stopped(g))
+    draws = n - wins - losses - stopped
+    pts = wins + (draws + stopped) / 2
     score = pts / n if n else 0.5
     lo, hi = wilson(pts, n) if n else (0.0, 1.0)
     margins = [_margin(g, a) for g in games]
@@ -65,6 +99,8 @@ def _pairing_row(
         "a_wins": wins,
         "draws": draws,
         "a_losses": losses,
+        # games stopped at the ply cap: no result, half a point each (not draws)
+        "stopped": stopped,
         "a_score": score,
         "a_score_ci95": [lo, hi],
         "elo_diff": _finite(_elo(score)) if n else None,
@@ -72,7 +108,7 @@ def _pairing_row(
         "mean_margin": statistics.fmean(margins) if margins else None,
         "mean_margin_ci95": list(mean_ci(margins)[1:]) if len(margins) > 1 else None,
         "margins": margins,
-        "first_player_wins": sum(1 for g in games if g.result == "1-0"),
+        "first_player_wins": sum(1 for g in games if g.winner == 1),
     }
     if sprt is not None:
         row["sprt"] = sprt
@@ -124,9 +160,10 @@ def report_from(
         })  # fmt: skip
 
     n = len(games)
-    fw = sum(1 for g in games if g.result == "1-0")
-    fl = sum(1 for g in games if g.result == "0-1")
-    fd = n - fw - fl
+    fw = sum(1 for g in games if g.winner == 1)
+    fl = sum(1 for g in games if g.winner == 2)
+    fs = sum(1 for g in games if _stopped(g))
+    fd = n - fw - fl - fs
     planned = len(planned_jobs(config))
     report: dict[str, Any] = {
         "run": run_id,
@@ -142,11 +179,14 @@ def report_from(
             "wins": fw,
             "draws": fd,
             "losses": fl,
+            "stopped": fs,
             "win_rate": fw / n if n else None,
             "win_rate_ci95": list(wilson(fw, n)) if n else None,
-            "score": (fw + fd / 2) / n if n else None,
-            "score_ci95": list(wilson(fw + fd / 2, n)) if n else None,
+            "score": (fw + (fd + fs) / 2) / n if n else None,
+            "score_ci95": list(wilson(fw + (fd + fs) / 2, n)) if n else None,
         },
+        # how the games ended: by the rules, resignation, forfeit, the ply cap, on time
+        "endings": endings(games),
     }
     lost: dict[tuple[str, str], int] = {}
     for g in games:
@@ -197,11 +237,12 @@ def games_csv(games: list[GameRecord]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(["pairing", "pair", "swapped", "first", "second", "deal_seed", "result",
-                "score1", "score2", "plies", "seconds", "moves"])  # fmt: skip
+                "score1", "score2", "plies", "seconds", "moves", "termination"])  # fmt: skip
     for g in games:
+        t = g.termination
         w.writerow([g.pairing, g.pair, int(g.swapped), g.first, g.second, g.deal_seed, g.result,
                     g.score1, g.score2, len(g.moves), round(sum(g.times), 6),
-                    " ".join(g.moves)])  # fmt: skip
+                    " ".join(g.moves), "" if t is None else t.value])  # fmt: skip
     return buf.getvalue()
 
 
@@ -222,11 +263,12 @@ def pairings_csv(report: dict[str, Any]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(["a", "b", "games", "a_wins", "draws", "a_losses", "a_score", "a_score_lo",
-                "a_score_hi", "elo_diff", "elo_lo", "elo_hi", "mean_margin"])  # fmt: skip
+                "a_score_hi", "elo_diff", "elo_lo", "elo_hi", "mean_margin",
+                "stopped"])  # fmt: skip
     for r in report["pairings"]:
         w.writerow([r["a"], r["b"], r["games"], r["a_wins"], r["draws"], r["a_losses"],
                     r["a_score"], *r["a_score_ci95"], *_elo_cells(r),
-                    r["mean_margin"]])  # fmt: skip
+                    r["mean_margin"], r["stopped"]])  # fmt: skip
     return buf.getvalue()
 
 
@@ -243,8 +285,9 @@ def compare_rows(reports: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         players = {p["name"]: p for p in rep["players"]}
         for r in rep["pairings"]:
             n = r["games"]
-            # A draw is half a point for the first mover as for anyone.
-            first = r["first_player_wins"] + r["draws"] / 2
+            # A draw is half a point for the first mover as for anyone; so is a game
+            # stopped at the ply cap (a report from before them has none).
+            first = r["first_player_wins"] + (r["draws"] + r.get("stopped", 0)) / 2
             a, b = players[r["a"]], players[r["b"]]
             rows.append({
                 "run": rep["run"],
@@ -263,6 +306,7 @@ def compare_rows(reports: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                 "a_wins": r["a_wins"],
                 "draws": r["draws"],
                 "a_losses": r["a_losses"],
+                "stopped": r.get("stopped", 0),
                 "a_score": r["a_score"],
                 "a_score_ci95": r["a_score_ci95"],
                 "elo_diff": r["elo_diff"],

@@ -29,6 +29,7 @@ import platformdirs
 from banmen._sqlite import connect, execute_retrying, insert_many_retrying, transaction_retrying
 from banmen.arena import trust
 from banmen.arena.schedule import Job
+from banmen.games import Outcome, Termination
 
 __all__ = [
     "ArenaStore", "RunConfig", "GameRecord", "RunIsRunning", "ConfigChanged", "default_db_path",
@@ -59,6 +60,7 @@ CREATE TABLE IF NOT EXISTS arena_games (
     times     TEXT NOT NULL,
     finished  TEXT NOT NULL,
     extra     TEXT NOT NULL DEFAULT '{}',
+    outcome   TEXT,
     PRIMARY KEY (run_id, pairing, pair, swapped)
 );
 """
@@ -99,27 +101,59 @@ class RunConfig:
         return cls(**d)
 
 
+#: a stored ``result`` read as the winner, for games stored before their outcome was
+#: (the arena's own column, always from the first mover's side)
+_LEGACY_WINNER = {"1-0": 1, "0-1": 2}
+
+
 @dataclass(frozen=True)
 class GameRecord(Job):
-    """A played game: its :class:`~banmen.arena.schedule.Job` and how it went."""
+    """A played game: its :class:`~banmen.arena.schedule.Job` and how it went.
 
-    result: str  # "1-0", "0-1", "1/2-1/2" from the first mover's side
+    ``outcome`` is how it ended (:class:`~banmen.games.Outcome`: side 1 is the first
+    mover); ``result`` is the same as PGN writes it (``"1-0"``, ``"0-1"``, ``"1/2-1/2"``,
+    ``"*"`` for a game stopped at the ply cap), kept for the files and readers from
+    before outcomes were stored. A game stored before then has ``outcome`` ``None``: it
+    is counted by its ``result`` as it always was."""
+
+    result: str
     score1: int
     score2: int
     moves: list[str] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
     #: what the game's ``settle`` kept (Go: the agreed dead stones or the cleanup played,
-    #: and each engine's answer)
+    #: and each engine's answer), and a forfeit's side, player and reason
     extra: dict[str, Any] = field(default_factory=dict)
+    outcome: Outcome | None = None
     seconds: float = 0.0  # wall time of the whole game (not stored)
     stored: bool = True  # False if the database held this game already (not stored)
 
+    @property
+    def winner(self) -> int | None:
+        """The side that won (1: the first mover), ``None`` for no winner."""
+        if self.outcome is not None:
+            return self.outcome.winner
+        return _LEGACY_WINNER.get(self.result)
+
+    @property
+    def termination(self) -> Termination | None:
+        """How the game ended; ``None`` for a game stored before outcomes were, unless
+        its record says it was forfeited."""
+        if self.outcome is not None:
+            return self.outcome.termination
+        return Termination.FORFEIT if self.extra.get("forfeit") else None
+
     def points_first(self) -> float:
-        return {"1-0": 1.0, "0-1": 0.0}.get(self.result, 0.5)
+        """The first mover's points: 1, 0, or a half (a draw, a game stopped at the ply
+        cap)."""
+        winner = self.winner
+        return 0.5 if winner is None else 1.0 if winner == 1 else 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        """The stored fields (not ``seconds`` and ``stored``)."""
-        return {k: v for k, v in asdict(self).items() if k not in ("seconds", "stored")}
+        """The stored fields (not ``seconds`` and ``stored``), JSON-ready."""
+        d = {k: v for k, v in asdict(self).items() if k not in ("seconds", "stored", "outcome")}
+        d["outcome"] = None if self.outcome is None else self.outcome.to_dict()
+        return d
 
 
 class ConfigChanged(ValueError):
@@ -139,6 +173,21 @@ class RunIsRunning(ValueError):
         many = len(runs) > 1
         super().__init__(f"{'runs' if many else 'run'} {names} {'are' if many else 'is'} "
                          "running: nothing deleted")  # fmt: skip
+
+
+def _encode_outcome(outcome: Outcome | None) -> str | None:
+    return None if outcome is None else json.dumps(outcome.to_dict())
+
+
+def _decode_outcome(text: Any) -> Outcome | None:
+    """The stored outcome (``NULL``: a game stored before outcomes were); one this
+    banmen cannot read (another version's termination) counts as none."""
+    if not isinstance(text, str):
+        return None
+    try:
+        return Outcome.from_dict(json.loads(text))
+    except (ValueError, TypeError, RecursionError):
+        return None
 
 
 def encode_moves(g: GameRecord) -> tuple[str, str, str]:
@@ -173,6 +222,7 @@ class ArenaStore:
         # columns added since: files from before them get them
         self._add_column("arena_games", "extra", "TEXT NOT NULL DEFAULT '{}'")  # 2026-11-24
         self._add_column("arena_runs", "signature", "TEXT")  # 2026-11-28
+        self._add_column("arena_games", "outcome", "TEXT")  # issue 37: typed outcomes
 
     def close(self) -> None:
         self._conn.close()
@@ -196,6 +246,12 @@ class ArenaStore:
     def _extra(self) -> str:
         """The ``extra`` column, or ``'{}'`` in a read-only file made before it."""
         return "extra" if not self.readonly or self._has_extra() else "'{}'"
+
+    @property
+    def _outcome(self) -> str:
+        """The ``outcome`` column, or ``NULL`` in a read-only file made before it."""
+        has = not self.readonly or self._has_column("arena_games", "outcome")
+        return "outcome" if has else "NULL"
 
     def has_arena_tables(self) -> bool:
         """Whether the file holds the arena's tables (always, unless opened read-only)."""
@@ -416,14 +472,14 @@ class ArenaStore:
             encoded = [encode_moves(g) for g in games]
         rows = [
             (run_id, g.pairing, g.pair, int(g.swapped), g.first, g.second, g.deal_seed,
-             g.result, g.score1, g.score2, moves, times, extra, now)
+             g.result, g.score1, g.score2, moves, times, extra, _encode_outcome(g.outcome), now)
             for g, (moves, times, extra) in zip(games, encoded, strict=True)
         ]  # fmt: skip
         return insert_many_retrying(
             self._conn,
             "INSERT OR IGNORE INTO arena_games (run_id, pairing, pair, swapped, first, second, "
-            "deal_seed, result, score1, score2, moves, times, extra, finished) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "deal_seed, result, score1, score2, moves, times, extra, outcome, finished) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
 
@@ -436,12 +492,12 @@ class ArenaStore:
     def games(self, run_id: str) -> list[GameRecord]:
         rows = self._conn.execute(
             f"SELECT pairing, pair, swapped, first, second, deal_seed, result, score1, score2, "
-            f"moves, times, {self._extra} FROM arena_games WHERE run_id = ? "
+            f"moves, times, {self._extra}, {self._outcome} FROM arena_games WHERE run_id = ? "
             "ORDER BY pairing, pair, swapped",
             (run_id,),
         ).fetchall()
         return [
             GameRecord(p, q, bool(s), f, sec, d, r, s1, s2, json.loads(m), json.loads(t),
-                       json.loads(x))
-            for p, q, s, f, sec, d, r, s1, s2, m, t, x in rows
+                       json.loads(x), _decode_outcome(o))
+            for p, q, s, f, sec, d, r, s1, s2, m, t, x, o in rows
         ]  # fmt: skip

@@ -93,6 +93,15 @@ def _fmt_seconds(s: float | None) -> str:
     return f"{s:.2f} s" if s >= 0.1 else f"{1000 * s:.2f} ms"
 
 
+def _wdl(r: dict[str, Any]) -> str:
+    """A pairing's wins, draws and losses, and the games stopped at the ply cap (not
+    draws: no result) if any: "3-1-2 +1 stopped"."""
+    stopped = r.get("stopped", 0)
+    return f"{r['a_wins']}-{r['draws']}-{r['a_losses']}" + (
+        f" +{stopped} stopped" if stopped else ""
+    )
+
+
 def report_tables(report: dict[str, Any]) -> Group:
     from rich.console import Group
     from rich.table import Table
@@ -112,7 +121,7 @@ def report_tables(report: dict[str, Any]) -> Group:
             cells = [
                 f"{r['a']} vs {r['b']}",
                 str(r["games"]),
-                f"{r['a_wins']}-{r['draws']}-{r['a_losses']}",
+                _wdl(r),
                 f"{100 * r['a_score']:.1f} {_pct_ci(r['a_score_ci95'])}",
                 f"{elo} {_elo_ci(*r['elo_diff_ci95'])}",
                 f"{r['mean_margin']:+.2f}",
@@ -148,6 +157,11 @@ def report_tables(report: dict[str, Any]) -> Group:
             else ""
         )
     )
+    from banmen.arena.report import endings_words
+
+    ended = endings_words(report.get("endings"))
+    if ended:
+        line.append(f"\n{ended}")
     for f in forfeits:
         line.append(f"\nforfeit: {f['player']} lost {f['games']} game(s): {f['reason']}")
     ds = report.get("dead_stones")
@@ -171,6 +185,7 @@ def _live_view(p: Progress, config: RunConfig) -> Group:
     from rich.text import Text
 
     from banmen.arena.schedule import Player, make_pairings
+    from banmen.games import Termination
 
     eta = p.eta
     head = Text(
@@ -186,9 +201,11 @@ def _live_view(p: Progress, config: RunConfig) -> Group:
         gs = [g for g in p.games if g.pairing == i]
         pts = [g.points_first() if g.first == a else 1 - g.points_first() for g in gs]
         w, lo = pts.count(1.0), pts.count(0.0)
-        d = len(pts) - w - lo
+        stopped = sum(1 for g in gs if g.termination is Termination.PLY_CAP)
+        d = len(pts) - w - lo - stopped
         score = f"{100 * sum(pts) / len(pts):.1f}" if pts else ""
-        table.add_row(f"{a} vs {b}", f"{w}-{d}-{lo}", score)
+        wdl = f"{w}-{d}-{lo}" + (f" +{stopped} stopped" if stopped else "")
+        table.add_row(f"{a} vs {b}", wdl, score)
     return Group(head, table)
 
 
@@ -592,7 +609,7 @@ def comparison_table(rows: list[dict[str, Any]]) -> Table:
             fp = r["first_player_score"]
             played = [
                 str(r["games"]),
-                f"{r['a_wins']}-{r['draws']}-{r['a_losses']}",
+                _wdl(r),
                 f"{100 * r['a_score']:.1f} {_pct_ci(r['a_score_ci95'])}",
                 f"{fmt_elo(r['elo_diff'], r['a_score'] - 0.5)} {_elo_ci(*r['elo_diff_ci95'])}",
                 f"{100 * fp:.1f} {_pct_ci(r['first_player_score_ci95'])}",
@@ -631,7 +648,7 @@ def comparison_view(rows: list[dict[str, Any]], width: int) -> RenderableType:
         if r["games"]:
             fp = r["first_player_score"]
             line += (
-                f", W-D-L {r['a_wins']}-{r['draws']}-{r['a_losses']}, score "
+                f", W-D-L {_wdl(r)}, score "
                 f"{100 * r['a_score']:.1f}% {_pct_ci(r['a_score_ci95'])}, Elo diff "
                 f"{fmt_elo(r['elo_diff'], r['a_score'] - 0.5)} {_elo_ci(*r['elo_diff_ci95'])}, "
                 f"first mover {100 * fp:.1f}% {_pct_ci(r['first_player_score_ci95'])}"

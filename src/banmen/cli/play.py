@@ -31,10 +31,12 @@ def _scores(g: GameDef[Any], board: GameBoard, names: dict[int, str]) -> str:
 
 
 def _summary(g: GameDef[Any], board: GameBoard) -> str:
-    p1, p2 = g.scores(board)
-    winner = board.winner()
-    who = "draw" if winner is None else f"{g.sides[winner - 1]} wins"
-    return f"Game over: {who}, {p1} : {p2}."
+    """ "Game over: black wins by the rules, 40 : 24." — the game's outcome
+    (:meth:`~banmen.games.GameDef.outcome_of`), the sides named as the game names them."""
+    outcome = g.outcome_of(board)
+    if outcome is None:  # a board over that its game gives no outcome for
+        return "Game over."
+    return f"Game over: {outcome.words(g.sides)}."
 
 
 def _describe(result: Result) -> str:

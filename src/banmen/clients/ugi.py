@@ -108,8 +108,8 @@ class UGIEngine(EngineClient[GameBoard]):
         """Go's cleanup (the game goes on after two passes because the players named
         different dead stones: :mod:`banmen.games.go.settle`) cannot be put to a UGI
         engine, whose position is a start and the moves the rules replay, over after two
-        passes: the player passes, unasked."""
-        return Result("pass", stopped_by="game_over")
+        passes: the player passes (the game's ``pass_name``), unasked."""
+        return Result(self.game.pass_name, stopped_by="game_over")
 
     # -- a move
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, Self, TypeVar
 
 from banmen.engine import Engine, GameBoard, Part, PlayerSpec, Result
+from banmen.games.outcome import Outcome, Termination
 from banmen.kinds import Option
 from banmen.warm import KernelSet
 
@@ -26,6 +27,8 @@ __all__ = [
     "EngineKind",
     "Forfeit",
     "GridView",
+    "Outcome",
+    "Termination",
     "SolveLimits",
     "Solver",
     "Referee",
@@ -34,6 +37,7 @@ __all__ = [
     "parse_json",
     "read_record",
     "replay_names",
+    "board_outcome",
 ]
 
 B = TypeVar("B", bound=GameBoard)
@@ -41,6 +45,12 @@ U = TypeVar("U")
 
 #: builds an engine for a game from a parsed player spec
 EngineFactory = Callable[["GameDef[Any]", PlayerSpec], Engine[Any]]
+
+
+def _no_scores(board: GameBoard) -> tuple[int, int]:
+    """A game's ``scores`` when it sets none: it counts no points."""
+    return (0, 0)
+
 
 #: a spec's keys that are not options a user writes as key=value: a program's command,
 #: a python: player's file, name and keyword arguments
@@ -249,11 +259,28 @@ class GameDef(Generic[B]):
     tt_bits: int = 20
     #: with at most this many plies left, alpha-beta jumps to an exact solve (see AlphaBeta)
     solve_horizon: int = 0
-    #: ``new_board(seed, size)``: the starting position a seed names (a deal, an opening);
+    #: ``new_board(seed, size)``: the starting position a seed names (a deal, an opening):
+    #: the arena's paired games start from it, both games of a pair from one seed;
     #: ``size`` ``None`` means the game's default size
     new_board: Callable[[int, int | None], B] | None = None
+    #: ``start(size)``: the game's standard start position (Othello's four discs, Go's
+    #: empty board, shogi's hirate, Connect Four's empty board), ``size`` ``None`` the
+    #: default size: UGI's ``position startpos``, the web's New game. ``None``: see
+    #: :meth:`start_position` (``new_board(0, size)``, else ``sample()``)
+    start: Callable[[int | None], B] | None = None
     #: ``scores(board)``: the two sides' points at the end (Mattix: pieces taken)
-    scores: Callable[[B], tuple[int, int]] = lambda board: (0, 0)
+    scores: Callable[[B], tuple[int, int]] = _no_scores
+    #: ``outcome(board)``: how the game on ``board`` ended by its own account
+    #: (:class:`~banmen.games.outcome.Outcome`: the termination — the rules, a
+    #: resignation —, the winner, the final scores), ``None`` while it goes on. ``None``:
+    #: the default, :func:`board_outcome` (the board's ``is_game_over`` and ``winner``, and
+    #: :attr:`scores` if the game counts points); read it through :meth:`outcome_of`
+    outcome: Callable[[B], Outcome | None] | None = None
+    #: the pass's move name, when a player may (or must) pass: a move like any other on
+    #: the move stack, named so in ``legal_moves`` / ``move_name`` / ``parse_move`` —
+    #: the front ends show it as a Pass button, and the analysis plays a forced pass
+    #: through. ``None``: the game has no pass
+    pass_name: str | None = "pass"
     #: ``settle(board, (first, second), recorded, referee)``: once a game has ended,
     #: settle with its two players' engines (sides 1 and 2) what the count needs, before
     #: :attr:`scores` and the result are read, and return what to keep with the game
@@ -331,6 +358,63 @@ class GameDef(Generic[B]):
     def kernel_set(self, name: str) -> KernelSet | None:
         """The set called ``name`` (``None``: the game has none)."""
         return next((k for k in self.kernel_sets if k.name == name), None)
+
+    @property
+    def has_scores(self) -> bool:
+        """Whether the game counts points (it sets :attr:`scores`)."""
+        return self.scores is not _no_scores
+
+    def start_position(self, size: int | None = None) -> B:
+        """The board a game of ``size`` starts from when nobody deals: :attr:`start`;
+        for a game that sets none, ``new_board(0, size)`` (a game whose start a seed
+        does not change: that start; one that deals: the deal of seed 0), else
+        ``sample()``. ``ValueError`` if the game has none of the three."""
+        if self.start is not None:
+            return self.start(size)
+        if self.new_board is not None:
+            return self.new_board(0, size)
+        if self.sample is not None:
+            if size is None:
+                return self.sample()
+            raise ValueError(f"{self.title} has no start position of size {size}")
+        raise ValueError(
+            f"{self.title} names no start position: its GameDef sets none of start, "
+            "new_board, sample (docs/ADDING_A_GAME.md)"
+        )
+
+    def outcome_of(self, board: B) -> Outcome | None:
+        """How the game on ``board`` ended (:attr:`outcome`, or :func:`board_outcome`);
+        ``None`` while it goes on."""
+        if self.outcome is not None:
+            return self.outcome(board)
+        return board_outcome(board, self.scores if self.has_scores else None)
+
+    def is_pass(self, board: B, move: int) -> bool:
+        """Whether ``move`` is the pass (:attr:`pass_name`), named by ``board`` (a board
+        of the game: a pass's name does not depend on the position). A move the board
+        cannot name is no pass."""
+        if self.pass_name is None:
+            return False
+        try:
+            return board.move_name(move) == self.pass_name
+        except Exception:  # the game's own error for a move it cannot name
+            return False
+
+
+def board_outcome(
+    board: GameBoard, scores: Callable[[Any], tuple[int, int]] | None = None
+) -> Outcome | None:
+    """A game's outcome from the board protocol alone: once ``board.is_game_over()``, an
+    end by the rules won by ``board.winner()`` (``None``: a draw), with ``scores(board)``
+    as its final scores if the game counts points; ``None`` before. The default of
+    :attr:`GameDef.outcome`."""
+    if not board.is_game_over():
+        return None
+    won = board.winner()
+    winner = None if won is None else int(won)
+    counted = None if scores is None else scores(board)
+    final = None if counted is None else (counted[0], counted[1])
+    return Outcome(Termination.RULES, winner, final)
 
 
 def parse_json(text: str, error: type[ValueError]) -> Any:

@@ -241,6 +241,11 @@ def _check(game: Any, name: str, where: str) -> None:
         problems.append("board_from_dict is not callable")
     if not game.engines:
         problems.append("it offers no engine (GameDef.engines is empty)")
+    for hook in ("start", "outcome"):
+        if getattr(game, hook) is not None and not callable(getattr(game, hook)):
+            problems.append(f"{hook} is not callable")
+    if game.pass_name is not None and (not isinstance(game.pass_name, str) or not game.pass_name):
+        problems.append("pass_name is not a move name (a string, or None: no pass)")
     if problems:
         raise GameLoadError(f"{where}: the game {name!r} is not usable: {'; '.join(problems)}")
 

@@ -8,10 +8,12 @@ manager → engine                            engine → manager
 ``ugi``                                     ``id name banmen …``, ``id author …``, ``ugiok``
 ``isready``                                 ``readyok`` (the engine loaded first)
 ``uginewgame``                              (the engine forgets the last game)
-``position startpos [moves …]``             (the game's start: Mattix the seed-0 4×4 deal,
-``position fen FEN [moves …]``              Othello's and shogi's standard starts, an empty
-                                            9×9 Go board; FEN in the game's own position
-                                            text, ``GameDef.ugi``; moves in its notation)
+``position startpos [moves …]``             (the game's standard start, ``GameDef.start``:
+``position fen FEN [moves …]``              Othello's and shogi's, an empty 9×9 Go board,
+                                            Connect Four's empty board; Mattix, which has
+                                            none, the seed-0 6×6 deal; FEN in the game's
+                                            own position text, ``GameDef.ugi``; moves in
+                                            its notation)
 ``go movetime MS`` / ``go depth N`` /       ``info depth … score cp … nodes … nps … time …
 ``go nodes N`` / ``go infinite`` /          pv …`` as it deepens, then ``bestmove MOVE``
 ``go p1time MS p2time MS [p1inc MS p2inc    (``bestmove none`` for a finished game)
@@ -116,7 +118,8 @@ class UGISession:
         self._warm = False
 
     def _startpos(self) -> GameBoard:
-        board: GameBoard = self.game.sample()
+        """The game's standard start (:meth:`~banmen.games.GameDef.start_position`)."""
+        board: GameBoard = self.game.start_position(None)
         return board
 
     # ---- output

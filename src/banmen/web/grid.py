@@ -4,9 +4,11 @@ A game whose :class:`~banmen.games.GameDef` has a :attr:`~banmen.games.GameDef.g
 :class:`~banmen.games.GridView`) and no :attr:`~banmen.games.GameDef.web` adapter is
 served by :class:`GridGame`, built from the game's own hooks only:
 
-* a new game is ``new_board(seed, None)`` (a game whose start depends on the seed — a
-  deal — gets a seed field, like Mattix) or else ``sample()``; a saved one is read back
-  with ``board_from_dict`` from the board's own ``to_dict``;
+* a new game starts from the game's standard position, ``start(None)``; a game that
+  sets no ``start`` is dealt ``new_board(seed, None)`` (a game whose start depends on
+  the seed — a deal — gets a seed field, like Mattix) or else ``sample()``
+  (:meth:`~banmen.games.GameDef.start_position`); a saved one is read back with
+  ``board_from_dict`` from the board's own ``to_dict``;
 * a move is read with the board's ``parse_move`` and must be one of its
   ``legal_moves`` (anything else is one line, and changes nothing); a click is turned
   into a move's name on the server: the state carries ``clicks`` (cell -> the move
@@ -37,7 +39,6 @@ hook raises on a player's request is a one-line reply and changes nothing.
 
 from __future__ import annotations
 
-import dataclasses
 import operator
 import secrets
 from collections.abc import Mapping
@@ -122,12 +123,6 @@ def _title_case(name: str) -> str:
     return name[:1].upper() + name[1:]
 
 
-def _has_scores(game: GameDef[Any]) -> bool:
-    """Whether ``game`` counts points (its ``scores`` is not GameDef's default)."""
-    default = next(f.default for f in dataclasses.fields(GameDef) if f.name == "scores")
-    return game.scores is not default
-
-
 def _check_view(title: str, view: GridView[Any]) -> None:
     """:class:`AdapterError` for a view's ``side_pieces`` or ``coordinates`` the page
     cannot show."""
@@ -163,10 +158,10 @@ class GridGame(WebGame[GameBoard]):
     ) -> None:
         if game.grid is None:
             raise AdapterError(f"{game.title} has no GridView: its GameDef sets no grid")
-        if game.new_board is None and game.sample is None:
+        if game.start is None and game.new_board is None and game.sample is None:
             raise AdapterError(
                 f"{game.title} cannot start a game on the generic board page: its GameDef "
-                "sets neither new_board nor sample"
+                "sets none of start, new_board, sample"
             )
         if game.grid.click not in ("cell", "from-to"):
             raise AdapterError(
@@ -187,13 +182,17 @@ class GridGame(WebGame[GameBoard]):
         self.sides = (_title_case(game.sides[0]), _title_case(game.sides[1]))
         self.base_levels = grid_levels(game)
         self.defaults = Defaults(players=(HUMAN, _default_cpu(self.base_levels)))
-        self.has_scores = _has_scores(game)
-        # The first board: whether a seed changes the start (a deal), and a move's name
+        self.has_scores = game.has_scores
+        self.pass_name = game.pass_name
+        # Whether a New game deals from a seed: a game with no standard start whose
+        # new_board gives two starts for two seeds. The first board gives a move's name
         # for the examples in error messages.
-        first = self._start_board(0)
-        self.seeded = game.new_board is not None and (
-            first.to_dict() != self._start_board(1).to_dict()
+        self.seeded = (
+            game.start is None
+            and game.new_board is not None
+            and game.new_board(0, None).to_dict() != game.new_board(1, None).to_dict()
         )
+        first = self._start_board(0)
         legal = [] if first.is_game_over() else list(first.legal_moves)
         self.example = first.move_name(legal[0]) if legal else "a1"
         if game.board_from_text is not None:
@@ -225,11 +224,13 @@ class GridGame(WebGame[GameBoard]):
     # ------------------------------------------------------------------ boards
 
     def _start_board(self, seed: int) -> GameBoard:
+        """A new game's board: the deal of ``seed`` in a game that deals, else the
+        game's standard start."""
         g = self.gamedef
-        if g.new_board is not None:
+        if self.seeded:
+            assert g.new_board is not None
             return g.new_board(seed, None)
-        assert g.sample is not None
-        return g.sample()
+        return g.start_position(None)
 
     def new_board(self, msg: NewGame, current: GameBoard | None) -> tuple[GameBoard, int | None]:
         seed = None
@@ -486,7 +487,10 @@ class GridGame(WebGame[GameBoard]):
             "cards": parts.player_cards(
                 (("p1", parts.text(names[0])), ("p2", parts.text(names[1]))), figures
             ),
-            "buttons": parts.buttons("pass", "undo", "stop", "pause"),
+            # a Pass button for a game with a pass (GameDef.pass_name): shown when legal
+            "buttons": parts.buttons(
+                *(("pass",) if self.pass_name is not None else ()), "undo", "stop", "pause"
+            ),
             "thinking": parts.thinking_panel((*parts.SEARCH_FIGURES, parts.NPS)),
             "players": parts.players_panel(((names[0], ""), (names[1], ""))),
             "new-game": self._new_game_part(),
@@ -539,6 +543,7 @@ class GridGame(WebGame[GameBoard]):
                 "click": v.click,
                 "scores": self.has_scores,
                 "seeded": self.seeded,
+                "pass": self.pass_name,
                 "load": self.rules.load,
                 "record": self.gamedef.write_record is not None,
             }

@@ -238,6 +238,8 @@ def game_page(game: WebGame[Any]) -> Page:
 def app_pages(games: Mapping[str, WebGame[Any]]) -> tuple[Page, ...]:
     """Every page of an app serving ``games`` (by name, in the order the home page lists
     them): the home page, a page per game, and the tools."""
+    from banmen.arena.report import ENDING_WORDS
+
     entries = [GameEntry.of(g.definition) for g in games.values()]
     return (
         Page(
@@ -273,6 +275,8 @@ def app_pages(games: Mapping[str, WebGame[Any]]) -> tuple[Page, ...]:
                     "forfeits and time per move: each player over its run</small>",
                 ),
             },
+            # how a run's games ended, in words (the report's "endings")
+            data={"endings": ENDING_WORDS},
         ),
     )
 

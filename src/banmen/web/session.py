@@ -225,6 +225,14 @@ class GameSession:
         b = self.board
         over = b.is_game_over()
         thinking = self.turns.thinking()
+        # how the game ended (GameDef.outcome_of), with the line that tells it
+        try:
+            ended = self.game.definition.outcome_of(b) if over else None
+        except Exception:  # a game package's hook that fails: the page says less
+            ended = None
+        outcome = None
+        if ended is not None:
+            outcome = {**ended.to_dict(), "words": ended.words(self.game.sides)}
         return {
             "type": "state",
             "id": self.id,
@@ -235,6 +243,7 @@ class GameSession:
             "over": over,
             "result": b.result(),
             "winner": b.winner(),
+            "outcome": outcome,
             "players": {str(k): v for k, v in self.players.items()},
             "delay_ms": self.delay_ms,
             "paused": self.paused,

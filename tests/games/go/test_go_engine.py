@@ -12,9 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from banmen.arena.play import EngineCache, _first_mover_result, play_game
+from banmen.arena.play import EngineCache, play_game
 from banmen.arena.schedule import Job
 from banmen.engine import Info, Result, SpecError
+from banmen.games import Outcome, Termination
 from banmen.games.go import BLACK, PASS, WHITE, Board, parse_vertex, settle_dead
 from banmen.games.go import kernels as K
 from banmen.games.go import policy as P
@@ -355,9 +356,22 @@ def test_game_definition() -> None:
 
 
 def test_results_from_the_first_movers_side() -> None:
-    assert [_first_mover_result(r) for r in ("B+3.5", "W+R", "0", "1-0", "*")] == [
-        "1-0", "0-1", "1/2-1/2", "1-0", "*",
-    ]  # fmt: skip
+    """The arena's result is the outcome's, black (side 1) first: no "B+" is read."""
+    game = get_game("go")
+    record = game.start_position(9)
+    assert game.outcome_of(record) is None
+    record.push_name("E5")
+    record.push(record.parse_move("resign"))  # white resigns
+    outcome = game.outcome_of(record)
+    assert outcome == Outcome(Termination.RESIGNATION, BLACK) and outcome.result() == "1-0"
+    assert record.result() == "B+R"  # (for SGF and people)
+    record.reopen()
+    record.push_name("pass")
+    record.push_name("pass")  # counted: black's stone owns the board, komi 7.5
+    outcome = game.outcome_of(record)
+    assert outcome is not None and outcome.termination is Termination.RULES
+    assert outcome.winner == BLACK and outcome.scores == (81.0, 7.5) and outcome.margin == 73.5
+    assert outcome.result() == "1-0" and record.result() == "B+73.5"
 
 
 def test_mcts_beats_random_in_the_arena() -> None:

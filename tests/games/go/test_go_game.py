@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from banmen.games import Outcome as ContractOutcome
+from banmen.games import Termination
 from banmen.games.go import (
     BLACK,
     PASS,
@@ -21,6 +23,7 @@ from banmen.games.go import (
     board_of,
     is_resignation,
     parse_vertex,
+    sgf_result,
 )
 from banmen.games.go import kernels as K
 
@@ -33,10 +36,18 @@ def game_of(*names: str, size: int = 9, komi: float = 7.5, **kw: bool) -> Game:
 
 
 def test_outcome_reads_as_sgf_results() -> None:
-    assert str(Outcome(BLACK, "resignation")) == "B+R"
-    assert str(Outcome(WHITE, "score", 3.5)) == "W+3.5"
-    assert str(Outcome(None, "score", 0.0)) == "0"
-    assert Outcome.resignation(BLACK) == Outcome(WHITE, "resignation")
+    assert Outcome is ContractOutcome  # Go's outcome is banmen's: one idea, not two
+    assert sgf_result(Outcome(Termination.RESIGNATION, BLACK)) == "B+R"
+    assert sgf_result(Outcome(Termination.RULES, WHITE, (40.0, 43.5))) == "W+3.5"
+    assert sgf_result(Outcome(Termination.RULES, None, (40.5, 40.5))) == "0"
+    assert sgf_result(Outcome(Termination.FORFEIT, WHITE)) == "W+F"
+    assert sgf_result(Outcome(Termination.TIME, BLACK)) == "B+T"
+    assert sgf_result(Outcome(Termination.PLY_CAP, None)) == "?"
+    assert sgf_result(None) == "*"
+    game = game_of("E5")
+    game.push(game.parse_move("resign"))  # white resigns
+    assert game.outcome() == Outcome(Termination.RESIGNATION, BLACK)
+    assert game.result() == "B+R" and game.outcome().result() == "1-0"  # type: ignore[union-attr]
 
 
 def test_resignation_is_read_in_one_place() -> None:
@@ -100,7 +111,8 @@ def test_counting_marks_and_the_recorded_result() -> None:
     b1 = parse_vertex("B1", 9)
     game.toggle(b1)
     assert game.dead == {b1} and game.count().margin > all_alive.margin
-    assert game.outcome() == Outcome.from_score(game.count())
+    score = game.count()
+    assert game.outcome() == Outcome(Termination.RULES, score.winner, (score.black, score.white))
     with pytest.raises(ScoringError, match="no stone"):
         game.toggle(parse_vertex("E5", 9))
     game.finish()

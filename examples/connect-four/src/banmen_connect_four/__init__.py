@@ -41,6 +41,11 @@ many discs as yellow or one more (the side to move follows), and only the side t
 last may have four in a row, made by its last disc. JSON records (``to_dict`` /
 ``from_dict``) hold the start position's FEN and the moves.
 
+**Starts.** A game starts from the empty board (:func:`start`: UGI's ``position
+startpos``, the web page's New game); the arena's paired games start from a seeded
+opening of two random moves instead (:func:`new_board`), both games of a pair from the
+same one.
+
 **Engines**: banmen's standard ones (``alphabeta``, ``perfect``, ``random``) over the
 compiled kernels of :mod:`.kernels`; :data:`SOLVER` solves positions exactly
 (``banmen solve``), within a time or node limit or honestly not (:mod:`.solver`).
@@ -51,7 +56,7 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
-from banmen.games._base import GameDef, GridView, TextFormat
+from banmen.games import GameDef, GridView, TextFormat
 from banmen.games.engines import STANDARD_ENGINES
 
 from banmen_connect_four.board import CELLS, WIN, Board, has_four
@@ -89,6 +94,7 @@ __all__ = [
     "perft",
     "analyse",
     "new_board",
+    "start",
 ]
 
 #: random plies of a seeded opening (see :func:`new_board`)
@@ -114,6 +120,20 @@ def _splitmix64(seed: int) -> list[int]:
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
         out.append(z ^ (z >> 31))
     return out
+
+
+def start(size: int | None = None) -> Board:
+    """The standard start: the empty board, red to move (UGI's ``position startpos``,
+    the web page's New game). Connect Four has one size: ``size`` must be ``None``.
+
+    >>> start() == Board() and start().moves() == ""
+    True
+    """
+    if size is not None:
+        raise InvalidPositionError(
+            f"Connect Four is played on {COLS} columns and {ROWS} rows only, got size {size}"
+        )
+    return Board()
 
 
 def new_board(seed: int, size: int | None = None) -> Board:
@@ -219,7 +239,10 @@ GAME: GameDef[Board] = GameDef(
     search_position=search_position,
     sample=_sample,
     new_board=new_board,
+    start=start,
     scores=Board.scores,
+    # (the outcome: banmen's default, from the board's is_game_over / winner and scores)
+    pass_name=None,  # a player always has a column to play: there is no pass
     max_plies=CELLS,
     tt_bits=20,
     solve_horizon=SOLVE_HORIZON,

@@ -28,7 +28,7 @@ import operator
 from collections.abc import Iterator
 from typing import Any
 
-from banmen.games._base import StackBoard, read_record, replay_names
+from banmen.games import StackBoard, read_record, replay_names
 
 from banmen_connect_four.errors import (
     ConnectFourError,

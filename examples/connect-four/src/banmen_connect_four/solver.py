@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from banmen.games._base import SolveLimits, Solver
+from banmen.games import SolveLimits, Solver
 
 from banmen_connect_four.board import WIN, Board
 from banmen_connect_four.errors import ConnectFourError

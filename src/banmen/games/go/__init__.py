@@ -23,7 +23,9 @@ From the bottom up:
 :data:`GAME` registers Go with the engine layer and the arena: its boards are game
 records (:class:`Game`, so a resignation ends an arena game like a move), empty (the
 arena's seed picks nothing: games of a pair differ by colour, and seeded players by their
-seeds), Chinese rules with komi 7.5, 9x9 unless a size is given; ``scores`` are the two
+seeds; ``start`` is the same board), Chinese rules with komi 7.5, 9x9 unless a size is
+given; its ``outcome`` is the record's (:meth:`Game.outcome`: a resignation, or the count
+with the dead stones marked, in banmen's :class:`~banmen.games.Outcome`); ``scores`` are the two
 sides' area points by the board as it stands (white's with komi, rounded down); the
 arena's ``settle`` hook is :func:`.settle.settle_dead`; its records are SGF (its text
 format too); ``kernel_moves`` are the compiled rules' moves (:func:`.game.kernel_moves`);
@@ -80,6 +82,7 @@ from banmen.games.go.game import (
     board_of,
     is_resignation,
     kernel_moves,
+    sgf_result,
 )
 from banmen.games.go.rules import (
     AGA,
@@ -99,10 +102,18 @@ from banmen.games.go.settle import settle_dead
 DEFAULT_SIZE = 9
 
 
-def _new_board(seed: int, size: int | None) -> Game:
-    """The empty board of ``size`` (default 9), Chinese rules, komi 7.5; ``seed`` is
-    unused."""
+def _start(size: int | None) -> Game:
+    """The empty board of ``size`` (default 9), Chinese rules, komi 7.5."""
     return Game(Board(DEFAULT_SIZE if size is None else size, "chinese"))
+
+
+def _new_board(seed: int, size: int | None) -> Game:
+    """The start (:func:`_start`): ``seed`` is unused (Go deals nothing)."""
+    return _start(size)
+
+
+def _outcome(game: Game) -> Outcome | None:
+    return game.outcome()
 
 
 def _scores(game: Game) -> tuple[int, int]:
@@ -166,7 +177,9 @@ GAME: GameDef[Game] = GameDef(
     board_from_dict=Game.from_dict,
     sample=lambda: Game(Board(DEFAULT_SIZE)),
     new_board=_new_board,
+    start=_start,
     scores=_scores,
+    outcome=_outcome,
     settle=settle_dead,
     max_plies=3 * MAX_SIZE * MAX_SIZE,
     engines={
@@ -264,6 +277,7 @@ __all__ = [
     "point",
     "read_sgf",
     "score",
+    "sgf_result",
     "vertex_name",
     "write_sgf",
 ]

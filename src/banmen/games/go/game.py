@@ -15,8 +15,9 @@ The record knows what the rules leave to the players and to the tools around the
   mark dead groups (:meth:`Game.toggle`; with ``propose_dead`` the marks start from
   :func:`~.estimate.estimate_dead`'s guess, else every stone counts as alive) and
   :meth:`Game.finish` records the result; :meth:`Game.reopen` takes such steps back;
-* **the outcome**: :class:`Outcome`, who won, how and by how much; ``str`` gives the
-  result as SGF's ``RE`` writes it.
+* **the outcome**: :meth:`Game.outcome`, banmen's :class:`~banmen.games.Outcome` (who won,
+  how — the rules' count, or a resignation — and the count's points); :func:`sgf_result`
+  writes it as SGF's ``RE`` does, which is what :meth:`Game.result` gives.
 
     >>> game = Game(Board(9, komi=6.5))
     >>> for name in ("E5", "pass", "pass"):
@@ -27,16 +28,15 @@ The record knows what the rules leave to the players and to the tools around the
     0
     >>> game.push(game.parse_move("resign"))  # black, to move, resigns
     >>> game.outcome()
-    Outcome(winner=2, how='resignation', margin=None)
-    >>> str(game.outcome()), [game.move_name(m) for m in game.move_stack]
+    Outcome(termination=<Termination.RESIGNATION: 'resignation'>, winner=2, scores=None)
+    >>> game.result(), [game.move_name(m) for m in game.move_stack]
     ('W+R', ['E5', 'pass'])
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -55,7 +55,8 @@ from banmen.games.go.board import (
 from banmen.games.go.errors import GoError, IllegalMoveError, InvalidBoardError, ScoringError
 from banmen.games.go.estimate import estimate_dead
 from banmen.games.go.rules import Rules
-from banmen.games.go.scoring import Score
+from banmen.games.go.scoring import Score, result_string
+from banmen.games.outcome import Outcome, Termination
 
 __all__ = [
     "Game",
@@ -64,6 +65,7 @@ __all__ = [
     "RESIGN_NAME",
     "DEAD_PLAYOUTS",
     "is_resignation",
+    "sgf_result",
     "board_of",
     "kernel_moves",
 ]
@@ -88,30 +90,31 @@ def board_of(board: Board | Game) -> Board:
     return board.board if isinstance(board, Game) else board
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """How a game ended: ``winner`` (:data:`BLACK`, :data:`WHITE`, ``None`` for a jigo),
-    ``how`` (``"resignation"`` or ``"score"``) and, for a score, ``margin``: the winner's
-    lead in points. ``str`` gives the result as SGF writes it: ``"B+R"``, ``"W+3.5"``,
-    ``"0"``."""
+def resignation(loser: int) -> Outcome:
+    """The outcome of ``loser``'s resignation: the other colour wins."""
+    return Outcome(Termination.RESIGNATION, WHITE if loser == BLACK else BLACK)
 
-    winner: int | None
-    how: Literal["resignation", "score"]
-    margin: float | None = None
 
-    @classmethod
-    def resignation(cls, loser: int) -> Outcome:
-        return cls(WHITE if loser == BLACK else BLACK, "resignation")
+def counted(score: Score) -> Outcome:
+    """The outcome of a count: the rules end the game, the points are black's and
+    white's (white's with komi)."""
+    return Outcome(Termination.RULES, score.winner, (score.black, score.white))
 
-    @classmethod
-    def from_score(cls, score: Score) -> Outcome:
-        return cls(score.winner, "score", abs(score.margin))
 
-    def __str__(self) -> str:
-        if self.winner is None:
-            return "0"
-        side = "B" if self.winner == BLACK else "W"
-        return f"{side}+R" if self.how == "resignation" else f"{side}+{self.margin:g}"
+def sgf_result(outcome: Outcome | None) -> str:
+    """``outcome`` as SGF's ``RE`` writes it: ``"B+R"``, ``"W+3.5"``, ``"0"`` (jigo),
+    ``"B+T"`` (on time), ``"W+F"`` (forfeit); ``"?"`` for a game stopped unfinished,
+    ``"*"`` for no outcome (a game going on)."""
+    if outcome is None:
+        return "*"
+    t = outcome.termination
+    if outcome.winner is None:
+        return "?" if t is Termination.PLY_CAP else "0"
+    side = "B" if outcome.winner == BLACK else "W"
+    if t is Termination.RULES and outcome.scores is not None:
+        return result_string(outcome.scores[0] - outcome.scores[1])
+    letter = {Termination.RESIGNATION: "R", Termination.TIME: "T"}.get(t, "F")
+    return f"{side}+{letter}"
 
 
 def kernel_moves(game: Game) -> list[int]:
@@ -402,15 +405,15 @@ class Game:
         """How the game ended: a resignation, or the count with the stones marked dead
         (final once :meth:`finish` recorded it); ``None`` while playing."""
         if self._resigned is not None:
-            return Outcome.resignation(self._resigned)
+            return resignation(self._resigned)
         if self.counting:
-            return Outcome.from_score(self.count())
+            return counted(self.count())
         return None
 
     def result(self) -> str:
-        """``str(outcome())``: ``"B+R"``, ``"W+3.5"``, ``"0"``; ``"*"`` while playing."""
-        outcome = self.outcome()
-        return "*" if outcome is None else str(outcome)
+        """``sgf_result(outcome())``: ``"B+R"``, ``"W+3.5"``, ``"0"``; ``"*"`` while
+        playing."""
+        return sgf_result(self.outcome())
 
     def winner(self) -> int | None:
         outcome = self.outcome()

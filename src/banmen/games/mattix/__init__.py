@@ -72,7 +72,14 @@ def analyse(
 
     exact_after = 2 if board.size <= 6 else None
     return analyse_children(
-        "mattix", _analysis_engine(), board, limit, on_update, stop, exact_after=exact_after
+        "mattix",
+        _analysis_engine(),
+        board,
+        limit,
+        on_update,
+        stop,
+        exact_after=exact_after,
+        pass_name=GAME.pass_name,
     )
 
 
@@ -95,6 +102,11 @@ GAME: GameDef[Board] = GameDef(
     score_offset=lambda board: board.margin(),
     sample=lambda: Board.from_seed(0, 4),
     new_board=lambda seed, size: Board.from_seed(seed, 6 if size is None else size),
+    # Mattix has no standard position: every game is a deal. Its start (UGI's
+    # startpos) is the deal of seed 0, 6x6 unless a size is given; the web page and the
+    # arena deal each game from a seed.
+    start=lambda size: Board.from_seed(0, 6 if size is None else size),
+    pass_name=None,  # no pass: a side with no piece in its line ends the game
     scores=lambda board: board.scores,
     max_plies=KERNELS.max_plies,
     # 2**18 buckets (8 MiB): the exact 6x6 solve is memory-bound, and this size solves

@@ -58,6 +58,13 @@ __all__ = [
 OPENING_PLIES = 6
 
 
+def _start(size: int | None) -> Board:
+    """The standard start: four discs in the centre, black to move."""
+    if size not in (None, 8):
+        raise InvalidBoardError(f"Othello is played on 8x8 only, got size {size}")
+    return Board()
+
+
 def _new_board(seed: int, size: int | None) -> Board:
     """The standard start and then ``OPENING_PLIES`` random moves chosen by ``seed`` (the
     arena's seeded openings; both games of a pair start from the same one)."""
@@ -119,7 +126,8 @@ def analyse(
     search, exact = _analysis_engines()
     near_end = board.empties() <= ANALYSIS_EXACT_EMPTIES
     return analyse_children("othello", search, board, limit, on_update, stop,
-                            exact_after=2 if near_end else None, exact_engine=exact)  # fmt: skip
+                            exact_after=2 if near_end else None, exact_engine=exact,
+                            pass_name=GAME.pass_name)  # fmt: skip
 
 
 def _load_wld() -> None:
@@ -137,6 +145,7 @@ GAME: GameDef[Board] = GameDef(
     board_from_dict=Board.from_dict,
     sample=Board,
     new_board=_new_board,
+    start=_start,
     scores=lambda board: board.discs(),
     max_plies=130,
     engines={

@@ -60,6 +60,13 @@ def analyse(
     return run(board, limit, on_update, stop)
 
 
+def _start(size: int | None) -> Board:
+    """The standard start (hirate: no handicap), black to move."""
+    if size is not None:
+        raise InvalidBoardError(f"shogi is played on 9x9 only, got size {size}")
+    return Board()
+
+
 def _kernel_moves(board: Board) -> list[int]:
     """The legal moves as the compiled rules (:func:`.kernels.gen_legal`) find them, as
     cshogi's move integers (the board's encoding: the kernels' 16-bit moves carry no
@@ -80,6 +87,8 @@ GAME: GameDef[Board] = GameDef(
     title="Shogi",
     board_from_dict=Board.from_dict,
     sample=Board,
+    start=_start,
+    pass_name=None,  # shogi has no pass
     max_plies=1000,
     engines={
         "mate": EngineKind(

@@ -5,8 +5,9 @@ holds a board with python-chess style ``push`` / ``pop`` / ``move_stack`` / ``tu
 validates and applies moves, runs the CPU in the engine pool (:mod:`banmen.web.cpu_turns`),
 saves and broadcasts. What differs between games is small and lives in a :class:`WebGame`:
 
-- how a new game starts (``new_board``: Mattix deals from a seed and a size, Othello
-  has the standard start) and how a saved board is read back (``board_from_record``);
+- how a new game starts (``new_board``: by default the game's standard start,
+  ``GameDef.start``; Mattix deals from a seed and a size, Go takes its rules, komi and
+  handicap) and how a saved board is read back (``board_from_record``);
 - how a move is read (``parse_move``, with the board's one-line error on bad input),
   and which moves are passes (``is_pass``: undo never stops at a forced pass);
 - how the position is described to the page (``describe``: the game's own part of the
@@ -181,10 +182,17 @@ class WebGame(ABC, Generic[B]):
         start: B = board.start_board()  # type: ignore[attr-defined]
         return start
 
-    @abstractmethod
     def new_board(self, msg: NewGame, current: B | None) -> tuple[B, int | None]:
         """The board of a new game asked for by ``msg`` (``current``: the board of the
-        client's present game, whose options carry over) and its seed, if it has one."""
+        client's present game, whose options carry over) and its seed, if it has one. By
+        default the game's standard start (:meth:`~banmen.games.GameDef.start_position`,
+        of ``msg``'s size), no seed: a game that deals (Mattix) or takes options (Go's
+        rules, komi, handicap) says how."""
+        try:
+            board: B = self.definition.start_position(msg.size)
+        except ValueError as e:  # a size the game does not have
+            raise ProtocolError(str(e)) from None
+        return board, None
 
     @abstractmethod
     def board_from_record(self, data: Any) -> B:

@@ -10,7 +10,7 @@ from banmen.games import othello
 from banmen.web import parts
 from banmen.web.games._base import STOPPED_BY, WebGame
 from banmen.web.levels import HUMAN, MOVE_TIME_CAP, Level
-from banmen.web.protocol import GameRules, NewGame
+from banmen.web.protocol import GameRules
 
 __all__ = ["OTHELLO_LEVELS", "OthelloGame"]
 
@@ -71,10 +71,7 @@ class OthelloGame(WebGame[othello.Board]):
             "players": parts.players_panel((("Black", "(moves first)"), ("White", ""))),
         }
 
-    def new_board(
-        self, msg: NewGame, current: othello.Board | None
-    ) -> tuple[othello.Board, int | None]:
-        return othello.Board(), None
+    # (a new game: the standard start, GameDef.start — WebGame.new_board)
 
     def board_from_record(self, data: Any) -> othello.Board:
         return othello.Board.from_dict(data)

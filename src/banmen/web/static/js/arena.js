@@ -10,7 +10,7 @@
 // itself, and the shown report or comparison is fetched again while a run of it plays
 // (or when its counts change). The page only reads: `banmen arena delete` deletes runs.
 
-import { $ } from "./page.js";
+import { $, pageData } from "./page.js";
 
 const RUN_RE = /^[A-Za-z0-9_.+:-]{1,80}$/;
 const COMPARE = "compare=";
@@ -214,10 +214,24 @@ function sprtText(s) {
   return `${s.decision ?? "undecided"} (LLR ${llr} in ${bounds}, ${s.pairs} pair${s.pairs === 1 ? "" : "s"})`;
 }
 
+// A pairing's W-D-L (and its games stopped at the ply cap: no result, not draws).
+function wdlText(r) {
+  return `${r.a_wins}-${r.draws}-${r.a_losses}${r.stopped ? ` +${r.stopped} stopped` : ""}`;
+}
+
+// How a run's games ended (the report's `endings`, in the words the server gives in
+// <body data-endings>): "ended: 38 by the rules, 2 stopped at the ply cap" ("" for none).
+const ENDED = pageData("endings") ?? {};
+function endingsText(endings) {
+  const parts = Object.entries(endings ?? {}).filter(([, n]) => n > 0)
+    .map(([k, n]) => `${n} ${ENDED[k] ?? k}`);
+  return parts.length ? ` · ended: ${parts.join(", ")}` : "";
+}
+
 // A pairing's W-D-L, score and Elo difference (for its first player), as table cells.
 function pairingCells(r) {
   return [
-    `${r.a_wins}-${r.draws}-${r.a_losses}`,
+    wdlText(r),
     [pct(r.a_score), pctCi(r.a_score_ci95)],
     [elo(r.elo_diff, r.a_score - 0.5), eloCi(r.elo_diff_ci95)],
   ];
@@ -280,7 +294,7 @@ function renderReport(rep) {
     + `${gamesText(rep.games_played, rep.games_planned)} (${c.games} per pairing, deals from seed ${c.seed}) · ${rep.status}`;
   const fp = rep.first_player;
   $("first-player").textContent = fp.games
-    ? `First player: ${fp.wins}-${fp.draws}-${fp.losses} (W-D-L), wins ${pct(fp.win_rate)} ${pctCi(fp.win_rate_ci95)}, scores ${pct(fp.score)} ${pctCi(fp.score_ci95)}`
+    ? `First player: ${fp.wins}-${fp.draws}-${fp.losses} (W-D-L), wins ${pct(fp.win_rate)} ${pctCi(fp.win_rate_ci95)}, scores ${pct(fp.score)} ${pctCi(fp.score_ci95)}${endingsText(rep.endings)}`
     : "No games played yet.";
   renderPairings(rep);
   renderPlayers(rep);

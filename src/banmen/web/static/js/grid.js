@@ -1,7 +1,8 @@
 // The generic board page: the page of every game drawn from its GridView (banmen.web.grid),
 // on the game page every game shares (game-page.js). What the game is — its name, title,
 // sides, pieces, the shape of its cells, how a move is clicked, whether it counts points,
-// deals from a seed, loads a position or writes a record — comes from the server in
+// deals from a seed, loads a position or writes a record, and its pass's move name (null:
+// it has none; GameDef.pass_name) — comes from the server in
 // <body data-game>; the position, the legal moves and what a click on each cell plays come
 // in every "state". The page keeps no rules.
 
@@ -29,8 +30,11 @@ function sideColours(state) {
   }
 }
 
+// The pass's move name (GameDef.pass_name), or null: the game has no pass.
+const PASS = GAME.pass ?? null;
+
 function onlyPass(state) {
-  return state.legal.length === 1 && state.legal[0] === "pass";
+  return PASS !== null && state.legal.length === 1 && state.legal[0] === PASS;
 }
 
 const svg = $("board-svg");
@@ -67,6 +71,11 @@ const page = gamePage(GAME.name, {
   },
   gameOver(state) {
     if (!state.over) return null;
+    // the server's words for the outcome (GameDef.outcome_of): who won, how, the points
+    if (state.outcome) {
+      return [`Game over: ${state.outcome.words} (${state.result}).`,
+        state.outcome.winner === null ? "draw" : String(state.outcome.winner)];
+    }
     const points = state.scores ? `, ${state.scores[0]}–${state.scores[1]}` : "";
     const text = state.winner === null
       ? `Game over: a draw${points} (${state.result}).`
@@ -88,13 +97,15 @@ const page = gamePage(GAME.name, {
       }
     }
     const pass = $("pass");
-    const mustPass = page.phase() === "human" && onlyPass(state);
-    pass.hidden = !state.legal.includes("pass");
-    pass.disabled = !(page.phase() === "human" && state.legal.includes("pass")) || page.pending;
-    pass.classList.toggle("primary", mustPass);
+    if (pass) {
+      const mustPass = page.phase() === "human" && onlyPass(state);
+      pass.hidden = !state.legal.includes(PASS);
+      pass.disabled = !(page.phase() === "human" && state.legal.includes(PASS)) || page.pending;
+      pass.classList.toggle("primary", mustPass);
+    }
     const record = $("record-download");
     if (record) record.href = `/api/record/${encodeURIComponent(state.id)}`;
   },
 });
 
-$("pass").addEventListener("click", () => page.move("pass"));
+$("pass")?.addEventListener("click", () => page.move(PASS));
