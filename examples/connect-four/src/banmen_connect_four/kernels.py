@@ -276,6 +276,7 @@ KERNELS = Kernels(
     horizon=_horizon,
     max_moves=COLS,
     max_plies=CELLS,
+    move_limit=COLS,
 )
 
 

@@ -110,6 +110,7 @@ KERNELS = Kernels(
     horizon=_horizon,
     max_moves=MAX_SIZE,
     max_plies=MAX_SIZE * MAX_SIZE,
+    move_limit=MAX_SIZE * MAX_SIZE,
 )
 
 
