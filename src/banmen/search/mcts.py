@@ -278,9 +278,9 @@ class MctsResult:
 
 @njit(cache=True)
 def _write_children(
-    fs: Any, ist: Any, first: int, n: int, mover: int, moves: Any, pn: Any, pw: Any,
-    pp: Any, puct: bool,
-) -> None:
+    fs: Any, ist: Any, first: int, n: int, mover: int, moves: Any, pn: Any, pw: Any, pp: Any,
+    puct: bool,
+) -> None:  # fmt: skip
     """Nodes ``first .. first + n - 1``: fresh leaves for ``moves[:n]`` with their priors
     (PUCT: no virtual visits, the prior probability in ``F_PRIOR``)."""
     for k in range(n):

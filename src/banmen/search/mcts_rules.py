@@ -117,8 +117,9 @@ def _generated(name: str, args: str, body: str, names: dict[str, Any]) -> Callab
 
 
 def _arity(comps: Any) -> int:
+    members = list(getattr(comps, "types", ()))
     if not isinstance(comps, types.BaseTuple) or not all(
-        isinstance(t, types.Array) and t.ndim == 1 for t in comps
+        isinstance(t, types.Array) and t.ndim == 1 for t in members
     ):
         raise TypingError("the state's members must be a tuple of one-element arrays")
     return len(comps)
@@ -150,7 +151,7 @@ def _ov_retype(comps: Any, s: Any) -> Any:
     n = _arity(comps)
     if not isinstance(s, types.BaseTuple) or len(s) != n:
         raise TypingError(f"the game's play returned {s}, not a tuple of {n} members")
-    casts = {f"c{i}": np.dtype(str(t.dtype)).type for i, t in enumerate(comps)}
+    casts = {f"c{i}": np.dtype(str(t.dtype)).type for i, t in enumerate(comps.types)}
     return _generated("retype", "comps, s", "return (" + "".join(
         f"c{i}(s[{i}]), " for i in range(n)) + ")", casts)  # fmt: skip
 

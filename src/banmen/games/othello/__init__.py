@@ -131,6 +131,12 @@ def _load_wld() -> None:
     prove_wld(b, hash_mb=1)
 
 
+def _load_mcts() -> None:
+    from banmen.games.mcts_engines import load_tree
+
+    load_tree(GAME)
+
+
 GAME: GameDef[Board] = GameDef(
     name="othello",
     title="Othello",

@@ -227,6 +227,9 @@ ALPHABETA_KERNELS = Kernels(
     max_plies=128,
     move_limit=PASS + 1,
     pass_move=PASS,
+    # fitted to MCTS self-play outcomes (docs/BENCHMARKS.md, issue 37): 13 discs of this
+    # evaluation are one logistic unit of win probability
+    value_scale=1300.0,
 )
 
 
