@@ -37,6 +37,14 @@ neither side's search sees every move as won or lost while the handicap decides 
 count; the win rate it reports is then counted with that komi (``Result.extra``'s
 ``search_komi``).
 
+PUCT (``GoEngine(puct=True)``, a ``puct`` spec's kind through :meth:`GoEngine.from_spec`):
+the same loop with AlphaZero's selection (:mod:`banmen.search.mcts`): the priors are the
+learned policy's move probabilities (its virtual win rates read back:
+:func:`~banmen.search.mcts.visit_priors`), each new leaf is valued by one playout of the
+policy, and there is no AMAF. At equal playouts it is weaker than the default UCT-RAVE
+(2 of 10 games at 1,000 playouts on 9x9): an option for an evaluator to come, not the
+default.
+
 Counting: playouts and finished games in the tree are counted by area, with the board's
 komi and handicap bonus for white — the Chinese rules the engine is made for; under
 territory rules the search's count differs from the rules' by prisoners and seki.
