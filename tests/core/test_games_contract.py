@@ -176,6 +176,28 @@ def test_every_engine_answers_with_a_legal_move(game: GameDef[Any]) -> None:
             assert board.parse_move(r.move) in board.legal_moves, (kind, r.move)
 
 
+def test_the_tree_searches_play_its_alpha_beta_kernels(game: GameDef[Any]) -> None:
+    """MCTS and PUCT play every game whose contract offers alpha-beta kernels (the
+    generic adapter, banmen.search.mcts_rules): a legal move from positions along a
+    random game, a few seeded simulations each."""
+    if game.kernels is None or game.search_position is None:
+        pytest.skip(f"{game.name}: GameDef.kernels is None (no alpha-beta kernels)")
+    from banmen.engine import PlayerSpec
+    from banmen.games.mcts_engines import mcts_engine, puct_engine
+
+    positions = [b.to_dict() for b in _random_game(game, 7)]
+    picked = positions[:: max(1, len(positions) // 3)][:3]
+    for build in (mcts_engine, puct_engine):
+        engine = build(game, PlayerSpec("tree", {"playouts": 200, "seed": 1}, "tree"))
+        for record in picked:
+            board = game.board_from_dict(record)
+            r = engine.think(board)
+            if board.is_game_over():
+                assert r.move is None
+            else:
+                assert r.move is not None and board.parse_move(r.move) in board.legal_moves
+
+
 def test_the_game_declares_its_kinds_with_help_and_options(game: GameDef[Any]) -> None:
     """Every kind a game offers is declared there, with a help line and the options it
     takes; python: and ugi: are every game's; an option the game's kind does not take is

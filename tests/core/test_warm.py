@@ -180,6 +180,13 @@ with event.install_recorder("numba:compile") as rec:
             game.kernel_moves(board)
         for fmt in game.text_formats.values():
             fmt.read(fmt.write(board))
+        if game.kernels is not None:  # MCTS and PUCT over the alpha-beta kernels
+            from banmen.games.mcts_engines import TreeEngine
+            for puct, threads in ((False, 1), (True, 1), (False, 2)):
+                tree = TreeEngine(game, Limit(nodes=300), seed=2, puct=puct, threads=threads)
+                b = game.new_board(3, None) if game.new_board else game.sample()
+                for _ in range(3):
+                    b.push_name(tree.think(b).move)
     if "go" in names:
         from banmen.games.go import Board, GoEngine, estimate_dead
         b = Board(19)
@@ -188,6 +195,7 @@ with event.install_recorder("numba:compile") as rec:
         estimate_dead(b, playouts=16)
         GoEngine(threads=2).think(b, Limit(nodes=100))
         GoEngine(learned=0).think(b, Limit(nodes=100))
+        GoEngine(puct=True).think(b, Limit(nodes=100))
     if "othello" in names:
         from banmen.games.othello import OthelloEngine, Board as OB
         from banmen.games.othello.evaluators import handset

@@ -1,5 +1,6 @@
 """The generic Monte-Carlo tree search: a toy game's kernels (to show it is generic), limits,
-stop flag, progress reports, tree reuse."""
+stop flag, progress reports, tree reuse; PUCT, its priors and a value kernel of the
+game's own."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from banmen._jit import kernel
 from banmen.search.limits import Limit, StopFlag
-from banmen.search.mcts import MCTS, MctsInfo, MctsKernels
+from banmen.search.mcts import MCTS, PRIOR_TEMPERATURE, MctsInfo, MctsKernels, visit_priors
 
 # --------------------------------------------------------------------------- a toy game
 #
@@ -140,3 +141,57 @@ def test_restricted_root_and_tiny_capacity() -> None:
     assert m.nodes <= 16
     with pytest.raises(ValueError, match="too small"):
         MCTS(NIM, capacity=4)
+
+
+# --------------------------------------------------------------------------- PUCT
+
+
+@kernel
+def nim_value(ctx: Any, st: Any, seq: Any, seqc: Any) -> tuple[float, int]:
+    """The exact value: the mover wins unless the heap is a multiple of 4 (player 1's)."""
+    mover_wins = st[0] % 4 != 0
+    return (1.0 if mover_wins == (st[1] == 1) else 0.0), 0
+
+
+@pytest.mark.parametrize(("stones", "best"), [(5, 1), (6, 2), (7, 3), (10, 2), (15, 3)])
+def test_puct_with_playouts_finds_the_winning_move(stones: int, best: int) -> None:
+    m = MCTS(NIM, capacity=1 << 16, puct=True)
+    r = m.search(CTX, nim(stones), nim(stones), Limit(nodes=3000))
+    assert r.move == best and r.winrate > 0.7 and r.playouts == 3000
+    kids = m.children()
+    assert [c.prior for c in kids] == pytest.approx([1 / 3] * 3)  # uniform: equal priors
+    assert all(c.amaf_visits == 0 for c in kids)  # PUCT gathers no AMAF
+
+
+def test_puct_with_a_value_of_the_games_own() -> None:
+    """The leaf evaluation is a kernel of the bundle: an exact one needs few simulations,
+    and PUCT's tree is what it values (no playout: nothing reaches AMAF either)."""
+    exact = NIM._replace(value=nim_value)
+    for stones, best in [(5, 1), (6, 2), (7, 3), (21, 1)]:
+        m = MCTS(exact, capacity=1 << 12, puct=True)
+        r = m.search(CTX, nim(stones), nim(stones), Limit(nodes=60))
+        assert r.move == best and r.winrate > (0.9 if stones < 8 else 0.5)
+    for stones in (8, 12):  # lost: the means (exploration included) say so
+        m = MCTS(exact, capacity=1 << 12, puct=True)
+        assert m.search(CTX, nim(stones), nim(stones), Limit(nodes=60)).winrate < 0.5
+
+
+def test_visit_priors_read_win_rates_back_as_probabilities() -> None:
+    pn = np.array([10.0, 10.0, 30.0, 30.0, 30.0])
+    pw = np.array([5.0, 5.0, 15.0, 0.0, 30.0])  # even, even, even, all losses, all wins
+    p = np.zeros(5)
+    visit_priors(CTX, nim(3), np.arange(5), 3, pn, pw, p)
+    assert p[:3] == pytest.approx([1 / 3] * 3)
+    visit_priors(CTX, nim(3), np.arange(5), 5, pn, pw, p)
+    assert p.sum() == pytest.approx(1.0) and p[4] > p[0] > p[3] > 0
+    # a win rate sigmoid(t log(share x n)) (Go's learned priors) reads back as the share
+    share = np.array([0.5, 0.3, 0.15, 0.05])
+    q = 1 / (1 + np.exp(-PRIOR_TEMPERATURE * np.log(share * 4)))
+    visit_priors(CTX, nim(3), np.arange(4), 4, np.ones(4), q, p)
+    assert p[:4] == pytest.approx(share)
+
+
+def test_puct_with_threads_keeps_the_playout_count() -> None:
+    m = MCTS(NIM, capacity=1 << 16, puct=True, threads=2)
+    r = m.search(CTX, nim(10), [nim(10), nim(10)], Limit(nodes=2000))
+    assert r.playouts == 2000 and m.root_visits == 2000 and r.move == 2

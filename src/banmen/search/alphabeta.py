@@ -34,6 +34,11 @@ The kernel contract (all ``@njit``):
     :attr:`AlphaBeta.solve_horizon`), and ProbCut is never tried where the end is in
     reach.
 
+Every move, a pass included, hands the turn to the other side. These rules serve other
+searches too: :mod:`banmen.search.mcts_rules` turns them into MCTS and PUCT kernels, with
+what a bundle says besides (:attr:`Kernels.move_limit`, :attr:`~Kernels.amaf`,
+:attr:`~Kernels.pass_move`, :attr:`~Kernels.value_scale`).
+
 The value of a node is ``max over moves (gain - value(child))`` — negamax with the gains
 banked along the way, so the value depends only on the state and transposes cleanly.
 
@@ -116,6 +121,18 @@ class Kernels(NamedTuple):
     #: ``v * a1024 / 1024 + b``, wrong by more than ``margin`` rarely enough to cut on it
     #: (``shallow < 0``: no ProbCut here)
     probcut: Any = None
+    # What other searches over these rules read (the MCTS adapter, :mod:`.mcts_rules`):
+    #: every move is below this (0: not said; AMAF statistics need it)
+    move_limit: int = 0
+    #: a move means the same thing wherever it is played, so MCTS may share its
+    #: statistics between positions (AMAF/RAVE); only with :attr:`move_limit`
+    amaf: bool = False
+    #: the move that passes (AMAF leaves it out); -1: none
+    pass_move: int = -1
+    #: ``evaluate``'s units (and ``gain``'s) to one logistic unit of win probability:
+    #: PUCT values a leaf at ``1 / (1 + exp(-v / value_scale))``; 0: the game says none,
+    #: and PUCT values a leaf by one random playout
+    value_scale: float = 0.0
 
 
 @dataclass(frozen=True)

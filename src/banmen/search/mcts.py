@@ -3,7 +3,10 @@
 A game hands the search a bundle of compiled kernels (:class:`MctsKernels`) over a
 *mutable* state — a tuple of arrays the kernels change in place — and a read-only ``ctx``
 (per-game constants). Numba specialises the search loop for each bundle, as for the
-alpha-beta search (DESIGN.md).
+alpha-beta search (DESIGN.md). A game with only the alpha-beta rules (immutable tuple
+states, :class:`banmen.search.alphabeta.Kernels`) gets this bundle from the generic adapter
+:mod:`banmen.search.mcts_rules`; Go keeps kernels of its own (a mutable board, its playout
+policy and priors: :mod:`banmen.games.go.policy`), an adapter of the same contract.
 
 The kernel contract (all compiled, with :func:`banmen._jit.kernel`):
 
@@ -13,7 +16,7 @@ The kernel contract (all compiled, with :func:`banmen._jit.kernel`):
 ``to_move(ctx, st) -> int``
     The player to move, 1 or 2.
 ``expand(ctx, st, moves, prior_n, prior_w) -> n``
-    The legal moves to search (``moves[:n]``, each ``0 <= m < max_moves``) with their
+    The legal moves to search (``moves[:n]``, each ``0 <= m < move_limit``) with their
     prior knowledge as virtual visits ``prior_n`` (> 0) and virtual wins ``prior_w`` for
     the mover (floats). ``n == 0`` means the game is over. ``st`` is not changed.
 ``play(ctx, st, move)``
@@ -21,9 +24,28 @@ The kernel contract (all compiled, with :func:`banmen._jit.kernel`):
 ``playout(ctx, st, seq, seqc) -> (reward, length)``
     Play the game to its end by the game's playout policy, writing the moves to
     ``seq[:length]`` and their players to ``seqc``; ``reward`` is player 1's result in
-    [0, 1] (1 a win, 0 a loss).
+    [0, 1] (1 a win, 0 a loss). ``st`` is a scratch state: it may be left anywhere.
 ``evaluate(ctx, st) -> reward``
     Player 1's result of a finished game.
+
+and, for PUCT (below; both optional):
+
+``prior(ctx, st, moves, n, prior_n, prior_w, p)``
+    The prior probabilities ``p[:n]`` (summing to 1) of ``expand``'s moves, given its
+    virtual visits and wins. Default :func:`visit_priors`: the virtual win rates read
+    back as log-odds, ``p ∝ exp(logit(w / n) / PRIOR_TEMPERATURE)`` — uniform when every
+    move has the same prior.
+``value(ctx, st, seq, seqc) -> (reward, length)``
+    Player 1's expected result of the position ``st`` (a scratch state, which it may
+    change), as ``playout`` answers it: the leaf evaluation. Default: ``playout`` itself
+    (one playout values the leaf).
+
+What else a bundle says: ``max_moves`` (the most moves ``expand`` gives), ``max_playout``,
+``move_limit`` (moves are below it: the size of the AMAF tables; 0: ``max_moves``),
+``amaf`` (a move means the same thing wherever it is played, so AMAF statistics apply;
+off: none are gathered), ``amaf_skip`` (a move that gets none, a pass) and ``keep_first``
+(``expand``'s first moves, which progressive widening keeps first and always searches:
+Go's pass).
 
 The tree lives in preallocated arrays: per node ``fstat`` (float32: visits and wins
 including the prior's virtual ones, AMAF visits and wins, real wins) and ``istat`` (int32:
@@ -42,13 +64,23 @@ adds the reward to every node on the path and, for AMAF, to every sibling whose 
 player played first later in the same simulation (tree part and playout). The move played
 is the most visited one.
 
+**PUCT** (``MCTS(puct=True)``; AlphaZero's selection, Silver et al., "A general
+reinforcement learning algorithm that masters chess, shogi and Go through self-play",
+Science 2018): the same loop with another selection rule and leaf evaluator. A child is
+chosen by ``Q + c_puct P sqrt(N) / (1 + n)`` (``P`` its prior probability from the
+``prior`` kernel, ``N`` the parent's visits, :attr:`MCTS.c_puct`); a child not yet
+visited has the parent's ``Q`` for its mover less :attr:`MCTS.fpu` ("first play
+urgency"). Every leaf reached is expanded at once and valued by the ``value`` kernel (no
+playout unless ``value`` is one); no prior visits, no AMAF, no widening. In this mode a
+node's AMAF wins column holds its prior probability (``F_PRIOR``).
+
 **Progressive widening** (:attr:`MCTS.widen` = ``W`` > 0; after Coulom, "Computing Elo
 ratings of move patterns in the game of Go", ICGA Journal 2007, and Chaslot et al.'s
 progressive unpruning): a node's children are sorted by prior value when they are made
-(the kernels' first move, Go's pass, stays first), and selection looks only at the first
-move and the ``W`` best, one more each time the node's visits grow by a factor of 1.4
-past 40. AMAF statistics still reach every child, so a move that enters late starts with
-what the playouts saw of it.
+(the kernels' first ``keep_first`` moves stay first), and selection looks only at those
+and the ``W`` best, one more each time the node's visits grow by a factor of 1.4 past
+40. AMAF statistics still reach every child, so a move that enters late starts with what
+the playouts saw of it.
 
 **Threads** (``MCTS(threads=T)``, tree parallelism): T threads run the compiled loop
 (:func:`_run`, ``nogil``; a lone search is its one thread) on the one tree, each with its
@@ -86,13 +118,14 @@ import numpy as np
 from banmen._atomic import atomic_add, atomic_add2, atomic_cas2, atomic_store2
 from banmen._bits import stable_order
 from banmen._fields import PerSecond
-from banmen._jit import njit
+from banmen._jit import kernel, njit
 from banmen.search.limits import STOP_REQUESTED, STOP_TIME, Deadline, Limit, StopFlag
 
-__all__ = ["MctsKernels", "MCTS", "MctsInfo", "MctsResult", "ChildStats"]
+__all__ = ["MctsKernels", "MCTS", "MctsInfo", "MctsResult", "ChildStats", "visit_priors"]
 
 # fstat columns
 F_N, F_W, F_RN, F_RW, F_REAL = range(5)
+F_PRIOR = F_RW  #: PUCT (no AMAF): the node's prior probability
 # istat columns
 I_MOVE, I_FIRST, I_COUNT, I_VISITS, I_FLAGS = range(5)
 UNEXPANDED = -1
@@ -113,10 +146,21 @@ C_SKIP = 8  #: the move that gets no AMAF statistics (-1: none)
 C_STOPPED = 9  #: 1 if the stop flag ended the last run
 C_FULL = 10  #: leaves left unexpanded for lack of room
 C_WIDEN = 11  #: progressive widening: children searched at first (0: all, no widening)
-C_LEN = 12
+C_KEEP = 12  #: ... besides the kernels' first moves, kept first (MctsKernels.keep_first)
+C_AMAF = 13  #: 1: AMAF statistics are gathered (MctsKernels.amaf)
+C_PUCT = 14  #: 1: PUCT selection and leaf values (module docstring); 0: UCT-RAVE, playouts
+C_LEN = 15
+
+# fpar[] slots: the loop's float parameters
+FP_EQUIV, FP_EXPLORE, FP_VLOSS, FP_CPUCT, FP_FPU = range(5)
 
 WIDEN_VISITS = 40.0  #: progressive widening: a node's visits at the first step
 WIDEN_RATE = 1.4  #: ... and the factor between steps
+#: PUCT's default priors (:func:`visit_priors`): the temperature of the virtual win rates'
+#: log-odds. Go's learned priors are a sigmoid of 0.7 times the log of a move's share of
+#: the policy (:data:`banmen.games.go.policy.PARAMS`' ``prior_scale``), so at 0.7 they are
+#: read back as the policy's own probabilities.
+PRIOR_TEMPERATURE = 0.7
 
 MAX_DEPTH = 1024  #: the longest descent through the tree
 
@@ -132,7 +176,27 @@ class _Buffers(NamedTuple):
     moves: Any  #: an expansion's moves
     pn: Any  #: ... their prior visits
     pw: Any  #: ... and prior wins
+    pp: Any  #: ... and prior probabilities (PUCT)
     mine: Any  #: the AMAF stamp counter and this search's playouts by this thread
+
+
+@kernel
+def visit_priors(ctx: Any, st: Any, moves: Any, n: int, pn: Any, pw: Any, p: Any) -> None:
+    """The default ``prior`` kernel: ``p ∝ exp(logit(q) / PRIOR_TEMPERATURE)`` for each
+    move's virtual win rate ``q = pw / pn`` (kept within [0.001, 0.999]): uniform when
+    every move has the same prior, the policy's probabilities for Go's learned priors."""
+    top = -1e300
+    for i in range(n):
+        q = pw[i] / pn[i] if pn[i] > 0 else 0.5
+        q = min(max(q, 0.001), 0.999)
+        p[i] = math.log(q / (1.0 - q)) / PRIOR_TEMPERATURE
+        top = max(top, p[i])
+    z = 0.0
+    for i in range(n):
+        p[i] = math.exp(p[i] - top)
+        z += p[i]
+    for i in range(n):
+        p[i] /= z
 
 
 class MctsKernels(NamedTuple):
@@ -144,9 +208,24 @@ class MctsKernels(NamedTuple):
     play: Any
     playout: Any
     evaluate: Any
-    max_moves: int  #: moves are below this; also the most children a node can have
+    max_moves: int  #: the most children a node can have (``expand``'s moves)
     max_playout: int  #: the longest playout, in moves
-    amaf_skip: int = -1  #: a move (Go's pass) that gets no AMAF statistics
+    amaf_skip: int = -1  #: a move (a pass) that gets no AMAF statistics
+    #: PUCT: ``prior(ctx, st, moves, n, prior_n, prior_w, p)`` (``None``: :func:`visit_priors`)
+    prior: Any = None
+    #: PUCT: ``value(ctx, st, seq, seqc) -> (reward, length)`` (``None``: ``playout``)
+    value: Any = None
+    move_limit: int = 0  #: moves are below this (the AMAF tables' size; 0: ``max_moves``)
+    amaf: bool = True  #: a move means the same wherever it is played: gather AMAF
+    keep_first: int = 0  #: ``expand``'s first moves, kept first by progressive widening
+
+    def complete(self) -> MctsKernels:
+        """The bundle with its defaults filled in (what the compiled loop is given)."""
+        return self._replace(
+            prior=visit_priors if self.prior is None else self.prior,
+            value=self.playout if self.value is None else self.value,
+            move_limit=self.move_limit or self.max_moves,
+        )
 
 
 @dataclass(frozen=True)
@@ -159,6 +238,7 @@ class ChildStats:
     amaf_visits: int
     amaf_winrate: float
     value: float  #: win rate with the prior's virtual visits (what selection sees)
+    prior: float = 0.0  #: PUCT: the move's prior probability
 
 
 @dataclass(frozen=True)
@@ -198,9 +278,11 @@ class MctsResult:
 
 @njit(cache=True)
 def _write_children(
-    fs: Any, ist: Any, first: int, n: int, mover: int, moves: Any, pn: Any, pw: Any
-) -> None:
-    """Nodes ``first .. first + n - 1``: fresh leaves for ``moves[:n]`` with their priors."""
+    fs: Any, ist: Any, first: int, n: int, mover: int, moves: Any, pn: Any, pw: Any, pp: Any,
+    puct: bool,
+) -> None:  # fmt: skip
+    """Nodes ``first .. first + n - 1``: fresh leaves for ``moves[:n]`` with their priors
+    (PUCT: no virtual visits, the prior probability in ``F_PRIOR``)."""
     for k in range(n):
         i = first + k
         ist[i, I_MOVE] = moves[k]
@@ -208,31 +290,38 @@ def _write_children(
         ist[i, I_COUNT] = 0
         ist[i, I_VISITS] = 0
         ist[i, I_FLAGS] = mover
-        fs[i, F_N] = pn[k]
-        fs[i, F_W] = pw[k]
-        fs[i, F_RN] = 0.0
-        fs[i, F_RW] = 0.0
+        if puct:
+            fs[i, F_N] = 0.0
+            fs[i, F_W] = 0.0
+            fs[i, F_RN] = 0.0
+            fs[i, F_PRIOR] = pp[k]
+        else:
+            fs[i, F_N] = pn[k]
+            fs[i, F_W] = pw[k]
+            fs[i, F_RN] = 0.0
+            fs[i, F_RW] = 0.0
         fs[i, F_REAL] = 0.0
 
 
 @njit(cache=True)
-def _order(moves: Any, pn: Any, pw: Any, n: int) -> None:
-    """Sort ``moves[1:n]`` (and their priors) by prior win rate, best first; the first
-    move (Go's pass) stays first. Progressive widening searches them in this order."""
-    if n <= 2:
+def _order(moves: Any, pn: Any, pw: Any, n: int, keep: int) -> None:
+    """Sort ``moves[keep:n]`` (and their priors) by prior win rate, best first; the first
+    ``keep`` moves (Go's pass) stay first. Progressive widening searches them in this
+    order."""
+    if n - keep <= 1:
         return
-    key = np.empty(n - 1, dtype=np.float64)
-    for k in range(1, n):
-        key[k - 1] = -pw[k] / pn[k] if pn[k] > 0 else -0.5
-    idx = np.empty(n - 1, dtype=np.int64)
+    key = np.empty(n - keep, dtype=np.float64)
+    for k in range(keep, n):
+        key[k - keep] = -pw[k] / pn[k] if pn[k] > 0 else -0.5
+    idx = np.empty(n - keep, dtype=np.int64)
     stable_order(key, idx)
-    m2 = moves[1:n].copy()
-    n2 = pn[1:n].copy()
-    w2 = pw[1:n].copy()
-    for k in range(n - 1):
-        moves[k + 1] = m2[idx[k]]
-        pn[k + 1] = n2[idx[k]]
-        pw[k + 1] = w2[idx[k]]
+    m2 = moves[keep:n].copy()
+    n2 = pn[keep:n].copy()
+    w2 = pw[keep:n].copy()
+    for k in range(n - keep):
+        moves[k + keep] = m2[idx[k]]
+        pn[k + keep] = n2[idx[k]]
+        pw[k + keep] = w2[idx[k]]
 
 
 @njit(cache=True, inline="always")
@@ -273,6 +362,7 @@ def _expand_node(
     ``EXPANDING`` (-1 if another thread has it), its children's room taken with an atomic
     add, and its first child published last."""
     moves, pn, pw = b.moves, b.pn, b.pw
+    puct = ctl[C_PUCT] != 0
     if ctl[C_USED] + moves.shape[0] > ctl[C_CAP]:
         ctl[C_FULL] += 1
         return -1
@@ -288,23 +378,28 @@ def _expand_node(
         _publish(ist, node, UNEXPANDED, par)
         ctl[C_FULL] += 1
         return -1
-    if ctl[C_WIDEN] > 0:
-        _order(moves, pn, pw, n)
-    _write_children(fs, ist, at, n, k.to_move(ctx, st), moves, pn, pw)
+    if puct:
+        k.prior(ctx, st, moves, n, pn, pw, b.pp)
+    elif ctl[C_WIDEN] > 0:
+        _order(moves, pn, pw, n, ctl[C_KEEP])
+    _write_children(fs, ist, at, n, k.to_move(ctx, st), moves, pn, pw, b.pp, puct)
     ist[node, I_COUNT] = n
     _publish(ist, node, at, par)
     return n
 
 
 @njit(cache=True, inline="always")
-def _select(fs: Any, ist: Any, node: int, equiv: float, explore: float, widen: int) -> int:
+def _select(
+    fs: Any, ist: Any, node: int, equiv: float, explore: float, widen: int, keep: int
+) -> int:
+    """UCT-RAVE's child of ``node`` (module docstring); -1 if none is left."""
     first = ist[node, I_FIRST]
     count = ist[node, I_COUNT]
     visits = ist[node, I_VISITS]
     logn = math.log(visits + 1.0)
-    if widen > 0:  # the first move, then the widen best by prior, one more at each step
+    if widen > 0:  # the kept moves, then the widen best by prior, one more at each step
         steps = math.log(1.0 + visits / WIDEN_VISITS) / math.log(WIDEN_RATE)
-        count = min(count, 1 + widen + int(steps))
+        count = min(count, keep + widen + int(steps))
     best = -1
     best_v = -1e30
     for i in range(first, first + count):
@@ -318,6 +413,30 @@ def _select(fs: Any, ist: Any, node: int, equiv: float, explore: float, widen: i
             q += b * (fs[i, F_RW] / rn - q)
         if explore > 0:
             q += explore * math.sqrt(logn / (n + 1.0))
+        if q > best_v:
+            best_v = q
+            best = i
+    return best
+
+
+@njit(cache=True, inline="always")
+def _select_puct(fs: Any, ist: Any, node: int, c_puct: float, fpu: float) -> int:
+    """PUCT's child of ``node``: ``Q + c_puct P sqrt(N) / (1 + n)``, a child not yet
+    visited valued at the parent's ``Q`` for its mover less ``fpu``; -1 if none is left."""
+    first = ist[node, I_FIRST]
+    count = ist[node, I_COUNT]
+    pn = np.float64(fs[node, F_N])
+    # the node's value is its own mover's; its children's movers are the other player
+    q0 = (1.0 - fs[node, F_W] / pn if pn > 0 else 0.5) - fpu
+    sq = c_puct * math.sqrt(max(np.float64(ist[node, I_VISITS]), 1.0))
+    best = -1
+    best_v = -1e30
+    for i in range(first, first + count):
+        if ist[i, I_FLAGS] & PRUNED:
+            continue
+        n = np.float64(fs[i, F_N])
+        q = fs[i, F_W] / n if n > 0 else q0
+        q += sq * fs[i, F_PRIOR] / (1.0 + n)
         if q > best_v:
             best_v = q
             best = i
@@ -340,14 +459,20 @@ def _run(
 ) -> None:
     """Playouts until the limit, the slice's end or the stop flag (module docstring), by
     one of the threads searching the tree: ``k`` the game's :class:`MctsKernels`, ``st``
-    this thread's scratch state, ``b`` its :class:`_Buffers`, ``fpar`` the RAVE
-    equivalence, the exploration constant and the virtual loss. With ``par`` (several
-    threads) every update of what they share is atomic: a playout is claimed from the
-    shared count before it starts (so a playout limit is kept exactly), a virtual loss
-    marks the way down, and a leaf is expanded by the thread that claims it."""
-    equiv = fpar[0]
-    explore = fpar[1]
-    vloss = fpar[2]
+    this thread's scratch state, ``b`` its :class:`_Buffers`, ``fpar`` the float
+    parameters (``FP_*``: the RAVE equivalence, the exploration constant, the virtual
+    loss, PUCT's constant and first play urgency). With ``par`` (several threads) every
+    update of what they share is atomic: a playout is claimed from the shared count
+    before it starts (so a playout limit is kept exactly), a virtual loss marks the way
+    down, and a leaf is expanded by the thread that claims it. With ``ctl[C_PUCT]`` the
+    selection is PUCT's and a new leaf is valued by ``k.value``: one loop, two rules."""
+    equiv = fpar[FP_EQUIV]
+    explore = fpar[FP_EXPLORE]
+    vloss = fpar[FP_VLOSS]
+    c_puct = fpar[FP_CPUCT]
+    fpu = fpar[FP_FPU]
+    puct = ctl[C_PUCT] != 0
+    amaf = ctl[C_AMAF] != 0
     path, seq, seqc, stamp, owner, mine = b.path, b.seq, b.seqc, b.stamp, b.owner, b.mine
     skip = ctl[C_SKIP]
     end = min(ctl[C_LIMIT], ctl[C_SLICE])
@@ -374,18 +499,22 @@ def _run(
             if first == EXPANDING:
                 break  # another thread is expanding it: play out from here
             if first == UNEXPANDED:
-                thr = ctl[C_THRESHOLD]
-                if 2 * ctl[C_USED] > ctl[C_CAP]:
-                    thr *= 4  # more than half full: expand only the busier leaves
-                if node != 0 and ist[node, I_VISITS] < thr:
-                    break
+                if not puct:
+                    thr = ctl[C_THRESHOLD]
+                    if 2 * ctl[C_USED] > ctl[C_CAP]:
+                        thr *= 4  # more than half full: expand only the busier leaves
+                    if node != 0 and ist[node, I_VISITS] < thr:
+                        break
                 n = _expand_node(k, ctx, st, fs, ist, ctl, node, b, par)
                 if n == 0:
                     reward = k.evaluate(ctx, st)
                     break
-                if n < 0:
-                    break
-            child = _select(fs, ist, node, equiv, explore, ctl[C_WIDEN])
+                if n < 0 or (puct and node != 0):
+                    break  # PUCT: a new leaf, valued below
+            if puct:
+                child = _select_puct(fs, ist, node, c_puct, fpu)
+            else:
+                child = _select(fs, ist, node, equiv, explore, ctl[C_WIDEN], ctl[C_KEEP])
             if child < 0:
                 break
             k.play(ctx, st, ist[child, I_MOVE])
@@ -398,7 +527,10 @@ def _run(
                 break
         length = 0
         if reward < 0:
-            reward, length = k.playout(ctx, st, seq, seqc)
+            if puct:
+                reward, length = k.value(ctx, st, seq, seqc)
+            else:
+                reward, length = k.playout(ctx, st, seq, seqc)
         if depth > ctl[C_MAXDEPTH]:
             ctl[C_MAXDEPTH] = depth
         # backup: the virtual loss becomes the real visit
@@ -409,6 +541,8 @@ def _run(
             _add2(fs, i, F_W, r, par)
             _add2(fs, i, F_REAL, r, par)
             _add2(ist, i, I_VISITS, 1, par)
+        if not amaf:
+            continue
         # AMAF: the first player to play each move after a node, from the playout's end up
         cur = mine[0] + 1
         mine[0] = cur
@@ -472,11 +606,13 @@ def _compact(fs: Any, ist: Any, fs2: Any, ist2: Any, old_of: Any, root: int) -> 
 
 
 class MCTS:
-    """UCT-RAVE over a game's :class:`MctsKernels` (module docstring), with its tree.
+    """UCT-RAVE, or PUCT (``puct=True``), over a game's :class:`MctsKernels` (module
+    docstring), with its tree.
 
     ``capacity`` is the number of nodes (40 bytes each, twice: tree reuse copies into a
     second set; memory is touched only as the tree grows). One instance per player: the
-    tree carries over between moves through :meth:`advance`.
+    tree carries over between moves through :meth:`advance`. ``puct`` is fixed for the
+    instance's life (its nodes hold priors where UCT-RAVE keeps AMAF).
     """
 
     def __init__(
@@ -491,13 +627,23 @@ class MCTS:
         threads: int = 1,
         virtual_loss: float = 1.0,
         widen: int = 0,
+        puct: bool = False,
+        c_puct: float = 1.5,
+        fpu: float = 0.0,
     ) -> None:
         if threads < 1:
             raise ValueError(f"threads must be at least 1, got {threads}")
         if capacity < 2 * kernels.max_moves + 1:
             raise ValueError(f"capacity {capacity} is too small for {kernels.max_moves} moves")
-        self.kernels = kernels
+        self.kernels = kernels.complete()
         self.capacity = capacity
+        #: PUCT's selection and leaf values instead of UCT-RAVE's and playouts
+        self.puct = puct
+        #: PUCT's exploration constant (``c_puct``)
+        self.c_puct = c_puct
+        #: PUCT's first play urgency: an unvisited child is valued at its parent's value
+        #: for its mover less this
+        self.fpu = fpu
         #: AMAF equivalence parameter ``K``: visits at which AMAF and real values weigh alike
         self.rave_equiv = rave_equiv
         #: UCT exploration constant ``c``
@@ -520,16 +666,19 @@ class MCTS:
         self.ctl = np.zeros(C_LEN, dtype=np.int64)
         self.ctl[C_CAP] = capacity
         self.ctl[C_SKIP] = kernels.amaf_skip
+        self.ctl[C_KEEP] = kernels.keep_first
+        self.ctl[C_AMAF] = int(kernels.amaf and not puct)
+        self.ctl[C_PUCT] = int(puct)
         self.widen = widen
         self._bufs = [self._buffers() for _ in range(threads)]  # each thread's own
         self.clear()
 
     @property
     def widen(self) -> int:
-        """Progressive widening: 0 searches every child; W > 0 searches a node's first
-        move (Go's pass) and its W best by prior, and one more each time the node's
-        visits grow by a factor of 1.4 past 40. Children are sorted by prior when they
-        are made, so set it before the tree grows."""
+        """Progressive widening (UCT-RAVE only): 0 searches every child; W > 0 searches a
+        node's first moves (:attr:`MctsKernels.keep_first`) and its W best by prior, and
+        one more each time the node's visits grow by a factor of 1.4 past 40. Children
+        are sorted by prior when they are made, so set it before the tree grows."""
         return int(self.ctl[C_WIDEN])
 
     @widen.setter
@@ -544,11 +693,12 @@ class MCTS:
             path=np.zeros(MAX_DEPTH, dtype=np.int64),
             seq=np.zeros(k.max_playout + 1, dtype=np.int64),
             seqc=np.zeros(k.max_playout + 1, dtype=np.int64),
-            stamp=np.zeros(k.max_moves, dtype=np.int64),
-            owner=np.zeros(k.max_moves, dtype=np.int64),
+            stamp=np.zeros(k.move_limit, dtype=np.int64),
+            owner=np.zeros(k.move_limit, dtype=np.int64),
             moves=np.zeros(k.max_moves, dtype=np.int64),
             pn=np.zeros(k.max_moves, dtype=np.float64),
             pw=np.zeros(k.max_moves, dtype=np.float64),
+            pp=np.zeros(k.max_moves, dtype=np.float64),
             mine=np.zeros(2, dtype=np.int64),
         )
 
@@ -622,6 +772,7 @@ class MCTS:
                     amaf_visits=int(rn),
                     amaf_winrate=float(self._fs[i, F_RW]) / rn if rn else 0.5,
                     value=float(self._fs[i, F_W]) / n if n else 0.5,
+                    prior=float(self._fs[i, F_PRIOR]) if self.puct else 0.0,
                 )
             )
         out.sort(key=lambda c: (-c.visits, -c.value))
@@ -691,7 +842,8 @@ class MCTS:
         par = self.threads > 1
         states = scratch if par else [scratch]
         vloss = self.virtual_loss if par else 0.0
-        fpar = np.array([self.rave_equiv, self.explore, vloss], dtype=np.float64)
+        fpar = np.array([self.rave_equiv, self.explore, vloss, self.c_puct, self.fpu],
+                        dtype=np.float64)  # fmt: skip
         self.ctl[C_STOPPED] = 0
 
         def work(t: int) -> None:

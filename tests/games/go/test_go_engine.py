@@ -484,3 +484,57 @@ def test_handicap_games_search_with_a_dynamic_komi() -> None:
     assert plain.search_komi(board) == 3.5 and plain.think(board).extra == {}
     even = Board(9)
     assert engine.search_komi(even) == 7.5 and engine.think(even).extra == {}
+
+
+# --------------------------------------------------------------------------- the one MCTS
+
+#: Go's search before the loop served every game (main at bf34236, issue 37): per
+#: configuration (size, seed, playouts) the first four moves of a self-played game, each
+#: with the root's visits (reused ones included), the tree's nodes and the most visited
+#: move's (vertex index, visits, AMAF visits). The same loop must find them again.
+MAINS_SEARCHES = {
+    (9, 1, 500): [("E5", 500, 11803, (60, 386, 436)), ("F3", 886, 21013, (39, 484, 670)),
+                  ("E3", 984, 22706, (38, 345, 611)), ("D7", 845, 19422, (81, 241, 516))],
+    (13, 3, 1500): [("K10", 1500, 42702, (160, 393, 916)), ("K4", 1893, 53821, (70, 999, 1461)),
+                    ("D3", 2499, 73169, (49, 912, 1650)), ("C8", 2412, 69675, (123, 636, 1589))],
+    (19, 5, 600): [("R3", 600, 25538, (80, 155, 358)), ("C16", 755, 34056, (339, 325, 548)),
+                   ("C12", 925, 42182, (255, 292, 595)), ("E11", 892, 38834, (236, 527, 709))],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("config", sorted(MAINS_SEARCHES))
+def test_the_search_is_mains_move_for_move(config: tuple[int, int, int]) -> None:
+    """UCT-RAVE with Go's kernels (13x13 and 19x19: progressive widening with the pass
+    kept first) finds the very moves, visits and AMAF counts it found before the loop
+    learned PUCT and the generic adapter."""
+    size, seed, playouts = config
+    e = GoEngine(seed=seed, capacity=1 << 18)
+    board = Board(size)
+    found = []
+    for _ in range(4):
+        r = e.think(board, Limit(nodes=playouts))
+        assert r.move is not None
+        top = e.search.children()[0]
+        found.append((r.move, e.search.root_visits, e.search.nodes,
+                      (top.move, top.visits, top.amaf_visits)))  # fmt: skip
+        board.push(board.parse_move(r.move))
+    assert found == MAINS_SEARCHES[config]
+
+
+def test_puct_plays_go_and_beats_random() -> None:
+    """PUCT with Go's kernels: the learned policy's priors, each leaf valued by one
+    playout of the policy (``GoEngine(puct=True)``, or a ``puct`` spec's kind), in the
+    arena (which settles the dead stones of a passed-out game)."""
+    from banmen.engine import PlayerSpec
+
+    spec = PlayerSpec("puct", {"playouts": 200, "seed": 2}, "puct:playouts=200,seed=2")
+    engine = GoEngine.from_spec(spec)
+    assert engine.puct and engine.search.puct and engine.limit == Limit(nodes=200)
+    specs = {"a": "mcts:playouts=200,seed=2", "b": "random"}
+    cache = EngineCache()
+    cache._engines[("go", specs["a"])] = engine  # (the registry has no puct kind yet)
+    for swapped in (False, True):
+        first, second = ("b", "a") if swapped else ("a", "b")
+        rec = play_game("go", 9, Job(0, 0, swapped, first, second, 11), specs, cache)
+        assert rec.result == ("0-1" if swapped else "1-0"), rec.moves
+    assert engine.search.children() and engine.search.children()[0].prior > 0

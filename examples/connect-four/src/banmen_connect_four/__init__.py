@@ -192,6 +192,12 @@ def _load_search() -> None:
     engine.think(_sample(), Limit(depth=2))
 
 
+def _load_mcts() -> None:
+    from banmen.games.mcts_engines import load_tree
+
+    load_tree(GAME)
+
+
 def _load_rules() -> None:
     board = _sample()
     kernel_moves(board)

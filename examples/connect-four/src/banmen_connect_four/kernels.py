@@ -276,6 +276,10 @@ KERNELS = Kernels(
     horizon=_horizon,
     max_moves=COLS,
     max_plies=CELLS,
+    move_limit=COLS,
+    # the heuristic's units to one logistic unit of win probability, fitted to MCTS
+    # self-play outcomes (banmen's docs/BENCHMARKS.md, issue 37)
+    value_scale=70.0,
 )
 
 

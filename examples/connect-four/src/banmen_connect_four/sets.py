@@ -12,5 +12,8 @@ SEARCH = KernelSet("connect-four", "search", "the Connect Four search", f"{_P}:_
 #: the compiled rules: the legal moves and perft (the board itself is pure Python)
 RULES = KernelSet("connect-four", "rules", "the Connect Four rules", f"{_P}:_load_rules",
                   estimate=2, default=False)  # fmt: skip
+#: MCTS and PUCT over the same kernels (banmen.games.mcts_engines)
+MCTS = KernelSet("connect-four", "mcts", "the Connect Four MCTS and PUCT", f"{_P}:_load_mcts",
+                 estimate=12, default=False)  # fmt: skip
 
-KERNEL_SETS = (SEARCH, RULES)
+KERNEL_SETS = (SEARCH, RULES, MCTS)

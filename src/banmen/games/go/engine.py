@@ -37,6 +37,14 @@ neither side's search sees every move as won or lost while the handicap decides 
 count; the win rate it reports is then counted with that komi (``Result.extra``'s
 ``search_komi``).
 
+PUCT (``GoEngine(puct=True)``, a ``puct`` spec's kind through :meth:`GoEngine.from_spec`):
+the same loop with AlphaZero's selection (:mod:`banmen.search.mcts`): the priors are the
+learned policy's move probabilities (its virtual win rates read back:
+:func:`~banmen.search.mcts.visit_priors`), each new leaf is valued by one playout of the
+policy, and there is no AMAF. At equal playouts it is weaker than the default UCT-RAVE
+(2 of 10 games at 1,000 playouts on 9x9): an option for an evaluator to come, not the
+default.
+
 Counting: playouts and finished games in the tree are counted by area, with the board's
 komi and handicap bonus for white — the Chinese rules the engine is made for; under
 territory rules the search's count differs from the rules' by prisoners and seki.
@@ -77,6 +85,8 @@ __all__ = ["GoEngine", "DEFAULT_LIMIT", "dynamic_komi"]
 DEFAULT_LIMIT = Limit(time=1.0)
 #: seconds kept back from a time limit for the work around the search
 _MARGIN = 0.03
+#: PUCT's exploration constant (``puct=True``)
+PUCT_C = 2.5
 #: past a clock's target a search goes on while the most visited move has fewer than
 #: this many times the visits of the second (or the second wins more often)
 SETTLED_LEAD = 1.5
@@ -157,6 +167,7 @@ class GoEngine(Engine[Board | Game]):
         dynamic_komi: bool = True,
         threads: int = 1,
         widen: int | None = None,
+        puct: bool = False,
         **params: int,
     ) -> None:
         self.limit = DEFAULT_LIMIT if limit is None or _no_bound(limit) else limit
@@ -169,7 +180,11 @@ class GoEngine(Engine[Board | Game]):
         #: the last move's search went on past its limit's target (it was unsettled)
         self.extended = False
         policy.context(9, 7.5, **params)  # a bad parameter name fails here
-        self.search = MCTS(policy.kernels(), capacity, threads=threads)
+        #: PUCT instead of UCT-RAVE (:class:`~banmen.search.mcts.MCTS`'s ``puct``): the
+        #: policy's priors as probabilities, each new leaf valued by one playout
+        self.puct = puct
+        self.search = MCTS(policy.kernels(), capacity, threads=threads, puct=puct,
+                           c_puct=PUCT_C)  # fmt: skip
         #: progressive widening (:attr:`MCTS.widen`); ``None``: by board size
         #: (:data:`WIDEN`)
         self.widen = widen
@@ -186,14 +201,15 @@ class GoEngine(Engine[Board | Game]):
     @classmethod
     def from_spec(cls, spec: PlayerSpec) -> GoEngine:
         """The engine of an ``mcts:time=S,playouts=N,seed=N,threads=N,learned=0|1,
-        nakade=0|1,widen=N`` player spec."""
+        nakade=0|1,widen=N`` player spec; a spec of kind ``puct`` (same options) searches
+        by PUCT."""
         o = spec.options
         limit = Limit(time=o.get("time"), nodes=o.get("playouts"))
         params = {"learned": o["learned"]} if "learned" in o else {}
         if "nakade" in o:
             params["nakade_prob"] = 1000 * o["nakade"]
         return cls(limit, seed=o.get("seed"), name=spec.text, threads=o.get("threads", 1),
-                   widen=o.get("widen"), **params)  # fmt: skip
+                   widen=o.get("widen"), puct=spec.kind == "puct", **params)  # fmt: skip
 
     def final_dead(self, board: Board | Game) -> list[str]:
         """The stones this engine calls dead in ``board``'s position

@@ -92,6 +92,12 @@ def _load_search() -> None:
     engine.think(Board.from_seed(1, 4), Limit())  # the jump to an exact solve
 
 
+def _load_mcts() -> None:
+    from banmen.games.mcts_engines import load_tree
+
+    load_tree(GAME)
+
+
 GAME: GameDef[Board] = GameDef(
     name="mattix",
     title="Mattix",

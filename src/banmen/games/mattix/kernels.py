@@ -110,6 +110,10 @@ KERNELS = Kernels(
     horizon=_horizon,
     max_moves=MAX_SIZE,
     max_plies=MAX_SIZE * MAX_SIZE,
+    move_limit=MAX_SIZE * MAX_SIZE,
+    # points of margin to one logistic unit of win probability, fitted to MCTS self-play
+    # outcomes: about 10 on 6x6, 2.5 on 4x4 (docs/BENCHMARKS.md, issue 37)
+    value_scale=6.0,
 )
 
 

@@ -28,7 +28,7 @@ from banmen.games.othello.errors import (
     InvalidMoveError,
     OthelloError,
 )
-from banmen.games.othello.evaluation import kernel_moves
+from banmen.games.othello.evaluation import ALPHABETA_KERNELS, kernel_moves, search_position
 from banmen.games.othello.evaluators import OthelloEvaluator
 from banmen.games.othello.formats import BLACK, PASS, WHITE, parse_square, square_name
 from banmen.games.othello.sets import KERNEL_SETS
@@ -139,10 +139,20 @@ def _load_wld() -> None:
     prove_wld(b, hash_mb=1)
 
 
+def _load_mcts() -> None:
+    from banmen.games.mcts_engines import load_tree
+
+    load_tree(GAME)
+
+
 GAME: GameDef[Board] = GameDef(
     name="othello",
     title="Othello",
     board_from_dict=Board.from_dict,
+    # the rules as alpha-beta kernels (the hand-set evaluation): what the generic searches
+    # read (MCTS and PUCT, banmen.games.mcts_engines); the players above are Othello's own
+    kernels=ALPHABETA_KERNELS,
+    search_position=search_position,
     sample=Board,
     new_board=_new_board,
     start=_start,

@@ -33,6 +33,7 @@ from banmen.search.alphabeta import Kernels
 __all__ = [
     "ALPHABETA_KERNELS",
     "alphabeta_state",
+    "search_position",
     "kernel_moves",
     "evaluate",
     "features",
@@ -224,6 +225,11 @@ ALPHABETA_KERNELS = Kernels(
     horizon=_horizon,
     max_moves=34,
     max_plies=128,
+    move_limit=PASS + 1,
+    pass_move=PASS,
+    # fitted to MCTS self-play outcomes (docs/BENCHMARKS.md, issue 37): 13 discs of this
+    # evaluation are one logistic unit of win probability
+    value_scale=1300.0,
 )
 
 
@@ -231,6 +237,12 @@ def alphabeta_state(board: Board) -> tuple[np.uint64, np.uint64, np.int64]:
     """``(P, O, passed)`` of ``board`` for :data:`ALPHABETA_KERNELS` (no pass pending)."""
     p, o = board.pieces()
     return (np.uint64(p), np.uint64(o), np.int64(0))
+
+
+def search_position(board: Board) -> tuple[np.ndarray, tuple[np.uint64, np.uint64, np.int64]]:
+    """``(ctx, state)`` of ``board`` for :data:`ALPHABETA_KERNELS` (the hand-set
+    evaluation's context): ``GameDef.search_position``."""
+    return _CONTEXT, alphabeta_state(board)
 
 
 def kernel_moves(board: Board) -> list[int]:

@@ -19,5 +19,8 @@ HANDSET = KernelSet("othello", "handset", "the Othello search (hand-set evaluati
 #: win/draw/loss proofs by df-pn (:mod:`.wld`: tests and benchmarks, no player)
 WLD = KernelSet("othello", "wld", "the Othello win/draw/loss prover", f"{_P}:_load_wld",
                 estimate=25, default=False)  # fmt: skip
+#: MCTS and PUCT over the alpha-beta kernels (banmen.games.mcts_engines)
+MCTS = KernelSet("othello", "mcts", "the Othello MCTS and PUCT", f"{_P}:_load_mcts",
+                 estimate=16, default=False)  # fmt: skip
 
-KERNEL_SETS = (RULES, ENDGAME, SEARCH, HANDSET, WLD)
+KERNEL_SETS = (RULES, ENDGAME, SEARCH, HANDSET, WLD, MCTS)
