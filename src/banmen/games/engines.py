@@ -62,9 +62,10 @@ class AlphaBetaEngine(Engine[GameBoard]):
 
     def warm_up(self) -> None:
         """Load (or, the first time ever, compile) the search for this game now, so that
-        the first real search's time is its own: the game's ``search`` kernel set, or a
-        shallow search of its sample position if it names none."""
-        ks = self.game.kernel_set("search")
+        the first real search's time is its own: the game's ``alphabeta`` kernel set (or,
+        if it has none, its ``search`` set: a game whose only search is alpha-beta names
+        it so), or a shallow search of its sample position if it names neither."""
+        ks = self.game.kernel_set("alphabeta") or self.game.kernel_set("search")
         if ks is not None:
             from banmen.warm import ensure
 

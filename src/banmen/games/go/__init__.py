@@ -84,6 +84,7 @@ from banmen.games.go.game import (
     kernel_moves,
     sgf_result,
 )
+from banmen.games.go.kernels_ab import KERNELS, score_offset, search_position
 from banmen.games.go.rules import (
     AGA,
     CHINESE,
@@ -176,6 +177,9 @@ GAME: GameDef[Game] = GameDef(
     title="Go",
     board_from_dict=Game.from_dict,
     sample=lambda: Game(Board(DEFAULT_SIZE)),
+    kernels=KERNELS,
+    search_position=search_position,
+    score_offset=score_offset,
     new_board=_new_board,
     start=_start,
     scores=_scores,
