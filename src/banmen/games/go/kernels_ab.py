@@ -76,7 +76,7 @@ positions to depth 5 faster, not slower (4.5 s against 5.8 s for four positions)
 """
 
 # numba types these functions; mypy sees numba's untyped decorators and int64 scalars.
-# mypy: disable-error-code="misc, no-any-return, untyped-decorator, no-untyped-call, call-overload"
+# mypy: disable-error-code="misc, no-any-return, untyped-decorator, no-untyped-call, call-overload, return-value"
 
 from __future__ import annotations
 
@@ -615,9 +615,7 @@ def state_of(board: Board | Game) -> tuple[Any, ...]:
     b = board_of(board)
     meta = b.position.meta
     ctx = context(b)
-    return _typed(
-        _state(ctx, b.position.board, b.turn, int(meta[K.M_KO]), int(meta[K.M_PASSES]))
-    )
+    return _typed(_state(ctx, b.position.board, b.turn, int(meta[K.M_KO]), int(meta[K.M_PASSES])))
 
 
 def _typed(st: Any) -> tuple[Any, ...]:
