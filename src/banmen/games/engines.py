@@ -155,9 +155,11 @@ def tt_bits_for(game_bits: int, spec: PlayerSpec) -> int:
 
 
 def _alphabeta(game: GameDef[Any], spec: PlayerSpec) -> AlphaBetaEngine:
-    return AlphaBetaEngine(
+    engine = AlphaBetaEngine(
         game, spec.limit, name=spec.text, tt_bits=tt_bits_for(game.tt_bits, spec)
     )
+    engine.search.probcut = bool(spec.options.get("probcut", True))
+    return engine
 
 
 def _random(game: GameDef[Any], spec: PlayerSpec) -> RandomEngine:
@@ -196,7 +198,8 @@ def _solve_limit(options: Mapping[str, Any]) -> Limit:
 ALPHABETA = Kind(
     "alphabeta",
     "negamax alpha-beta with iterative deepening and a transposition table; depth=N, "
-    "time=SECONDS, nodes=N (default time=1)",
+    "time=SECONDS, nodes=N (default time=1), probcut=0 (no ProbCut where the game's "
+    "evaluation offers it)",
     options=(DEPTH, TIME, NODES, PROBCUT),
     build=_alphabeta,
     needs="alpha-beta kernels (GameDef.kernels)",

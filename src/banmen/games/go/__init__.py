@@ -172,6 +172,33 @@ def analyse(
     return run(board, limit, on_update, stop)
 
 
+def _load_alphabeta() -> None:
+    """The ``alphabeta`` kernel set: the shared alpha-beta over :mod:`.kernels_ab` (a few
+    plies on 9x9 under superko with a capture on the board, a territory count) and the
+    conversions from a board."""
+    from banmen.games.engines import AlphaBetaEngine
+    from banmen.games.go.kernels_ab import evaluate_value, final_value, search_moves
+    from banmen.search.limits import Limit
+
+    engine = AlphaBetaEngine(GAME, tt_bits=10)
+    game = Game(Board(9, "tromp-taylor"))
+    for name in ("D5", "E5", "E4", "F4", "E6", "F6", "C4", "E3", "F5"):
+        game.push(game.board.parse_move(name))
+    engine.think(game, Limit(depth=2))
+    game = Game(Board(9, "japanese"))
+    engine.think(game, Limit(depth=1))
+    final_value(game)
+    evaluate_value(game)
+    search_moves(game)
+
+
+def _load_tree() -> None:
+    """The ``mcts`` kernel set: the generic MCTS and PUCT over :mod:`.kernels_ab`."""
+    from banmen.games.mcts_engines import load_tree
+
+    load_tree(GAME)
+
+
 GAME: GameDef[Game] = GameDef(
     name="go",
     title="Go",

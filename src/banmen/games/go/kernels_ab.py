@@ -76,7 +76,7 @@ positions to depth 5 faster, not slower (4.5 s against 5.8 s for four positions)
 """
 
 # numba types these functions; mypy sees numba's untyped decorators and int64 scalars.
-# mypy: disable-error-code="misc, no-any-return, untyped-decorator, no-untyped-call, call-overload, return-value"
+# mypy: disable-error-code="misc, no-any-return, untyped-decorator, no-untyped-call, call-overload"
 
 from __future__ import annotations
 
@@ -183,7 +183,7 @@ def _same(a: Any, b: Any) -> bool:
 
 
 @njit(cache=True)
-def _count(a: Any) -> int:
+def _count(a: Any) -> Any:
     return np.int64(popcnt64(a[0]) + popcnt64(a[1]) + popcnt64(a[2]) + popcnt64(a[3])
                     + popcnt64(a[4]) + popcnt64(a[5]))  # fmt: skip
 
@@ -242,7 +242,7 @@ def _has(a: Any, i: int) -> bool:
 
 
 @njit(cache=True)
-def _first(a: Any) -> int:
+def _first(a: Any) -> Any:
     """The lowest bit set in ``a`` (``a`` is not empty)."""
     for w in range(WORDS):
         if a[w] != U(0):
@@ -470,7 +470,7 @@ def _gen_moves(ctx: Any, st: Any, buf: Any) -> int:
 
 
 @kernel
-def _gain(ctx: Any, st: Any, m: int) -> int:
+def _gain(ctx: Any, st: Any, m: int) -> Any:
     if ctx[C_TERRITORY] == 0 or m == K.PASS:
         return np.int64(0)
     after = _play(ctx, st, m)
@@ -694,30 +694,3 @@ def evaluate_value(board: Board | Game) -> int:
     """The compiled ``evaluate`` of ``board``'s position, in half points."""
     ctx, st = search_position(board)
     return int(_evaluate(ctx, st))
-
-
-def _load_alphabeta() -> None:
-    """The ``alphabeta`` kernel set: the search over these kernels (a few plies on 9x9
-    with a capture on the board, and a position the table solves) and the conversions."""
-    from banmen.games.engines import AlphaBetaEngine
-    from banmen.games.go import GAME, Board, Game
-    from banmen.search.limits import Limit
-
-    engine = AlphaBetaEngine(GAME, tt_bits=10)
-    game = Game(Board(9, "tromp-taylor"))
-    for name in ("D5", "E5", "E4", "F4", "E6", "F6", "C4", "E3", "F5"):
-        game.push(game.board.parse_move(name))
-    engine.think(game, Limit(depth=2))
-    game = Game(Board(9, "japanese"))
-    engine.think(game, Limit(depth=1))
-    final_value(game)
-    evaluate_value(game)
-    search_moves(game)
-
-
-def _load_tree() -> None:
-    """The ``mcts`` kernel set: the generic MCTS and PUCT over these kernels."""
-    from banmen.games.go import GAME
-    from banmen.games.mcts_engines import load_tree
-
-    load_tree(GAME)

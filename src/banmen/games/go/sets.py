@@ -19,10 +19,10 @@ THREADS = KernelSet("go", "threads", "the Go search in threads", f"{_P}.engine:_
 #: the shared alpha-beta over Go's rules contract (``alphabeta``, ``perfect``:
 #: :mod:`.kernels_ab`); the name ``search`` is the MCTS's
 ALPHABETA = KernelSet("go", "alphabeta", "the Go alpha-beta search",
-                      f"{_P}.kernels_ab:_load_alphabeta", estimate=15, default=False)  # fmt: skip
+                      f"{_P}:_load_alphabeta", estimate=15, default=False)  # fmt: skip
 #: the generic MCTS and PUCT over the same rules contract (banmen.games.mcts_engines:
 #: the tree searches any game with the contract gets; Go's own MCTS is ``search``)
 TREE = KernelSet("go", "mcts", "the generic tree search over Go's rules contract",
-                 f"{_P}.kernels_ab:_load_tree", estimate=25, default=False)  # fmt: skip
+                 f"{_P}:_load_tree", estimate=25, default=False)  # fmt: skip
 
 KERNEL_SETS = (RULES, SEARCH, SCORING, THREADS, ALPHABETA, TREE)
