@@ -5,6 +5,9 @@ From the bottom up:
 * :mod:`.errors` — the :class:`GoError` family;
 * :mod:`.kernels` — the padded board layout and the compiled kernels (play, legality,
   hashing, random playouts);
+* :mod:`.kernels_ab` — the rules as the contract every search reads (an immutable tuple
+  of bitboards; values in half points): what the ``alphabeta`` and ``perfect`` players
+  search;
 * :mod:`.rules` — :class:`Rules` and the presets ``chinese``, ``japanese``,
   ``tromp-taylor``, ``aga``, ``new-zealand`` (after KataGo's rules page);
 * :mod:`.scoring` — area/territory counting, seki, Benson's pass-alive groups;
@@ -29,6 +32,8 @@ with the dead stones marked, in banmen's :class:`~banmen.games.Outcome`); ``scor
 sides' area points by the board as it stands (white's with komi, rounded down); the
 arena's ``settle`` hook is :func:`.settle.settle_dead`; its records are SGF (its text
 format too); ``kernel_moves`` are the compiled rules' moves (:func:`.game.kernel_moves`);
+``kernels`` and ``search_position`` are :mod:`.kernels_ab`'s (so the registry offers
+``alphabeta`` and ``perfect``, their scores in half points; ``mcts`` stays Go's own);
 terminal play draws the board as :class:`Game`'s ``str``.
 """
 

@@ -48,8 +48,10 @@ move the board would refuse.
 The values
 ----------
 In **half points**, so a komi of 7.5 (15) and a count are exact integers, from the side to
-move's view. ``final`` is the count of a finished game with every stone alive, as
-:meth:`Board.score <.board.Board.score>` counts it without dead stones: area scoring
+move's view (an engine's score is one: 7 is three and a half points ahead; a komi that is
+no multiple of a half is rounded to the nearest). ``final`` is the count of a finished
+game with every stone alive, as :meth:`Board.score <.board.Board.score>` counts it
+without dead stones: area scoring
 (Chinese, AGA, New Zealand, Tromp-Taylor) gives each side its stones plus the empty
 regions only its colour reaches; territory scoring (Japanese) those regions alone, the
 prisoners being banked by ``gain`` (twice the stones a move captures, less twice its own
