@@ -268,6 +268,7 @@ FLOORS: dict[int, tuple[str, ...]] = {
     2: ("banmen.search",),
     3: ("banmen.games",),
     4: ("banmen.games.registry", "banmen.python_player", "banmen.python_host",
+        "banmen.user_search",
         "banmen.protocols"),
     5: ("banmen.worker", "banmen.arena", "banmen.viz", "banmen.warmup"),
     6: ("banmen.web",),

@@ -12,7 +12,7 @@ from typing import Any
 from banmen.kinds import Kind, Option
 from banmen.search.limits import Limit
 
-__all__ = ["MCTS", "MATE", "TIME", "PLAYOUTS", "SEED", "THREADS", "WIDEN"]
+__all__ = ["MCTS", "PUCT", "MATE", "TIME", "PLAYOUTS", "SEED", "THREADS", "WIDEN"]
 
 TIME = Option("time", float, "seconds a move", lo=0.001, hi=1e6)
 PLAYOUTS = Option("playouts", int, "playouts a move", lo=1, hi=2**62)
@@ -25,12 +25,34 @@ def _mate_limit(options: Mapping[str, Any]) -> Limit:
     return Limit(time=options.get("time"), nodes=options.get("nodes"))
 
 
+def _has_rules(game: Any) -> str | None:
+    """Why a generic tree search cannot play ``game`` (``None``: it can): it reads the
+    game's rules contract (``GameDef.kernels``, :mod:`banmen.search.alphabeta`)."""
+    if getattr(game, "kernels", None) is None or getattr(game, "search_position", None) is None:
+        return "it has no rules kernels (GameDef.kernels) and no tree search of its own"
+    return None
+
+
 MCTS = Kind(
     "mcts",
-    "Monte-Carlo tree search (UCT with playouts); time=SECONDS, playouts=N, seed=N, "
-    "threads=N (one tree), widen=N (default time=1)",
-    options=(TIME, PLAYOUTS, SEED, THREADS, WIDEN),
-    needs="an MCTS engine of its own",
+    "Monte-Carlo tree search (UCT with playouts; AMAF where the game allows it); "
+    "time=SECONDS, playouts=N, seed=N, threads=N (one tree) (default time=1)",
+    options=(TIME, PLAYOUTS, SEED, THREADS),
+    build="banmen.games.mcts_engines:mcts_engine",
+    needs="rules kernels (GameDef.kernels) or an MCTS engine of its own",
+    applies=_has_rules,
+    evaluators=False,
+)
+PUCT = Kind(
+    "puct",
+    "tree search with AlphaZero's selection (PUCT): priors and a leaf value (the game's "
+    "evaluation, else one random playout); time=SECONDS, playouts=N, seed=N, threads=N "
+    "(default time=1)",
+    options=(TIME, PLAYOUTS, SEED, THREADS),
+    build="banmen.games.mcts_engines:puct_engine",
+    needs="rules kernels (GameDef.kernels) or a PUCT engine of its own",
+    applies=_has_rules,
+    evaluators=False,
 )
 MATE = Kind(
     "mate",

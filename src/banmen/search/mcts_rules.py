@@ -214,7 +214,8 @@ def rules_play(ctx: Any, st: Any, move: int) -> None:
 def rollout(ctx: Any, st: Any, seq: Any, seqc: Any) -> tuple[float, int]:
     """Uniformly random moves to the end of the game: (player 1's reward, moves played).
     ``st`` is left where it was (the moves are played on a copy of its tuple). A game
-    longer than ``seq`` (its ``max_plies``, so never) is called a draw."""
+    longer than ``seq`` (its ``max_plies``, so never, or :data:`PLAYOUT_CAP` plies for a
+    game that gives no bound) is called a draw."""
     rules, gctx = ctx[0], ctx[1]
     comps, meta, buf = st
     s = _members(comps)
@@ -267,12 +268,17 @@ def rules_value(ctx: Any, st: Any, seq: Any, seqc: Any) -> tuple[float, int]:
     return (p if player == 1 else 1.0 - p), 0
 
 
+#: the longest playout of a game whose kernels bound no game's length (``max_plies`` below
+#: it): a playout cut there counts as a draw
+PLAYOUT_CAP = 1024
+
+
 def rules_kernels(rules: Kernels) -> MctsKernels:
     """The :class:`~.mcts.MctsKernels` of a game with alpha-beta kernels ``rules``."""
     amaf = rules.amaf and rules.move_limit > 0
     return MctsKernels(
         rules_copy, rules_to_move, rules_expand, rules_play, rollout, rules_evaluate,
-        max_moves=rules.max_moves, max_playout=rules.max_plies + 1,
+        max_moves=rules.max_moves, max_playout=max(rules.max_plies, PLAYOUT_CAP) + 1,
         amaf_skip=rules.pass_move, value=rules_value,
         move_limit=rules.move_limit if amaf else 0, amaf=amaf,
     )  # fmt: skip

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from banmen.engine import Engine, PlayerSpec
 from banmen.kinds import FLAG, Option
+from banmen.search.kinds import WIDEN
 
 if TYPE_CHECKING:
     from banmen.analysis import Analysis, OnUpdate
@@ -194,7 +195,21 @@ GAME: GameDef[Game] = GameDef(
                 "playouts",
                 "seed",
                 "threads",
-                "widen",
+                WIDEN,
+                Option("learned", FLAG, "the learned priors (1) or hand-set ones (0)"),
+                Option("nakade", FLAG, "a nakade step in the playouts (1) or none (0)"),
+            ),
+        ),
+        "puct": EngineKind(
+            _mcts,
+            "the same tree search with AlphaZero's selection (PUCT): the learned policy's "
+            "priors, each new leaf valued by one playout; options as mcts's",
+            (
+                "time",
+                "playouts",
+                "seed",
+                "threads",
+                WIDEN,
                 Option("learned", FLAG, "the learned priors (1) or hand-set ones (0)"),
                 Option("nakade", FLAG, "a nakade step in the playouts (1) or none (0)"),
             ),
