@@ -322,6 +322,7 @@ BUILT_IN_KINDS: dict[str, str] = {
     "random": "banmen.games.engines:RANDOM",
     "mcts": "banmen.search.kinds:MCTS",
     "mate": "banmen.search.kinds:MATE",
+    "dfpn": "banmen.search.kinds:DFPN",
     "python": "banmen.clients.kinds:PYTHON",
     "ugi": "banmen.clients.kinds:UGI",
     "gtp": "banmen.clients.kinds:GTP",
