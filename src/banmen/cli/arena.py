@@ -323,11 +323,11 @@ def run(
                 if not e1 > e0:
                     raise fail(f"--sprt needs ELO0 < ELO1, got {sprt!r}")
                 sprt_pair = [e0, e1]
+            if start is not None and size is not None:
+                raise fail("--start gives the position, its size with it: no --size")
             if size is not None:
                 g.new_board(0, size)  # a bad size fails here, with the game's own message
             if start is not None:
-                if size is not None:
-                    raise fail("--start gives the position, its size with it: no --size")
                 from banmen.arena.play import start_board
 
                 if start_board(g, None, 0, start).is_game_over():
