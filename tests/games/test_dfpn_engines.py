@@ -72,12 +72,13 @@ def test_a_limit_claims_nothing() -> None:
     assert (r.exact, r.score, r.stopped_by) == (False, None, "nodes")
     assert r.extra["proof"] == "unproved" and r.extra["reason"] == "node_limit"
     assert r.extra["asked"] == [] and r.pv == []
-    assert "pn" in r.extra and "dn" in r.extra
+    assert r.extra["pn"] != 0 and r.extra["dn"] != 0  # neither proved nor disproved
     assert r.move is not None and board.parse_move(r.move) in board.legal_moves
     flag = StopFlag()
     flag.set()
     r = e.think(board, Limit(time=5), stop=flag)
     assert (r.exact, r.stopped_by, r.extra["proof"]) == (False, "stop", "unproved")
+    assert (r.extra["pn"], r.extra["dn"]) == (1, len(board.legal_moves))  # nothing searched
 
 
 def test_othello_is_the_generic_player_and_finds_the_only_win() -> None:

@@ -296,7 +296,8 @@ class ProofAnswer:
     nodes: int = 0
     seconds: float = 0.0
     asked: list[str] = field(default_factory=list)
-    #: the root's proof and disproof numbers when a limit stopped the last question
+    #: the root's proof and disproof numbers for the question a limit stopped, from its
+    #: children's entries in the table (:data:`~.proof.INF`: infinite)
     pn: int | None = None
     dn: int | None = None
 
@@ -440,14 +441,15 @@ def _unproved(
     keys = np.zeros_like(buf)
     n = int(_children(ctx, st, buf, keys))
     best, best_nums = first, (INF + 1, 0)
+    # the root's numbers for this question, as the table holds its children's: the least
+    # proof number, the sum of the disproof numbers
+    pn_root, dn_root = INF, 0
     for i in range(n):
         # (a child the table does not hold reads as (1, 1): as good as any unexamined one)
         pn, dn, _, _ = solver.lookup(int(keys[i]), 0, INF)
+        pn_root, dn_root = min(pn_root, pn), min(INF, dn_root + dn)
         if (pn, -dn) < best_nums:
             best, best_nums = int(buf[i]), (pn, -dn)
-    info = solver.info()
-    pn_root = info["pn"] if isinstance(info["pn"], int) else INF
-    dn_root = info["dn"] if isinstance(info["dn"], int) else INF
     return ProofAnswer(answer, best, reason=reason, asked=asked, pn=pn_root, dn=dn_root)
 
 
