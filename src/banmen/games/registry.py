@@ -323,6 +323,7 @@ BUILT_IN_KINDS: dict[str, str] = {
     "mcts": "banmen.search.kinds:MCTS",
     "puct": "banmen.search.kinds:PUCT",
     "mate": "banmen.search.kinds:MATE",
+    "dfpn": "banmen.search.kinds:DFPN",
     "python": "banmen.clients.kinds:PYTHON",
     "search": "banmen.clients.kinds:SEARCH",
     "ugi": "banmen.clients.kinds:UGI",
