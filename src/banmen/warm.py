@@ -152,9 +152,10 @@ def _versions() -> dict[str, str]:
 def _sources(*also: str) -> list[list[Any]]:
     """The source files a set's compiled code depends on, with their sizes and
     modification times: every file that compiles functions in banmen's package and in the
-    packages ``also`` (a game package's, named by its set's loader or its ``packages``). numba's cache holds a
-    package's compiled code as one whole (:func:`banmen._jit.compiled_files`): an edit to
-    any of them makes it compile again; an edit to a command's module does not."""
+    packages ``also`` (a game package's, named by its set's loader or its ``packages``).
+    numba's cache holds a package's compiled code as one whole
+    (:func:`banmen._jit.compiled_files`): an edit to any of them makes it compile again;
+    an edit to a command's module does not."""
     from banmen._jit import compiled_files, package_root
 
     roots = {str(_PACKAGE)}

@@ -168,8 +168,8 @@ def tt_bits_for(game_bits: int, spec: PlayerSpec) -> int:
 def _alphabeta(
     game: GameDef[Any], spec: PlayerSpec, evaluator: Evaluator | None = None
 ) -> AlphaBetaEngine:
-    return AlphaBetaEngine(game, spec.limit, name=spec.text,
-                           tt_bits=tt_bits_for(game.tt_bits, spec), evaluator=evaluator)  # fmt: skip
+    bits = tt_bits_for(game.tt_bits, spec)
+    return AlphaBetaEngine(game, spec.limit, name=spec.text, tt_bits=bits, evaluator=evaluator)
 
 
 def _random(game: GameDef[Any], spec: PlayerSpec) -> RandomEngine:

@@ -230,9 +230,8 @@ NTUPLE = EvaluatorKind(
     build=ntuple,
     options=(
         Option("weights", Path, "an n-tuple weights file (.npz, header evaluator=ntuple)"),
-        Option("scale", float, "units of its values to one logistic unit of win probability",
-               lo=1e-9, hi=1e12),
-    ),  # fmt: skip
+        Option("scale", float, "its units to one logistic unit of win probability", lo=1e-9),
+    ),
     applies=_cells,
     searches=SEARCHES,
     sets=_sets("ntuple"),

@@ -470,8 +470,11 @@ def _ctx_salt(ctx: npt.NDArray[np.int64]) -> int:
 
 def _salt_source(ctx: Any) -> Any:
     """The int64 array the table's salt is hashed from: ``ctx`` itself, or the first of a
-    tuple (a game whose ``ctx`` carries large tables puts a digest of them there)."""
-    return ctx[0] if isinstance(ctx, tuple) else ctx
+    tuple (a game whose ``ctx`` carries large tables puts a digest of them there), and so
+    on down (an evaluator's context holds the game's first)."""
+    while isinstance(ctx, tuple):
+        ctx = ctx[0]
+    return ctx
 
 
 # --------------------------------------------------------------------------- driver

@@ -9,10 +9,11 @@ through :mod:`.mcts_rules`). It is data for the search (:class:`RulesEvaluator`)
 * ``kernels``: the game's rules with the evaluator's ``evaluate``, one bundle like any
   game's, over the evaluator's context;
 * ``context(game_ctx)``: that context for a position's own ``ctx`` (what
-  ``GameDef.search_position`` gives) —  ``(salt, rules, game_ctx, data)``: the array the
-  search salts its table with (the game's own: :func:`~.alphabeta._salt_source`), the
-  game's kernels as data (:class:`GameRules`: a closure over them would break numba's
-  on-disk cache), the game's ``ctx``, and the evaluator's own arrays (its weights);
+  ``GameDef.search_position`` gives) — ``(game_ctx, rules, *data)``: the game's ``ctx``
+  first (the search salts its table with it, as without an evaluator), the game's kernels
+  as data (:class:`GameRules`: a closure over them would break numba's on-disk cache),
+  then the evaluator's own data (its weights), in as few arrays as it can: each member
+  is passed down every call of the search;
 * ``warm_set(purpose)``: the compiled code it needs, as a kernel set
   (:class:`banmen.warm.KernelSet`: ``"search"`` for the alpha-beta, ``"mcts"`` for the tree
   searches) that an engine's ``warm_up`` loads before any clock starts;
@@ -22,7 +23,7 @@ through :mod:`.mcts_rules`). It is data for the search (:class:`RulesEvaluator`)
 * ``reset()``: back to its first random numbers (a new game: the arena's games replay).
 
 The rules' kernels are the game's, called through the context (``_gen_moves(c, st, buf)``
-is ``c[1].gen_moves(c[2], st, buf)``: numba calls the game's compiled function directly,
+is ``c[1].gen_moves(c[0], st, buf)``: numba calls the game's compiled function directly,
 so an evaluated search runs the game's rules at their own speed). The game's move
 ``order`` is kept; its ProbCut margins, fitted to its own evaluation, only by
 :func:`own_evaluator`. Three evaluations are written here, for any game:
@@ -48,7 +49,7 @@ so an evaluated search runs the game's rules at their own speed). The game's mov
 """
 
 # numba types the compiled functions; mypy sees numba's untyped decorators.
-# mypy: disable-error-code="misc, no-any-return, untyped-decorator, no-untyped-call"
+# mypy: disable-error-code="misc, no-any-return, untyped-decorator, no-untyped-call, return-value"
 
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ from numba.extending import overload
 from banmen._bits import mix64
 from banmen._jit import bound, kernel, njit
 from banmen.engine import SpecError
-from banmen.search.alphabeta import Kernels, _no_order, _no_probcut, _salt_source
+from banmen.search.alphabeta import Kernels, _no_order, _no_probcut
 from banmen.warm import KernelSet
 
 __all__ = [
@@ -118,52 +119,52 @@ def rules_of(k: Kernels) -> GameRules:
 
 
 # --------------------------------------------------------------------------- the rules
-# c = (salt, rules, game_ctx, data)
+# c = (game_ctx, rules, *data)
 
 
 @kernel
 def _gen_moves(c: Any, st: Any, buf: Any) -> int:
-    return c[1].gen_moves(c[2], st, buf)
+    return c[1].gen_moves(c[0], st, buf)
 
 
 @kernel
 def _play(c: Any, st: Any, mv: int) -> Any:
-    return c[1].play(c[2], st, mv)
+    return c[1].play(c[0], st, mv)
 
 
 @kernel
 def _gain(c: Any, st: Any, mv: int) -> int:
-    return c[1].gain(c[2], st, mv)
+    return c[1].gain(c[0], st, mv)
 
 
 @kernel
 def _final(c: Any, st: Any) -> int:
-    return c[1].final(c[2], st)
+    return c[1].final(c[0], st)
 
 
 @kernel
 def _key(c: Any, st: Any) -> int:
-    return c[1].key(c[2], st)
+    return c[1].key(c[0], st)
 
 
 @kernel
 def _horizon(c: Any, st: Any) -> int:
-    return c[1].horizon(c[2], st)
+    return c[1].horizon(c[0], st)
 
 
 @kernel
 def _order(c: Any, st: Any, buf: Any, start: int, n: int, depth: int) -> None:
-    c[1].order(c[2], st, buf, start, n, depth)
+    c[1].order(c[0], st, buf, start, n, depth)
 
 
 @kernel
 def _probcut(c: Any, st: Any, depth: int) -> Any:
-    return c[1].probcut(c[2], st, depth)
+    return c[1].probcut(c[0], st, depth)
 
 
 @kernel
 def _cell(c: Any, st: Any, i: int) -> int:
-    return c[1].cell(c[2], st, i)
+    return c[1].cell(c[0], st, i)
 
 
 def evaluated_kernels(
@@ -202,33 +203,37 @@ def _clamp(v: float, limit: int) -> int:
 @kernel
 def own_evaluate(c: Any, st: Any) -> int:
     """The game's own evaluation."""
-    return c[1].evaluate(c[2], st)
+    return c[1].evaluate(c[0], st)
 
 
-# ntuple data: (cells int64 [T, L] padded with -1, offsets int64 [T], weights float32,
-# params int64 [values, bound])
+# ntuple data: (ints, weights): ints int64 [values, bound, T, L, offsets (T),
+# cells (T x L, each tuple's padded with -1)], weights float32 (every table in turn)
+NT_VALUES, NT_BOUND, NT_COUNT, NT_WIDTH, NT_HEAD = 0, 1, 2, 3, 4
 
 
 @kernel
 def ntuple_evaluate(c: Any, st: Any) -> int:
     """The n-tuple sum (module docstring)."""
-    rules, gctx = c[1], c[2]
-    cells, offsets, weights, params = c[3]
-    values = params[0]
+    gctx, rules, ints, weights = c
+    values = ints[NT_VALUES]
+    count = ints[NT_COUNT]
+    width = ints[NT_WIDTH]
     total = 0.0
-    for t in range(cells.shape[0]):
+    for t in range(count):
+        base = NT_HEAD + count + t * width
         idx = np.int64(0)
-        for j in range(cells.shape[1]):
-            i = cells[t, j]
+        for j in range(width):
+            i = ints[base + j]
             if i < 0:
                 break
             idx = idx * values + rules.cell(gctx, st, i)
-        total += weights[offsets[t] + idx]
-    return _clamp(total, params[1])
+        total += weights[ints[NT_HEAD + t] + idx]
+    return _clamp(total, ints[NT_BOUND])
 
 
-# rollout data: (iparams int64 [playouts, cap, bound], fparams float64 [scale],
-# rng int64 [1], buf int64 [max_moves])
+# rollout data: (ints, scale): ints int64 [playouts, cap, bound, the generator's state,
+# a move buffer (max_moves)], scale float64 (the value of a sure win)
+RO_PLAYOUTS, RO_CAP, RO_BOUND, RO_RNG, RO_BUF = 0, 1, 2, 3, 4
 
 
 def _like(a: Any, b: Any) -> Any:
@@ -242,7 +247,7 @@ def _ov_like(a: Any, b: Any) -> Any:
     if not isinstance(a, types.BaseTuple) or not isinstance(b, types.BaseTuple) or len(a) != len(b):
         raise TypingError(f"the game's play returned {b}, not a state like {a}")
     casts = {}
-    for i, t in enumerate(a.types):
+    for i, t in enumerate(getattr(a, "types", ())):
         if not isinstance(t, types.Integer | types.Float | types.Boolean):
             raise TypingError(f"a state's member {i} is {t}, not a number")
         casts[f"c{i}"] = np.dtype(str(t)).type
@@ -254,10 +259,10 @@ def _ov_like(a: Any, b: Any) -> Any:
 
 
 @njit(cache=True, inline="always")
-def _below(rng: Any, n: int) -> int:
-    """A random number in ``[0, n)`` from the generator ``rng[0]``."""
-    x = rng[0] + _GOLDEN
-    rng[0] = x
+def _below(ints: Any, n: int) -> int:
+    """A random number in ``[0, n)`` from the generator ``ints[RO_RNG]``."""
+    x = ints[RO_RNG] + _GOLDEN
+    ints[RO_RNG] = x
     r = mix64(x)
     return (((r >> 32) & 0xFFFFFFFF) * n) >> 32
 
@@ -265,10 +270,10 @@ def _below(rng: Any, n: int) -> int:
 @kernel
 def rollout_evaluate(c: Any, st: Any) -> int:
     """The random playouts' score (module docstring)."""
-    rules, gctx = c[1], c[2]
-    iparams, fparams, rng, buf = c[3]
-    n = iparams[0]
-    cap = iparams[1]
+    gctx, rules, ints, scale = c
+    n = ints[RO_PLAYOUTS]
+    cap = ints[RO_CAP]
+    buf = ints[RO_BUF:]
     score = 0
     for _ in range(n):
         s = st
@@ -282,7 +287,7 @@ def rollout_evaluate(c: Any, st: Any) -> int:
             if plies >= cap:
                 plies = -1
                 break
-            mv = buf[_below(rng, k)]
+            mv = buf[_below(ints, k)]
             margin += sign * rules.gain(gctx, s, mv)
             s = _like(st, rules.play(gctx, s, mv))
             sign = -sign
@@ -294,7 +299,7 @@ def rollout_evaluate(c: Any, st: Any) -> int:
             score += 1
         elif total < 0:
             score -= 1
-    return _clamp(fparams[0] * score / n, iparams[2])
+    return _clamp(scale * score / n, ints[RO_BOUND])
 
 
 # --------------------------------------------------------------------------- the object
@@ -317,7 +322,7 @@ class RulesEvaluator:
     kernels: Kernels
     #: the game's kernels (what :meth:`context` hands to them)
     rules: GameRules
-    #: its own arrays: the context's last member
+    #: its own data (arrays, numbers): the context's last members
     data: tuple[Any, ...]
     #: its compiled code by purpose: ``"search"`` (alpha-beta), ``"mcts"`` (tree searches)
     sets: Mapping[str, KernelSet] = field(default_factory=dict)
@@ -328,8 +333,9 @@ class RulesEvaluator:
     #: ``check(game_ctx) -> None | why not``: a position this evaluator cannot value (a
     #: weights file made for a grid of another size)
     check: Callable[[Any], str | None] | None = None
-    #: the generator of its random numbers (the rollout's), and its seed
-    rng: npt.NDArray[np.int64] | None = None
+    #: ``(array, slot)``: where its random numbers' generator lives (the rollout's), and
+    #: its seed
+    rng: tuple[npt.NDArray[np.int64], int] | None = None
     seed: int = 0
     _eval: Any = field(default=None, repr=False)
 
@@ -339,7 +345,7 @@ class RulesEvaluator:
         evaluator cannot value."""
         if self.check is not None and (why := self.check(game_ctx)) is not None:
             raise SpecError(why)
-        return (_salt_source(game_ctx), self.rules, game_ctx, self.data)
+        return (game_ctx, self.rules, *self.data)
 
     def warm_set(self, purpose: str) -> KernelSet | None:
         """The kernel set of its code for ``purpose`` (``"search"``, ``"mcts"``)."""
@@ -348,7 +354,8 @@ class RulesEvaluator:
     def reset(self) -> None:
         """Restart its random numbers (a new game)."""
         if self.rng is not None:
-            self.rng[0] = self.seed
+            array, slot = self.rng
+            array[slot] = self.seed
 
     def evaluate(self, game_ctx: Any, state: tuple[Any, ...]) -> int:
         """Its value of the position ``(game_ctx, state)`` for the side to move (the
@@ -363,8 +370,7 @@ def own_evaluator(game: Kernels, sets: Mapping[str, KernelSet] | None = None) ->
     """The game's own evaluation as an evaluator (its ProbCut kept): every search with it
     is the search without one, node for node."""
     kernels = evaluated_kernels(game, own_evaluate, probcut=True)
-    return RulesEvaluator("default", kernels, rules_of(game), (np.zeros(0, np.int64),),
-                          dict(sets or {}))  # fmt: skip
+    return RulesEvaluator("default", kernels, rules_of(game), (), dict(sets or {}))
 
 
 def ntuple_value(
@@ -374,11 +380,14 @@ def ntuple_value(
     values: int,
     bound: int,
 ) -> tuple[Any, ...]:
-    """The data of an n-tuple evaluation: the tuples (padded with -1), their tables'
-    offsets, the weights, the number of cell contents and the game's ``eval_bound``."""
-    params = np.array([values, bound], dtype=np.int64)
-    return (np.ascontiguousarray(cells, np.int64), np.ascontiguousarray(offsets, np.int64),
-            np.ascontiguousarray(weights, np.float32), params)  # fmt: skip
+    """The data of an n-tuple evaluation: the tuples (one row each, padded with -1),
+    their tables' offsets in ``weights``, the number of cell contents and the game's
+    ``eval_bound``, packed as :func:`ntuple_evaluate` reads them."""
+    cells = np.asarray(cells, dtype=np.int64)
+    head = [values, bound, cells.shape[0], cells.shape[1]]
+    ints = np.concatenate([np.array(head, np.int64), np.asarray(offsets, np.int64),
+                           cells.reshape(-1)])  # fmt: skip
+    return (np.ascontiguousarray(ints), np.ascontiguousarray(weights, np.float32))
 
 
 def ntuple_evaluator(
@@ -406,13 +415,9 @@ def rollout_evaluator(
     a generator seeded with ``seed``."""
     if playouts < 1:
         raise SpecError("a rollout evaluation plays at least one playout")
-    scale = game.value_scale if game.value_scale > 0 else DEFAULT_SCALE
-    cap = max(game.max_plies, PLAYOUT_CAP)
-    iparams = np.array([playouts, cap, game.eval_bound], dtype=np.int64)
-    fparams = np.array([scale], dtype=np.float64)
-    rng = np.array([seed], dtype=np.int64)
-    buf = np.zeros(max(game.max_moves, 1), dtype=np.int64)
+    scale = float(game.value_scale if game.value_scale > 0 else DEFAULT_SCALE)
+    ints = np.zeros(RO_BUF + max(game.max_moves, 1), dtype=np.int64)
+    ints[:RO_BUF] = [playouts, max(game.max_plies, PLAYOUT_CAP), game.eval_bound, seed]
     kernels = evaluated_kernels(game, rollout_evaluate)
-    return RulesEvaluator("rollout", kernels, rules_of(game), (iparams, fparams, rng, buf),
-                          dict(sets or {}), leaf_playouts=playouts, rng=rng,
-                          seed=seed)  # fmt: skip
+    return RulesEvaluator("rollout", kernels, rules_of(game), (ints, scale), dict(sets or {}),
+                          leaf_playouts=playouts, rng=(ints, RO_RNG), seed=seed)  # fmt: skip

@@ -10,13 +10,13 @@ from dataclasses import replace
 from typing import Any
 
 from banmen.engine import Engine, Info, Request, Result
-from banmen.kinds import Evaluator
 from banmen.games.othello.board import Board
 from banmen.games.othello.endgame import EndgameSolver
 from banmen.games.othello.evaluation import SCALE, alphabeta_state, search_position
 from banmen.games.othello.evaluators import handset, patterns
 from banmen.games.othello.formats import PASS, square_name
 from banmen.games.othello.sets import ENDGAME
+from banmen.kinds import Evaluator
 from banmen.search.alphabeta import AlphaBeta, SearchInfo
 from banmen.search.limits import Limit
 from banmen.warm import ensure

@@ -40,6 +40,7 @@ __all__ = [
     "MAX_MEMBER_BYTES",
 ]
 
+
 @dataclass(frozen=True)
 class OthelloEvaluator:
     """What the Othello engine's midgame search runs: ``kernels`` (the rules with this
@@ -91,8 +92,9 @@ def load_patterns(path: Path) -> Any:
 
     from banmen.games.othello.patterns import HEADER, Weights
 
-    with open_weights(path, HEADER, "the weights of Othello's patterns evaluator",
-                      "an .npz written by banmen's patterns evaluator for Othello") as z:  # fmt: skip
+    whose = "the weights of Othello's patterns evaluator"
+    expected = "an .npz written by banmen's patterns evaluator for Othello"
+    with open_weights(path, HEADER, whose, expected) as z:
         if "table" not in z.files:
             raise ValueError(f"holds {sorted(z.files)}, not a table and its header")
         pc = z["probcut"] if "probcut" in z.files else None
