@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from banmen.engine import Result, SpecError
+from banmen.engine import GameBoard, Result, SpecError
 
 if TYPE_CHECKING:
     from banmen.games import GameDef
@@ -53,7 +53,7 @@ class RulesSearch:
         self.options = dict(options)
         self.label = label
 
-    def _run(self, board: Any) -> tuple[int, float | None]:
+    def _run(self, board: GameBoard) -> tuple[int, float | None]:
         ctx, state = self.game.search_position(board)  # type: ignore[misc]
         out = self.fn(self.game.kernels, ctx, state, **self.options)
         score: float | None = None
@@ -79,7 +79,7 @@ class RulesSearch:
         if not board.is_game_over():
             self._run(board)
 
-    def think(self, board: Any, limit: Limit) -> Result:
+    def think(self, board: GameBoard, limit: Limit) -> Result:
         move, score = self._run(board)
         legal = list(board.legal_moves)
         if move not in legal:

@@ -33,8 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from banmen.arena.play import EngineCache, GameFailed, play_games, warm_up
-from banmen.arena.schedule import Job
+from banmen.arena.schedule import Job, player_specs
 from banmen.arena.store import ArenaStore, GameRecord, RunConfig, encode_moves
+from banmen.engine import PlayerSpec
 
 __all__ = ["ClusterPool", "ClusterError", "parse_cluster", "connect", "require_dask"]
 
@@ -162,7 +163,7 @@ def _take_cache() -> EngineCache:
         return EngineCache()
 
 
-def prepare(game_name: str, specs: list[str]) -> dict[str, Any]:
+def prepare(game_name: str, specs: list[PlayerSpec]) -> dict[str, Any]:
     """The set-up task: build and warm up every player's engine on this worker (numba's
     compiled kernels loaded, external programs started). Raises :class:`GameFailed`
     naming the worker and the player that cannot start."""
@@ -190,7 +191,7 @@ def release() -> int:
 
 
 def play_batch(
-    game_name: str, size: int | None, jobs: list[Job], specs: dict[str, str]
+    game_name: str, size: int | None, jobs: list[Job], specs: dict[str, PlayerSpec]
 ) -> tuple[str, list[GameRecord], list[tuple[str, str, str]]]:
     """The games task: play ``jobs`` and send their records back to the driver, each
     game's moves and times encoded for the store here (the driver only commits them)."""
@@ -225,7 +226,8 @@ class ClusterPool:
         self._store = store
         self._run_id = run_id
         self._config = config
-        self._specs = {p["name"]: p["spec"] for p in config.players}
+        # (each spec read once, here: the workers get them as data)
+        self._specs = player_specs(config.game, config.players)
         self._owned = not isinstance(cluster, self._distributed.Client)
         self._local: Any = None
         self.client: Any = cluster
@@ -258,7 +260,7 @@ class ClusterPool:
                 f"no Dask worker joined the scheduler at {self.client.scheduler.address} "
                 f"within {WORKERS_SECONDS:.0f} s: start some with `dask worker ADDRESS`"
             ) from None
-        specs = sorted(set(self._specs.values()))
+        specs = list({s.text: s for s in self._specs.values()}.values())
         futures = {
             addr: self.client.submit(
                 prepare, self._config.game, specs, workers=[addr], allow_other_workers=False,

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -69,14 +69,14 @@ class EngineCache:
     def __init__(self) -> None:
         self._engines: dict[tuple[str, str], Engine[Any]] = {}
 
-    def get(self, game: GameDef[Any], spec_text: str) -> Engine[Any] | None:
-        """The engine for ``spec_text``, started and warmed up (compiled kernels loaded,
+    def get(self, game: GameDef[Any], spec: PlayerSpec | str) -> Engine[Any] | None:
+        """The engine for ``spec``, started and warmed up (compiled kernels loaded,
         external programs running) before any clock runs; ``None`` for ``random``,
         which is built per game, seeded from the deal."""
-        key = (game.name, spec_text)
+        spec = _read(game, spec)
+        key = (game.name, spec.text)
         engine = self._engines.get(key)
         if engine is None:
-            spec = parse_spec(spec_text, game)
             if spec.kind == "random":
                 return None
             engine = make_engine(game, spec)
@@ -90,10 +90,10 @@ class EngineCache:
             _stop(engine)
         self._engines.clear()
 
-    def drop(self, game: GameDef[Any], spec_text: str) -> None:
-        """Forget (and stop) the engine of ``spec_text``: the next game starts it afresh
+    def drop(self, game: GameDef[Any], spec: PlayerSpec) -> None:
+        """Forget (and stop) the engine of ``spec``: the next game starts it afresh
         (after a forfeit: its state is unknown)."""
-        engine = self._engines.pop((game.name, spec_text), None)
+        engine = self._engines.pop((game.name, spec.text), None)
         if engine is not None:
             _stop(engine)
 
@@ -105,35 +105,46 @@ def _stop(engine: Engine[Any]) -> None:
         pass
 
 
-def _random_engine(game: GameDef[Any], spec_text: str, deal_seed: int, side: int) -> RandomEngine:
-    base = parse_spec(spec_text, game).options.get("seed", 0)
+def _read(game: GameDef[Any], spec: PlayerSpec | str) -> PlayerSpec:
+    """``spec`` as read: the arena's runs hand over specs read once
+    (:func:`~banmen.arena.schedule.player_specs`); a text (a caller of its own) is read
+    here."""
+    return spec if isinstance(spec, PlayerSpec) else parse_spec(spec, game)
+
+
+def _random_engine(spec: PlayerSpec, deal_seed: int, side: int) -> RandomEngine:
+    base = spec.options.get("seed", 0)
     # A fixed function of (spec seed, deal, side): reproducible, and different per game.
-    return RandomEngine(zlib.crc32(f"{base}:{deal_seed}:{side}".encode()), name=spec_text)
+    return RandomEngine(zlib.crc32(f"{base}:{deal_seed}:{side}".encode()), name=spec.text)
 
 
 def play_game(
-    game_name: str, size: int | None, job: Job, specs: dict[str, str], cache: EngineCache
+    game_name: str,
+    size: int | None,
+    job: Job,
+    specs: Mapping[str, PlayerSpec | str],
+    cache: EngineCache,
 ) -> GameRecord:
     """Play ``job`` to the end and return its record."""
     game = get_game(game_name)
     assert game.new_board is not None
     board = game.new_board(job.deal_seed, size)
     engines: dict[int, Engine[Any]] = {}
-    parsed = {name: parse_spec(specs[name], game) for name in (job.first, job.second)}
+    parsed = {name: _read(game, specs[name]) for name in (job.first, job.second)}
     moves: list[str] = []
     times: list[float] = []
     forfeit: dict[str, Any] | None = None
 
     def lost(side: int, name: str, e: Exception) -> dict[str, Any]:
-        cache.drop(game, specs[name])
+        cache.drop(game, parsed[name])
         reason = " ".join(str(e).split()) or type(e).__name__
         return {"side": side, "player": name, "reason": reason[:500]}
 
     for side, name in ((1, job.first), (2, job.second)):
         try:
-            cached = cache.get(game, specs[name])
+            cached = cache.get(game, parsed[name])
             if cached is None:
-                engines[side] = _random_engine(game, specs[name], job.deal_seed, side)
+                engines[side] = _random_engine(parsed[name], job.deal_seed, side)
             else:
                 cached.new_game()
                 cached.reseed(zlib.crc32(f"{job.deal_seed}:{side}".encode()))
@@ -259,7 +270,7 @@ def play_games(
     game_name: str,
     size: int | None,
     jobs: list[Job],
-    specs: dict[str, str],
+    specs: Mapping[str, PlayerSpec | str],
     cache: EngineCache,
     where: str,
     before_each: Callable[[], None] | None = None,
@@ -280,15 +291,18 @@ def play_games(
         yield replace(record, seconds=time.perf_counter() - t0)
 
 
-def warm_up(cache: EngineCache, game_name: str, specs: list[str], where: str) -> None:
+def warm_up(
+    cache: EngineCache, game_name: str, specs: Sequence[PlayerSpec | str], where: str
+) -> None:
     """Build and warm up every player's engine before the first timed game (numba's
     compiled kernels loaded, external programs started); :class:`GameFailed` names
     ``where`` and the player that cannot start."""
     game = get_game(game_name)
     for spec in specs:
+        text = spec.text if isinstance(spec, PlayerSpec) else spec
         try:
             cache.get(game, spec)
         except Exception as e:
             raise GameFailed(
-                f"{where} cannot start player {spec!r}: {type(e).__name__}: {e}"
+                f"{where} cannot start player {text!r}: {type(e).__name__}: {e}"
             ) from None

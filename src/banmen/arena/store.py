@@ -84,7 +84,9 @@ class RunConfig:
     """Everything needed to (re)build a run's job list."""
 
     game: str
-    players: list[dict[str, str]]  # [{"name": ..., "spec": ...}]
+    #: [{"name": ..., "spec": TEXT, "parsed": PlayerSpec.to_dict()}] ("parsed": the spec as
+    #: read when the run was made; older runs have the text only)
+    players: list[dict[str, Any]]
     games: int  # per pairing
     seed: int
     size: int | None = None

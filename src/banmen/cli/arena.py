@@ -315,7 +315,7 @@ def run(
                 g.new_board(0, size)  # a bad size fails here, with the game's own message
             config = RunConfig(
                 game=g.name,
-                players=[{"name": p.name, "spec": p.spec} for p in players],
+                players=[p.to_config() for p in players],
                 games=games,
                 seed=seed if seed is not None else secrets.randbelow(1_000_000),
                 size=size,
