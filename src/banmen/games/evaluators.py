@@ -147,7 +147,7 @@ def ntuple(game: GameDef[Any], options: dict[str, Any] | None = None) -> RulesEv
     if not o.get("weights"):
         raise WeightsError("the ntuple evaluator needs its weights: ntuple:weights=FILE")
     path = str(Path(o["weights"]).expanduser().resolve())
-    checked_file(Path(path))
+    checked_file(Path(path), f"an .npz of n-tuple weights for {game.title} (banmen.weights)")
     st = os.stat(path)
     assert game.kernels is not None
     nt = _read(path, (st.st_size, st.st_mtime_ns), game.name, game.kernels.cell_values,
