@@ -148,9 +148,9 @@ class Kernels(NamedTuple):
     cell: Any = None
     #: how many contents a cell may hold (the codes ``cell`` gives are below it)
     cell_values: int = 0
-    #: ``grid(ctx) -> (rows, cols)``: the grid of the positions of a ``ctx`` (plain Python;
-    #: a game of several sizes reads it from ``ctx``), ``rows * cols`` cells for ``cell``
-    grid: Callable[[Any], tuple[int, int]] | None = None
+    #: optional ``grid(ctx) -> (rows, cols)``: the grid of the positions of a ``ctx`` (a
+    #: game of several sizes reads it from ``ctx``), ``rows * cols`` cells for ``cell``
+    grid: Any = None
 
 
 @dataclass(frozen=True)

@@ -276,8 +276,9 @@ def _cell(ctx: Any, st: Any, i: Any) -> Any:
     return ((cur >> b) & 1) + 2 * (((cur ^ mask) >> b) & 1)
 
 
-def _grid(ctx: Any) -> tuple[int, int]:
-    return ROWS, COLS
+@kernel
+def _grid(ctx: Any) -> Any:
+    return np.int64(ROWS), np.int64(COLS)
 
 
 KERNELS = Kernels(

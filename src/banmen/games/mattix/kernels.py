@@ -121,8 +121,9 @@ def _cell(ctx: Any, st: Any, i: int) -> int:
     return np.int64(2 + CELL_VALUE_CAP + v)
 
 
+@kernel
 def _grid(ctx: Any) -> tuple[int, int]:
-    size = int(ctx[ctx.shape[0] - 1])
+    size = ctx[ctx.shape[0] - 1]
     return size, size
 
 

@@ -222,8 +222,9 @@ def _cell(ctx: Any, st: Any, i: int) -> int:
     return np.int64((P >> s) & U(1)) + 2 * np.int64((O >> s) & U(1))
 
 
+@kernel
 def _grid(ctx: Any) -> tuple[int, int]:
-    return 8, 8
+    return np.int64(8), np.int64(8)
 
 
 ALPHABETA_KERNELS = Kernels(
