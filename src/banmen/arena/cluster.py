@@ -191,14 +191,16 @@ def release() -> int:
 
 
 def play_batch(
-    game_name: str, size: int | None, jobs: list[Job], specs: dict[str, PlayerSpec]
-) -> tuple[str, list[GameRecord], list[tuple[str, str, str]]]:
+    game_name: str, size: int | None, jobs: list[Job], specs: dict[str, PlayerSpec],
+    start: str | None = None,
+) -> tuple[str, list[GameRecord], list[tuple[str, str, str]]]:  # fmt: skip
     """The games task: play ``jobs`` and send their records back to the driver, each
     game's moves and times encoded for the store here (the driver only commits them)."""
     address = _address()
     cache = _take_cache()
     records, encoded = [], []
-    for record in play_games(game_name, size, jobs, specs, cache, f"worker {address}"):
+    for record in play_games(game_name, size, jobs, specs, cache, f"worker {address}",
+                             start=start):  # fmt: skip
         encoded.append(encode_moves(record))
         records.append(replace(record, moves=[], times=[], extra={}))
     _caches.put(cache)  # not after a failure: its engines may be broken
@@ -304,8 +306,9 @@ class ClusterPool:
 
     def submit(self, jobs: list[Job]) -> Hashable:
         fut = self.client.submit(
-            play_batch, self._config.game, self._config.size, jobs, self._specs, pure=False
-        )
+            play_batch, self._config.game, self._config.size, jobs, self._specs,
+            self._config.start, pure=False,
+        )  # fmt: skip
         self._ac.add(fut)
         key: Hashable = fut.key
         self._futures[key] = fut

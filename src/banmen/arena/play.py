@@ -22,6 +22,17 @@ dead stones, :mod:`banmen.games.go.settle`) are asked for through the arena
 (:class:`~banmen.games.Referee`): judged alike, and recorded after the game's moves; a
 forfeit there keeps what the hook had settled beside ``forfeit``.
 
+**Starts.** A game starts from the game's seeded deal (``GameDef.new_board``: both games
+of a pair from the same one), or, when the run names one, from a given position
+(:func:`start_board`: ``GameDef.board_from_text``) — every game of the run from the same.
+
+**Proofs.** An engine whose :class:`~banmen.engine.Result` says what it proved —
+``extra["proof"]``, as the df-pn player (:mod:`banmen.games.dfpn_engines`) does: ``win``,
+``draw``, ``loss``, ``no win``, ``unproved`` — has each such answer kept in the game's
+record, ``extra["proofs"]``: the ply, the side, the player, the move, the word, whether
+it was ``exact`` and what stopped the search. The report counts them per player
+(:func:`banmen.arena.report.proof_counts`), with the proofs the game's result contradicts.
+
 **Outcomes.** Each game is recorded with its :class:`~banmen.games.Outcome`: the game's
 own (:meth:`~banmen.games.GameDef.outcome_of`: the rules ended it, or a player resigned),
 a forfeit (won by the other side), or — a game still going after the game's
@@ -59,6 +70,7 @@ __all__ = [
     "describe",
     "play_game",
     "play_games",
+    "start_board",
     "warm_up",
 ]
 
@@ -118,21 +130,50 @@ def _random_engine(spec: PlayerSpec, deal_seed: int, side: int) -> RandomEngine:
     return RandomEngine(zlib.crc32(f"{base}:{deal_seed}:{side}".encode()), name=spec.text)
 
 
+def start_board(
+    game: GameDef[Any], size: int | None, deal_seed: int, start: str | None = None
+) -> GameBoard:
+    """The board a game of a run starts from: the position ``start`` (in the game's own
+    text, ``GameDef.board_from_text``) when the run gives one, else the deal of
+    ``deal_seed`` (``GameDef.new_board``). ``ValueError`` (the game's own message) if
+    ``start`` is not a position of the game."""
+    if start is not None:
+        if game.board_from_text is None:
+            raise ValueError(f"{game.title} reads no position from text: no --start")
+        given: GameBoard = game.board_from_text(start)
+        return given
+    assert game.new_board is not None
+    dealt: GameBoard = game.new_board(deal_seed, size)
+    return dealt
+
+
+def _proof(result: Result, ply: int, side: int, name: str) -> dict[str, Any] | None:
+    """What ``result`` says it proved (``extra["proof"]``), as a game's record keeps it;
+    ``None`` for an engine that says nothing of proofs."""
+    word = result.extra.get("proof") if result.extra else None
+    if word is None:
+        return None
+    return {"ply": ply, "side": side, "player": name, "move": result.move, "proof": str(word),
+            "exact": bool(result.exact), "stopped_by": result.stopped_by}  # fmt: skip
+
+
 def play_game(
     game_name: str,
     size: int | None,
     job: Job,
     specs: Mapping[str, PlayerSpec | str],
     cache: EngineCache,
+    start: str | None = None,
 ) -> GameRecord:
-    """Play ``job`` to the end and return its record."""
+    """Play ``job`` to the end and return its record (from the position ``start``, in the
+    game's text, if given: :func:`start_board`)."""
     game = get_game(game_name)
-    assert game.new_board is not None
-    board = game.new_board(job.deal_seed, size)
+    board = start_board(game, size, job.deal_seed, start)
     engines: dict[int, Engine[Any]] = {}
     parsed = {name: _read(game, specs[name]) for name in (job.first, job.second)}
     moves: list[str] = []
     times: list[float] = []
+    proofs: list[dict[str, Any]] = []
     forfeit: dict[str, Any] | None = None
 
     def lost(side: int, name: str, e: Exception) -> dict[str, Any]:
@@ -176,6 +217,9 @@ def play_game(
             forfeit = lost(side, name, e)
             break
         times.append(round(took, 6))
+        proof = _proof(result, len(moves), side, name)
+        if proof is not None:
+            proofs.append(proof)
         board.push(move)  # Go's "resign" too: it ends the game
         moves.append(result.move or "")
     extra: dict[str, Any] = {}
@@ -185,6 +229,8 @@ def play_game(
             extra = game.settle(board, (engines[1], engines[2]), {}, referee)
         except Forfeit as e:  # a player failed in what settling played on (Go's cleanup)
             forfeit, extra = e.info, e.extra
+    if proofs:
+        extra = {**extra, "proofs": proofs}
     s1, s2 = game.scores(board)
     if forfeit is not None:
         outcome = Outcome(Termination.FORFEIT, 3 - int(forfeit["side"]))
@@ -274,16 +320,17 @@ def play_games(
     cache: EngineCache,
     where: str,
     before_each: Callable[[], None] | None = None,
+    start: str | None = None,
 ) -> Iterator[GameRecord]:
-    """Play ``jobs`` one after another with the engines of ``cache``, yielding each record
-    (``seconds`` set) as its game ends; a game that fails raises :class:`GameFailed`
-    naming the game and ``where`` it ran."""
+    """Play ``jobs`` one after another with the engines of ``cache`` (from the position
+    ``start`` if given), yielding each record (``seconds`` set) as its game ends; a game
+    that fails raises :class:`GameFailed` naming the game and ``where`` it ran."""
     for job in jobs:
         if before_each is not None:
             before_each()
         t0 = time.perf_counter()
         try:
-            record = play_game(game_name, size, job, specs, cache)
+            record = play_game(game_name, size, job, specs, cache, start)
         except Exception as e:
             raise GameFailed(
                 f"{describe(job)} failed on {where}: {type(e).__name__}: {e}"

@@ -86,8 +86,9 @@ def _init_worker(
 
 
 def _work(
-    game_name: str, size: int | None, jobs: list[Job], specs: dict[str, PlayerSpec]
-) -> tuple[str, list[GameRecord]]:
+    game_name: str, size: int | None, jobs: list[Job], specs: dict[str, PlayerSpec],
+    start: str | None = None,
+) -> tuple[str, list[GameRecord]]:  # fmt: skip
     """Play ``jobs``, committing each game as it ends. The parent gets the records back
     without their moves and times (it only counts them): less to pickle per game."""
     assert _cache is not None and _store is not None
@@ -95,7 +96,8 @@ def _work(
         raise _setup_error
     where = f"worker process {os.getpid()}"
     out = []
-    for record in play_games(game_name, size, jobs, specs, _cache, where, _exit_if_orphaned):
+    for record in play_games(game_name, size, jobs, specs, _cache, where, _exit_if_orphaned,
+                             start):  # fmt: skip
         stored = _store.add_game(_run_id, record)
         out.append(replace(record, stored=stored, moves=[], times=[]))
     return str(os.getpid()), out
@@ -282,7 +284,8 @@ class LocalPool:
         return self.workers
 
     def submit(self, jobs: list[Job]) -> Hashable:
-        fut = self._ex.submit(_work, self._config.game, self._config.size, jobs, self._specs)
+        fut = self._ex.submit(_work, self._config.game, self._config.size, jobs, self._specs,
+                              self._config.start)  # fmt: skip
         self._pending.add(fut)
         return fut
 

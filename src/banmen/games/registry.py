@@ -325,6 +325,7 @@ BUILT_IN_KINDS: dict[str, str] = {
     "mcts": "banmen.search.kinds:MCTS",
     "puct": "banmen.search.kinds:PUCT",
     "mate": "banmen.search.kinds:MATE",
+    "dfpn": "banmen.search.kinds:DFPN",
     "python": "banmen.clients.kinds:PYTHON",
     "search": "banmen.clients.kinds:SEARCH",
     "ugi": "banmen.clients.kinds:UGI",
@@ -619,13 +620,12 @@ def _generic(kind: Kind) -> EngineKind | None:
     if kind.build is None:
         return None
     build = kind.build
-    factory: Any
-    if isinstance(build, str) and kind.evaluators:
-        factory = lambda g, s, e=None: _load_ref(build)(g, s, e)  # noqa: E731
-    elif isinstance(build, str):
-        factory = lambda g, s: _load_ref(build)(g, s)  # noqa: E731
-    else:
-        factory = build
+    fn = (lambda: _load_ref(build)) if isinstance(build, str) else (lambda: build)
+
+    def factory(g: GameDef[Any], s: PlayerSpec, e: Any = None) -> Engine[Any]:
+        # (an evaluator, when the spec gives one: a kind that takes none never gets one)
+        return fn()(g, s) if e is None else fn()(g, s, e)
+
     return EngineKind(factory, kind.help, tuple(o.name for o in kind.options),
                       takes_evaluator=kind.evaluators)  # fmt: skip
 

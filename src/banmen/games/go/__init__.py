@@ -203,7 +203,8 @@ GAME: GameDef[Game] = GameDef(
         "puct": EngineKind(
             _mcts,
             "the same tree search with AlphaZero's selection (PUCT): the learned policy's "
-            "priors, each new leaf valued by one playout; options as mcts's",
+            "priors, each new leaf valued by one playout; time=SECONDS, playouts=N, seed=N, "
+            "threads=N, widen=N, learned=0, nakade=1 as mcts's (default time=1)",
             (
                 "time",
                 "playouts",

@@ -144,6 +144,12 @@ def _load_mcts() -> None:
     load_tree(GAME)
 
 
+def _load_dfpn() -> None:
+    from banmen.games.dfpn_engines import load_dfpn
+
+    load_dfpn(GAME)
+
+
 GAME: GameDef[Board] = GameDef(
     name="othello",
     title="Othello",
