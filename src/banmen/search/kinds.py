@@ -91,6 +91,5 @@ DFPN = Kind(
     build="banmen.games.dfpn_engines:dfpn_engine",
     needs="alpha-beta kernels (GameDef.kernels)",
     applies=_has_rules,
-    evaluators=False,  # (it proves: it evaluates nothing)
     evaluators=False,
 )
