@@ -624,7 +624,8 @@ def _generic(kind: Kind) -> EngineKind | None:
 
     def factory(g: GameDef[Any], s: PlayerSpec, e: Any = None) -> Engine[Any]:
         # (an evaluator, when the spec gives one: a kind that takes none never gets one)
-        return fn()(g, s) if e is None else fn()(g, s, e)
+        engine: Engine[Any] = fn()(g, s) if e is None else fn()(g, s, e)
+        return engine
 
     return EngineKind(factory, kind.help, tuple(o.name for o in kind.options),
                       takes_evaluator=kind.evaluators)  # fmt: skip
