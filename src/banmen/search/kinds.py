@@ -46,23 +46,22 @@ def _has_rules(game: Any) -> str | None:
 MCTS = Kind(
     "mcts",
     "Monte-Carlo tree search (UCT with playouts; AMAF where the game allows it); "
-    "time=SECONDS, playouts=N, seed=N, threads=N (one tree) (default time=1)",
+    "time=SECONDS, playouts=N, seed=N, threads=N (one tree) (default time=1); "
+    "+EVALUATOR: leaves valued by it instead of a playout",
     options=(TIME, PLAYOUTS, SEED, THREADS),
     build="banmen.games.mcts_engines:mcts_engine",
     needs="rules kernels (GameDef.kernels) or an MCTS engine of its own",
     applies=_has_rules,
-    evaluators=False,
 )
 PUCT = Kind(
     "puct",
     "tree search with AlphaZero's selection (PUCT): priors and a leaf value (the game's "
     "evaluation, else one random playout); time=SECONDS, playouts=N, seed=N, threads=N "
-    "(default time=1)",
+    "(default time=1); +EVALUATOR: the leaf value",
     options=(TIME, PLAYOUTS, SEED, THREADS),
     build="banmen.games.mcts_engines:puct_engine",
     needs="rules kernels (GameDef.kernels) or a PUCT engine of its own",
     applies=_has_rules,
-    evaluators=False,
 )
 MATE = Kind(
     "mate",
