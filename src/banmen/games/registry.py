@@ -338,6 +338,7 @@ BUILT_IN_EVALUATORS: dict[str, str] = {
     "rollout": "banmen.games.evaluators:ROLLOUT",
     "handset": "banmen.games.othello.evaluators:HANDSET",
     "patterns": "banmen.games.othello.evaluators:PATTERNS",
+    "policy": "banmen.games.go.evaluators:POLICY",
 }
 
 _kinds: dict[str, Kind] | None = None

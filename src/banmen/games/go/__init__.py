@@ -34,7 +34,7 @@ terminal play draws the board as :class:`Game`'s ``str``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from banmen.engine import Engine, PlayerSpec
 from banmen.kinds import FLAG, Option
@@ -151,8 +151,8 @@ def _write_sgf(game: Game) -> str:
     return write_sgf(game)
 
 
-def _mcts(game: GameDef[Game], spec: PlayerSpec) -> Engine[Game]:
-    return GoEngine.from_spec(spec)
+def _mcts(game: GameDef[Game], spec: PlayerSpec, evaluator: Any = None) -> Engine[Game]:
+    return GoEngine.from_spec(spec, evaluator)
 
 
 def _gtp(game: GameDef[Game], spec: PlayerSpec) -> Engine[Game]:
@@ -199,6 +199,7 @@ GAME: GameDef[Game] = GameDef(
                 Option("learned", FLAG, "the learned priors (1) or hand-set ones (0)"),
                 Option("nakade", FLAG, "a nakade step in the playouts (1) or none (0)"),
             ),
+            takes_evaluator=True,
         ),
         "puct": EngineKind(
             _mcts,
@@ -214,6 +215,7 @@ GAME: GameDef[Game] = GameDef(
                 Option("learned", FLAG, "the learned priors (1) or hand-set ones (0)"),
                 Option("nakade", FLAG, "a nakade step in the playouts (1) or none (0)"),
             ),
+            takes_evaluator=True,
         ),
         "gtp": EngineKind(
             _gtp,
