@@ -11,6 +11,16 @@ found in ``banmen.games`` — and reads a spec once into a
 is, never read again from text. This module is the vocabulary they share, a leaf: it names
 no kind and no option itself.
 
+An evaluator kind (:class:`EvaluatorKind`) builds, for a game, an :class:`Evaluator`: data
+for a search — the game's rules with its evaluation as one bundle of kernels, the context
+they run over, its compiled code as kernel sets — never a search of its own. The searches
+that take one say so (:attr:`Kind.evaluators`; a game's own engine,
+``EngineKind.takes_evaluator``): the alpha-beta (``alphabeta``, ``perfect``) and the tree
+searches (``mcts``, ``puct``) over any game's rules (:mod:`banmen.search.evaluators`
+writes the evaluators every game with rules kernels gets: ``default``, ``ntuple``,
+``rollout``), and Othello's own engine, which takes its own (``handset``, ``patterns``)
+as well.
+
 >>> DEPTH_OPTION = Option("depth", int, "search to this many plies", lo=1, hi=10_000)
 >>> DEPTH_OPTION.read("6", "alphabeta:depth=6")
 6
@@ -26,7 +36,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from banmen.engine import SpecError
 from banmen.search.limits import Limit
@@ -35,6 +45,7 @@ __all__ = [
     "Option",
     "FLAG",
     "Kind",
+    "Evaluator",
     "EvaluatorKind",
     "read_options",
     "limit_of",
@@ -158,7 +169,9 @@ class Kind:
       ``applies(game) -> None | why not`` checks it;
     * ``user``: a player the user brings (their code, another program): judged by the
       referee, never trusted (:attr:`banmen.engine.PlayerSpec.user`);
-    * ``evaluators``: whether the kind takes ``+EVALUATOR``;
+    * ``evaluators``: whether the kind takes ``+EVALUATOR`` (its generic engine is then
+      built ``build(game, spec, evaluator)``: the :class:`Evaluator` the registry made,
+      ``None`` without one);
     * ``aliases``: other names for it (``cpu`` for ``alphabeta``)."""
 
     name: str
@@ -186,14 +199,47 @@ class Kind:
         return self.form or (f"{self.name}[:key=value,...]" if self.options else self.name)
 
 
+class Evaluator(Protocol):
+    """What a search given ``+EVALUATOR`` reads (:class:`EvaluatorKind` builds it for a
+    game; :class:`banmen.search.evaluators.RulesEvaluator` is every game's, Othello's
+    ``OthelloEvaluator`` its own):
+
+    * ``kernels``: the game's rules contract (:class:`banmen.search.alphabeta.Kernels`)
+      with the evaluator's ``evaluate`` — the bundle the search runs instead of the game's;
+    * ``context(game_ctx)``: the ``ctx`` those kernels run over, for a position whose own
+      ``ctx`` (``GameDef.search_position``) is ``game_ctx`` (a position it cannot value:
+      one :class:`~banmen.engine.SpecError` line);
+    * ``warm_set(purpose)``: its compiled code for ``"search"`` (alpha-beta) or ``"mcts"``
+      (tree searches), a :class:`banmen.warm.KernelSet` an engine's ``warm_up`` loads;
+    * ``leaf_playouts``: a tree search values a leaf by the mean reward of this many
+      random playouts; 0: by ``evaluate`` squashed with ``kernels.value_scale``;
+    * ``reset()``: its random numbers from the start (an engine's ``new_game``)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kernels(self) -> Any: ...
+
+    @property
+    def leaf_playouts(self) -> int: ...
+
+    def context(self, game_ctx: Any) -> Any: ...
+
+    def warm_set(self, purpose: str) -> Any: ...
+
+    def reset(self) -> None: ...
+
+
 @dataclass(frozen=True)
 class EvaluatorKind:
     """An evaluation a search can be given: ``SEARCH+NAME[:opt=value,…]``.
 
     ``build`` (``"module:function"`` or a callable) is ``function(game, options) ->
-    Evaluator`` (the game's own evaluator object, which its engines know how to use);
+    Evaluator`` (an :class:`Evaluator`: the searches that take one know how to use it);
     ``applies(game) -> None | why not`` says which games it serves (a game's own
-    evaluators serve that game only)."""
+    evaluators serve that game only; every game's, those whose rules contract has what
+    they read); ``searches`` which kinds of search take it."""
 
     name: str
     help: str
@@ -203,6 +249,12 @@ class EvaluatorKind:
     #: which kinds of search can use it (``("alphabeta", "perfect")``; empty: any)
     searches: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
+    #: ``sets(game) -> [KernelSet, …]``: its compiled code for a game, which ``banmen
+    #: warm-up --all`` compiles (``None``: a game's own sets hold it)
+    sets: Callable[[Any], Any] | None = None
+    #: ``example(game) -> Evaluator``: one built without the user's data (an n-tuple
+    #: evaluator on zero weights), for its sets' loader (``None``: ``build(game, {})``)
+    example: Callable[[Any], Any] | None = None
 
     def option_map(self) -> dict[str, Option]:
         return {o.name: o for o in self.options}

@@ -151,7 +151,15 @@ class LocalPythonEngine(Engine[GameBoard]):
         """The user's object (built on first use)."""
         if self._player is None:
             o = self.spec.options
-            self._player = load_player(o["where"], o["name"], dict(o["kwargs"]))
+            if self.spec.kind == "search":  # a search over the rules contract
+                from banmen.user_search import load_search
+
+                fn = getattr(_module(o["where"]), o["name"], None)
+                if fn is None:
+                    raise SpecError(f"search: {o['where']} has no function {o['name']!r}")
+                self._player = load_search(self.game, fn, dict(o["kwargs"]), self.spec.text)
+            else:
+                self._player = load_player(o["where"], o["name"], dict(o["kwargs"]))
         return self._player
 
     @property

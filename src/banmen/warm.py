@@ -70,13 +70,17 @@ class KernelSet:
     name: str
     label: str
     #: ``"module:function"``: the loader, imported only when the set is loaded (a game
-    #: declares its sets in a leaf module that imports none of its compiled code)
+    #: declares its sets in a leaf module that imports none of its compiled code);
+    #: ``"module:function:a:b"`` calls ``function("a", "b")``
     loader: str
     estimate: float = 10.0
     default: bool = True
     #: the game's boards run this code (their rules, Go's count): a front end that keeps
     #: boards in its own process (the web server) loads it before it serves
     board: bool = False
+    #: other packages whose compiled files this code is built from (a game package's
+    #: kernels in the sets of banmen's evaluators): an edit there makes it cold too
+    packages: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:
@@ -145,20 +149,22 @@ def _versions() -> dict[str, str]:
             "scheme": CACHE_SCHEME}  # fmt: skip
 
 
-def _sources(also: str = "banmen") -> list[list[Any]]:
+def _sources(*also: str) -> list[list[Any]]:
     """The source files a set's compiled code depends on, with their sizes and
     modification times: every file that compiles functions in banmen's package and in the
-    package ``also`` (a game package's, named by its set's loader). numba's cache holds a
-    package's compiled code as one whole (:func:`banmen._jit.compiled_files`): an edit to
-    any of them makes it compile again; an edit to a command's module does not."""
+    packages ``also`` (a game package's, named by its set's loader or its ``packages``).
+    numba's cache holds a package's compiled code as one whole
+    (:func:`banmen._jit.compiled_files`): an edit to any of them makes it compile again;
+    an edit to a command's module does not."""
     from banmen._jit import compiled_files, package_root
 
     roots = {str(_PACKAGE)}
-    mod = sys.modules.get(also)
-    if mod is not None and getattr(mod, "__file__", None):
-        root = package_root(mod.__file__)
-        if root is not None:
-            roots.add(root)
+    for name in also:
+        mod = sys.modules.get(name)
+        if mod is not None and getattr(mod, "__file__", None):
+            root = package_root(mod.__file__)
+            if root is not None:
+                roots.add(root)
     out = []
     for f in sorted({f for r in roots for f in compiled_files(r)}):
         try:
@@ -197,7 +203,7 @@ def _write_stamp(ks: KernelSet, seconds: float, compiled: int) -> None:
     path = _stamp_path(ks)
     body = {"set": ks.id, "seconds": round(seconds, 3), "compiled": compiled,
             "written": time.time(), "versions": _versions(),
-            "files": _sources(ks.loader.split(":")[0].split(".")[0])}  # fmt: skip
+            "files": _sources(ks.loader.split(":")[0].split(".")[0], *ks.packages)}  # fmt: skip
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".tmp.{os.getpid()}")
@@ -208,9 +214,11 @@ def _write_stamp(ks: KernelSet, seconds: float, compiled: int) -> None:
 
 
 def run_loader(loader: str) -> None:
-    """Import and run one ``module:function`` loader."""
-    module, _, function = loader.partition(":")
-    getattr(importlib.import_module(module), function)()
+    """Import and run one ``module:function`` loader (``module:function:a:b``: called
+    with the arguments ``"a"``, ``"b"``)."""
+    module, _, rest = loader.partition(":")
+    function, *args = rest.split(":")
+    getattr(importlib.import_module(module), function)(*args)
 
 
 def ensure(ks: KernelSet) -> bool:

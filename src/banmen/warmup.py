@@ -59,12 +59,15 @@ class Report:
 
 def kernel_sets(games: Iterable[str] | None = None, everything: bool = False) -> list[KernelSet]:
     """The sets of ``games`` (default: every game), the default ones unless
-    ``everything``."""
-    from banmen.games.registry import get_game, load_games
+    ``everything`` (then the evaluators' that serve them too)."""
+    from banmen.games.registry import evaluator_sets, get_game, load_games
 
     out: list[KernelSet] = []
     for name in games if games is not None else list(load_games(on_broken=lambda _: None)):
-        out += [k for k in get_game(name).kernel_sets if everything or k.default]
+        game = get_game(name)
+        out += [k for k in game.kernel_sets if everything or k.default]
+        if everything:  # (every game's evaluators: sets no default player needs)
+            out += evaluator_sets(game)
     return out
 
 

@@ -73,6 +73,35 @@ def test_player_specs() -> None:
         parse_player("a b=random")
 
 
+def test_a_spec_is_read_once_and_crosses_as_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    from banmen.arena import play as play_module
+    from banmen.arena.schedule import player_specs
+
+    players = [
+        parse_player(t, "mattix").to_config() for t in ("a=alphabeta:depth=2", "b=random:seed=4")
+    ]
+    assert players[0]["parsed"]["options"] == {"depth": 2}  # what the run stores
+    json.loads(json.dumps(players))  # (as data: JSON, SQLite's column)
+    specs = player_specs("mattix", players)
+
+    def read_again(*args: object) -> None:
+        raise AssertionError("a spec was read again from its text")
+
+    monkeypatch.setattr(play_module, "parse_spec", read_again)
+    cache = EngineCache()
+    record = play_game("mattix", 4, Job(0, 0, False, "a", "b", 7), specs, cache)
+    assert record.moves and record.first == "a"
+    cache.close()
+    # a stored record that disagrees with its text (or calls a user's player banmen's) is
+    # not believed: the text is read instead
+    forged = [dict(players[0], spec="alphabeta:depth=5"), players[1]]
+    monkeypatch.undo()
+    assert player_specs("mattix", forged)["a"].options == {"depth": 5}
+    user = parse_player("p=python:x.py:P", "mattix").to_config()
+    user["parsed"]["user"] = False
+    assert player_specs("mattix", [user])["p"].user
+
+
 def test_a_game_depends_only_on_its_seed_and_specs() -> None:
     specs = {"a": "alphabeta:depth=2", "b": "random:seed=7"}
     job = Job(0, 0, False, "a", "b", 42)

@@ -136,10 +136,14 @@ def test_worker_stop_returns_best_so_far(worker: EngineWorker) -> None:
 def test_worker_reports_bad_requests_and_survives(worker: EngineWorker) -> None:
     with pytest.raises(EngineError, match="no cross chip"):
         worker.think("mattix", {"start": "1,2/3,4"}, "perfect")
-    with pytest.raises(EngineError, match="unknown player"):
+    # a spec is read where the job is asked for: a bad one never reaches the worker
+    with pytest.raises(SpecError, match="unknown player"):
         worker.think("mattix", Board.from_seed(0, 4).to_dict(), "nonsense")
-    with pytest.raises(EngineError, match="unknown game"):
+    with pytest.raises(ValueError, match="unknown game"):
         worker.think("chess", {}, "perfect")
+    spec = parse_spec("perfect", "mattix")
+    with pytest.raises(EngineError, match="unknown game"):  # (a spec read for another game)
+        worker.think("chess", {}, spec)
     assert worker.think("mattix", Board.from_seed(0, 4).to_dict(), "random:seed=1").move
 
 

@@ -176,6 +176,25 @@ def test_every_engine_answers_with_a_legal_move(game: GameDef[Any]) -> None:
             assert board.parse_move(r.move) in board.legal_moves, (kind, r.move)
 
 
+def test_dfpn_plays_its_alpha_beta_kernels(game: GameDef[Any]) -> None:
+    """The df-pn player plays every game whose contract offers alpha-beta kernels (the
+    generic adapter, banmen.search.dfpn_rules): a legal move from positions along a random
+    game, within a few hundred nodes; what it says it proved is what its result says."""
+    if game.kernels is None or game.search_position is None:
+        pytest.skip(f"{game.name}: GameDef.kernels is None (no alpha-beta kernels)")
+    engine = make_engine(game, "dfpn")
+    positions = [b.to_dict() for b in _random_game(game, 7)]
+    for record in positions[:: max(1, len(positions) // 3)][:3]:
+        board = game.board_from_dict(record)
+        r = engine.think(board, Limit(nodes=500))
+        if board.is_game_over():
+            assert r.move is None
+            continue
+        assert r.move is not None and board.parse_move(r.move) in board.legal_moves
+        proved = r.extra["proof"] in ("win", "draw", "loss")
+        assert r.exact == proved and (r.score is None) == (not proved)
+
+
 def test_the_tree_searches_play_its_alpha_beta_kernels(game: GameDef[Any]) -> None:
     """MCTS and PUCT play every game whose contract offers alpha-beta kernels (the
     generic adapter, banmen.search.mcts_rules): a legal move from positions along a

@@ -180,6 +180,8 @@ with event.install_recorder("numba:compile") as rec:
             game.kernel_moves(board)
         for fmt in game.text_formats.values():
             fmt.read(fmt.write(board))
+        if game.kernels is not None:  # df-pn over the alpha-beta kernels
+            make_engine(game, "dfpn").think(board, Limit(nodes=300))
         if game.kernels is not None:  # MCTS and PUCT over the alpha-beta kernels
             from banmen.games.mcts_engines import TreeEngine
             for puct, threads in ((False, 1), (True, 1), (False, 2)):

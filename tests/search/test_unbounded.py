@@ -48,7 +48,7 @@ def test_a_depth_limit_is_exact_only_where_every_line_ended() -> None:
     assert not long.exact and long.stopped_by == "depth"  # cut short: an estimate
 
 
-def test_the_arena_plays_it_with_alphabeta_and_perfect(tmp_path: Path) -> None:
+def test_the_arena_plays_it_with_alphabeta_mcts_puct_and_perfect(tmp_path: Path) -> None:
     where = toy.write_package(tmp_path)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(where), str(paths.TESTS),
@@ -57,7 +57,7 @@ def test_the_arena_plays_it_with_alphabeta_and_perfect(tmp_path: Path) -> None:
         [sys.executable, "-m", "banmen", "arena", "run", "subtract", "--games", "8",
          "--seed", "3", "--workers", "1", "--db", str(tmp_path / "a.db"),
          "-p", "ab=alphabeta:depth=4", "-p", "perfect=perfect", "-p", "random=random:seed=1",
-         "--json"],
+         "-p", "mcts=mcts:playouts=400,seed=2", "-p", "puct=puct:playouts=400,seed=3", "--json"],
         capture_output=True, text=True, env=env, timeout=600,
     )  # fmt: skip
     assert p.returncode == 0, p.stdout + p.stderr
@@ -66,7 +66,7 @@ def test_the_arena_plays_it_with_alphabeta_and_perfect(tmp_path: Path) -> None:
     with ArenaStore(tmp_path / "a.db", readonly=True) as store:
         (run,) = store.run_ids()
         games = store.games(run)
-    assert len(games) == 24 and not any("forfeit" in g.extra for g in games)
+    assert len(games) == 80 and not any("forfeit" in g.extra for g in games)
     for g in games:  # perfect wins every game whose deal it can win, as first or second
         if "perfect" in (g.first, g.second):
             stones = 17 + g.deal_seed % 8
@@ -75,3 +75,7 @@ def test_the_arena_plays_it_with_alphabeta_and_perfect(tmp_path: Path) -> None:
             if should_win:
                 won = g.result == ("1-0" if perfect_first else "0-1")
                 assert won, (g.first, g.second, stones, g.moves, g.result)
+    for tree in ("mcts", "puct"):  # the tree searches play it (their playouts end) and well
+        vs_random = [g for g in games if {g.first, g.second} == {tree, "random"}]
+        won = sum(g.result == ("1-0" if g.first == tree else "0-1") for g in vs_random)
+        assert len(vs_random) == 8 and won >= 6, (tree, won)

@@ -66,7 +66,7 @@ def test_parse_players_takes_game_name_spec() -> None:
         (f"chess:greedy={GREEDY}", "no game 'chess' on the web pages"),
         (f"othello:human={GREEDY}", "bad name 'human'"),
         (f"othello:a b={GREEDY}", "bad name 'a b'"),
-        ("othello:g=mcts:time=1", "Othello offers no mcts players"),
+        ("othello:g=mate:time=1", "Othello offers no mate players"),
         ("othello:g=alphabeta:speed=3", "alphabeta takes depth="),
     ],
 )

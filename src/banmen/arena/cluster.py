@@ -33,8 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from banmen.arena.play import EngineCache, GameFailed, play_games, warm_up
-from banmen.arena.schedule import Job
+from banmen.arena.schedule import Job, player_specs
 from banmen.arena.store import ArenaStore, GameRecord, RunConfig, encode_moves
+from banmen.engine import PlayerSpec
 
 __all__ = ["ClusterPool", "ClusterError", "parse_cluster", "connect", "require_dask"]
 
@@ -162,7 +163,7 @@ def _take_cache() -> EngineCache:
         return EngineCache()
 
 
-def prepare(game_name: str, specs: list[str]) -> dict[str, Any]:
+def prepare(game_name: str, specs: list[PlayerSpec]) -> dict[str, Any]:
     """The set-up task: build and warm up every player's engine on this worker (numba's
     compiled kernels loaded, external programs started). Raises :class:`GameFailed`
     naming the worker and the player that cannot start."""
@@ -190,14 +191,16 @@ def release() -> int:
 
 
 def play_batch(
-    game_name: str, size: int | None, jobs: list[Job], specs: dict[str, str]
-) -> tuple[str, list[GameRecord], list[tuple[str, str, str]]]:
+    game_name: str, size: int | None, jobs: list[Job], specs: dict[str, PlayerSpec],
+    start: str | None = None,
+) -> tuple[str, list[GameRecord], list[tuple[str, str, str]]]:  # fmt: skip
     """The games task: play ``jobs`` and send their records back to the driver, each
     game's moves and times encoded for the store here (the driver only commits them)."""
     address = _address()
     cache = _take_cache()
     records, encoded = [], []
-    for record in play_games(game_name, size, jobs, specs, cache, f"worker {address}"):
+    for record in play_games(game_name, size, jobs, specs, cache, f"worker {address}",
+                             start=start):  # fmt: skip
         encoded.append(encode_moves(record))
         records.append(replace(record, moves=[], times=[], extra={}))
     _caches.put(cache)  # not after a failure: its engines may be broken
@@ -225,7 +228,8 @@ class ClusterPool:
         self._store = store
         self._run_id = run_id
         self._config = config
-        self._specs = {p["name"]: p["spec"] for p in config.players}
+        # (each spec read once, here: the workers get them as data)
+        self._specs = player_specs(config.game, config.players)
         self._owned = not isinstance(cluster, self._distributed.Client)
         self._local: Any = None
         self.client: Any = cluster
@@ -258,7 +262,7 @@ class ClusterPool:
                 f"no Dask worker joined the scheduler at {self.client.scheduler.address} "
                 f"within {WORKERS_SECONDS:.0f} s: start some with `dask worker ADDRESS`"
             ) from None
-        specs = sorted(set(self._specs.values()))
+        specs = list({s.text: s for s in self._specs.values()}.values())
         futures = {
             addr: self.client.submit(
                 prepare, self._config.game, specs, workers=[addr], allow_other_workers=False,
@@ -302,8 +306,9 @@ class ClusterPool:
 
     def submit(self, jobs: list[Job]) -> Hashable:
         fut = self.client.submit(
-            play_batch, self._config.game, self._config.size, jobs, self._specs, pure=False
-        )
+            play_batch, self._config.game, self._config.size, jobs, self._specs,
+            self._config.start, pure=False,
+        )  # fmt: skip
         self._ac.add(fut)
         key: Hashable = fut.key
         self._futures[key] = fut

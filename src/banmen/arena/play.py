@@ -22,6 +22,17 @@ dead stones, :mod:`banmen.games.go.settle`) are asked for through the arena
 (:class:`~banmen.games.Referee`): judged alike, and recorded after the game's moves; a
 forfeit there keeps what the hook had settled beside ``forfeit``.
 
+**Starts.** A game starts from the game's seeded deal (``GameDef.new_board``: both games
+of a pair from the same one), or, when the run names one, from a given position
+(:func:`start_board`: ``GameDef.board_from_text``) — every game of the run from the same.
+
+**Proofs.** An engine whose :class:`~banmen.engine.Result` says what it proved —
+``extra["proof"]``, as the df-pn player (:mod:`banmen.games.dfpn_engines`) does: ``win``,
+``draw``, ``loss``, ``no win``, ``unproved`` — has each such answer kept in the game's
+record, ``extra["proofs"]``: the ply, the side, the player, the move, the word, whether
+it was ``exact`` and what stopped the search. The report counts them per player
+(:func:`banmen.arena.report.proof_counts`), with the proofs the game's result contradicts.
+
 **Outcomes.** Each game is recorded with its :class:`~banmen.games.Outcome`: the game's
 own (:meth:`~banmen.games.GameDef.outcome_of`: the rules ended it, or a player resigned),
 a forfeit (won by the other side), or — a game still going after the game's
@@ -34,7 +45,7 @@ from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -59,6 +70,7 @@ __all__ = [
     "describe",
     "play_game",
     "play_games",
+    "start_board",
     "warm_up",
 ]
 
@@ -69,14 +81,14 @@ class EngineCache:
     def __init__(self) -> None:
         self._engines: dict[tuple[str, str], Engine[Any]] = {}
 
-    def get(self, game: GameDef[Any], spec_text: str) -> Engine[Any] | None:
-        """The engine for ``spec_text``, started and warmed up (compiled kernels loaded,
+    def get(self, game: GameDef[Any], spec: PlayerSpec | str) -> Engine[Any] | None:
+        """The engine for ``spec``, started and warmed up (compiled kernels loaded,
         external programs running) before any clock runs; ``None`` for ``random``,
         which is built per game, seeded from the deal."""
-        key = (game.name, spec_text)
+        spec = _read(game, spec)
+        key = (game.name, spec.text)
         engine = self._engines.get(key)
         if engine is None:
-            spec = parse_spec(spec_text, game)
             if spec.kind == "random":
                 return None
             engine = make_engine(game, spec)
@@ -90,10 +102,10 @@ class EngineCache:
             _stop(engine)
         self._engines.clear()
 
-    def drop(self, game: GameDef[Any], spec_text: str) -> None:
-        """Forget (and stop) the engine of ``spec_text``: the next game starts it afresh
+    def drop(self, game: GameDef[Any], spec: PlayerSpec) -> None:
+        """Forget (and stop) the engine of ``spec``: the next game starts it afresh
         (after a forfeit: its state is unknown)."""
-        engine = self._engines.pop((game.name, spec_text), None)
+        engine = self._engines.pop((game.name, spec.text), None)
         if engine is not None:
             _stop(engine)
 
@@ -105,35 +117,75 @@ def _stop(engine: Engine[Any]) -> None:
         pass
 
 
-def _random_engine(game: GameDef[Any], spec_text: str, deal_seed: int, side: int) -> RandomEngine:
-    base = parse_spec(spec_text, game).options.get("seed", 0)
+def _read(game: GameDef[Any], spec: PlayerSpec | str) -> PlayerSpec:
+    """``spec`` as read: the arena's runs hand over specs read once
+    (:func:`~banmen.arena.schedule.player_specs`); a text (a caller of its own) is read
+    here."""
+    return spec if isinstance(spec, PlayerSpec) else parse_spec(spec, game)
+
+
+def _random_engine(spec: PlayerSpec, deal_seed: int, side: int) -> RandomEngine:
+    base = spec.options.get("seed", 0)
     # A fixed function of (spec seed, deal, side): reproducible, and different per game.
-    return RandomEngine(zlib.crc32(f"{base}:{deal_seed}:{side}".encode()), name=spec_text)
+    return RandomEngine(zlib.crc32(f"{base}:{deal_seed}:{side}".encode()), name=spec.text)
+
+
+def start_board(
+    game: GameDef[Any], size: int | None, deal_seed: int, start: str | None = None
+) -> GameBoard:
+    """The board a game of a run starts from: the position ``start`` (in the game's own
+    text, ``GameDef.board_from_text``) when the run gives one, else the deal of
+    ``deal_seed`` (``GameDef.new_board``). ``ValueError`` (the game's own message) if
+    ``start`` is not a position of the game."""
+    if start is not None:
+        if game.board_from_text is None:
+            raise ValueError(f"{game.title} reads no position from text: no --start")
+        given: GameBoard = game.board_from_text(start)
+        return given
+    assert game.new_board is not None
+    dealt: GameBoard = game.new_board(deal_seed, size)
+    return dealt
+
+
+def _proof(result: Result, ply: int, side: int, name: str) -> dict[str, Any] | None:
+    """What ``result`` says it proved (``extra["proof"]``), as a game's record keeps it;
+    ``None`` for an engine that says nothing of proofs."""
+    word = result.extra.get("proof") if result.extra else None
+    if word is None:
+        return None
+    return {"ply": ply, "side": side, "player": name, "move": result.move, "proof": str(word),
+            "exact": bool(result.exact), "stopped_by": result.stopped_by}  # fmt: skip
 
 
 def play_game(
-    game_name: str, size: int | None, job: Job, specs: dict[str, str], cache: EngineCache
+    game_name: str,
+    size: int | None,
+    job: Job,
+    specs: Mapping[str, PlayerSpec | str],
+    cache: EngineCache,
+    start: str | None = None,
 ) -> GameRecord:
-    """Play ``job`` to the end and return its record."""
+    """Play ``job`` to the end and return its record (from the position ``start``, in the
+    game's text, if given: :func:`start_board`)."""
     game = get_game(game_name)
-    assert game.new_board is not None
-    board = game.new_board(job.deal_seed, size)
+    board = start_board(game, size, job.deal_seed, start)
     engines: dict[int, Engine[Any]] = {}
-    parsed = {name: parse_spec(specs[name], game) for name in (job.first, job.second)}
+    parsed = {name: _read(game, specs[name]) for name in (job.first, job.second)}
     moves: list[str] = []
     times: list[float] = []
+    proofs: list[dict[str, Any]] = []
     forfeit: dict[str, Any] | None = None
 
     def lost(side: int, name: str, e: Exception) -> dict[str, Any]:
-        cache.drop(game, specs[name])
+        cache.drop(game, parsed[name])
         reason = " ".join(str(e).split()) or type(e).__name__
         return {"side": side, "player": name, "reason": reason[:500]}
 
     for side, name in ((1, job.first), (2, job.second)):
         try:
-            cached = cache.get(game, specs[name])
+            cached = cache.get(game, parsed[name])
             if cached is None:
-                engines[side] = _random_engine(game, specs[name], job.deal_seed, side)
+                engines[side] = _random_engine(parsed[name], job.deal_seed, side)
             else:
                 cached.new_game()
                 cached.reseed(zlib.crc32(f"{job.deal_seed}:{side}".encode()))
@@ -165,6 +217,9 @@ def play_game(
             forfeit = lost(side, name, e)
             break
         times.append(round(took, 6))
+        proof = _proof(result, len(moves), side, name)
+        if proof is not None:
+            proofs.append(proof)
         board.push(move)  # Go's "resign" too: it ends the game
         moves.append(result.move or "")
     extra: dict[str, Any] = {}
@@ -174,6 +229,8 @@ def play_game(
             extra = game.settle(board, (engines[1], engines[2]), {}, referee)
         except Forfeit as e:  # a player failed in what settling played on (Go's cleanup)
             forfeit, extra = e.info, e.extra
+    if proofs:
+        extra = {**extra, "proofs": proofs}
     s1, s2 = game.scores(board)
     if forfeit is not None:
         outcome = Outcome(Termination.FORFEIT, 3 - int(forfeit["side"]))
@@ -259,20 +316,21 @@ def play_games(
     game_name: str,
     size: int | None,
     jobs: list[Job],
-    specs: dict[str, str],
+    specs: Mapping[str, PlayerSpec | str],
     cache: EngineCache,
     where: str,
     before_each: Callable[[], None] | None = None,
+    start: str | None = None,
 ) -> Iterator[GameRecord]:
-    """Play ``jobs`` one after another with the engines of ``cache``, yielding each record
-    (``seconds`` set) as its game ends; a game that fails raises :class:`GameFailed`
-    naming the game and ``where`` it ran."""
+    """Play ``jobs`` one after another with the engines of ``cache`` (from the position
+    ``start`` if given), yielding each record (``seconds`` set) as its game ends; a game
+    that fails raises :class:`GameFailed` naming the game and ``where`` it ran."""
     for job in jobs:
         if before_each is not None:
             before_each()
         t0 = time.perf_counter()
         try:
-            record = play_game(game_name, size, job, specs, cache)
+            record = play_game(game_name, size, job, specs, cache, start)
         except Exception as e:
             raise GameFailed(
                 f"{describe(job)} failed on {where}: {type(e).__name__}: {e}"
@@ -280,15 +338,18 @@ def play_games(
         yield replace(record, seconds=time.perf_counter() - t0)
 
 
-def warm_up(cache: EngineCache, game_name: str, specs: list[str], where: str) -> None:
+def warm_up(
+    cache: EngineCache, game_name: str, specs: Sequence[PlayerSpec | str], where: str
+) -> None:
     """Build and warm up every player's engine before the first timed game (numba's
     compiled kernels loaded, external programs started); :class:`GameFailed` names
     ``where`` and the player that cannot start."""
     game = get_game(game_name)
     for spec in specs:
+        text = spec.text if isinstance(spec, PlayerSpec) else spec
         try:
             cache.get(game, spec)
         except Exception as e:
             raise GameFailed(
-                f"{where} cannot start player {spec!r}: {type(e).__name__}: {e}"
+                f"{where} cannot start player {text!r}: {type(e).__name__}: {e}"
             ) from None

@@ -13,6 +13,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
+from banmen.arena.play import start_board
 from banmen.arena.runner import planned_jobs, sprt_decisions
 from banmen.arena.schedule import Player, make_pairings
 from banmen.arena.store import ArenaStore, GameRecord, RunConfig
@@ -22,7 +23,8 @@ from banmen.stats import bradley_terry, elo_from_score, mean_ci, wilson, z_value
 
 __all__ = [
     "build_report", "games_csv", "pairings_csv", "game_records", "compare_rows",
-    "comparison_csv", "endings", "endings_words", "ENDING_WORDS",
+    "comparison_csv", "endings", "endings_words", "ENDING_WORDS", "proof_counts",
+    "proofs_words",
 ]  # fmt: skip
 
 
@@ -77,6 +79,66 @@ def endings(games: list[GameRecord]) -> dict[str, int]:
         key = "unrecorded" if t is None else t.value
         out[key] = out.get(key, 0) + 1
     return out
+
+
+#: the answers an engine's proofs are counted by, in the order they are told
+PROOF_WORDS = ("win", "draw", "loss", "no win", "unproved")
+
+
+def proof_counts(games: list[GameRecord], names: Sequence[str]) -> list[dict[str, Any]]:
+    """Per player whose engine says what it proved (a game's ``extra["proofs"]``: the
+    df-pn player's answers, move by move): the moves answered, how many of them each
+    answer (:data:`PROOF_WORDS`), the games in which it proved the result at some move,
+    and ``contradicted``: proofs the game's end by the rules belies — a proved win in a
+    game its side did not win, a proved draw in one it lost (a sound prover has none; a
+    proved loss is not belied by an opponent's mistake). Players without proofs are left
+    out."""
+    out = []
+    for name in names:
+        count = dict.fromkeys(PROOF_WORDS, 0)
+        moves = games_proved = contradicted = 0
+        for g in games:
+            mine = [p for p in g.extra.get("proofs", ()) if p.get("player") == name]
+            if not mine:
+                continue
+            moves += len(mine)
+            if any(p.get("exact") for p in mine):
+                games_proved += 1
+            by_rules = g.termination is Termination.RULES
+            for p in mine:
+                word = str(p.get("proof"))
+                count[word] = count.get(word, 0) + 1
+                side = int(p.get("side", 0))
+                if by_rules and ((word == "win" and g.winner != side)
+                                 or (word == "draw" and g.winner == 3 - side)):  # fmt: skip
+                    contradicted += 1
+        if moves:
+            out.append({"player": name, "moves": moves, **count, "games_proved": games_proved,
+                        "contradicted": contradicted})  # fmt: skip
+    return out
+
+
+def proofs_words(row: dict[str, Any]) -> str:
+    """ "d: 12 moves proved a win, 0 a draw, 0 a loss; 3 no win, 5 unproved; the result
+    proved in 4 games; none contradicted by a game's result" from a row of
+    :func:`proof_counts`."""
+    told = ", ".join(f"{row.get(w, 0)} a {w}" for w in ("draw", "loss"))
+    rest = f"{row.get('no win', 0)} no win, {row.get('unproved', 0)} unproved"
+    bad = row.get("contradicted", 0)
+    belied = "none contradicted by a game's result" if not bad else (
+        f"{bad} CONTRADICTED by a game's result")  # fmt: skip
+    return (f"{row['player']}: {row['moves']} moves answered: {row.get('win', 0)} proved a "
+            f"win, {told}; {rest}; the result proved in {row['games_proved']} games; "
+            f"{belied}")  # fmt: skip
+
+
+def _first_side(config: RunConfig) -> int:
+    """The side that moves first in the run's games: 1, unless its start position (a
+    position given by text) has side 2 to move."""
+    if not config.start:
+        return 1
+    board_from_text = get_game(config.game).board_from_text
+    return 1 if board_from_text is None else int(board_from_text(config.start).turn)
 
 
 def _pairing_row(
@@ -141,11 +203,13 @@ def report_from(
     ratings, cov = bradley_terry(len(names), results)
     z = z_value(0.95)
     per_player = []
+    first_side = _first_side(config) if games else 1
     for i, p in enumerate(players):
         mine = [g for g in games if p.name in (g.first, g.second)]
         pts = sum(_points(g, p.name) for g in mine)
+        # (side 1 is the job's first player; the even moves are the first side's)
         moves = [t for g in mine for k, t in enumerate(g.times) if
-                 (k % 2 == 0) == (g.first == p.name)]  # fmt: skip
+                 (k % 2 == 0) == ((g.first == p.name) == (first_side == 1))]  # fmt: skip
         half = z * math.sqrt(cov[i][i]) if math.isfinite(cov[i][i]) else math.inf
         per_player.append({
             "name": p.name,
@@ -198,6 +262,10 @@ def report_from(
     # raised, broke its protocol, played an illegal move or overran its time)
     report["forfeits"] = [{"player": p, "reason": r, "games": n}
                           for (p, r), n in sorted(lost.items())]  # fmt: skip
+    # what the players' engines proved, move by move (the df-pn player: arena.play)
+    proved = proof_counts(games, names)
+    if proved:
+        report["proofs"] = proved
     settled = [g.extra for g in games if "settled" in g.extra or "dead_from" in g.extra]
     if settled:  # Go: how the counted games were settled (banmen.games.go.settle)
         both = [x["dead_answers"] for x in settled if len(x.get("dead_answers", {})) == 2]
@@ -345,18 +413,18 @@ def comparison_csv(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def game_records(game_name: str, size: int | None, games: list[GameRecord],
-                 specs: dict[str, str]) -> list[tuple[str, str]]:  # fmt: skip
+                 specs: dict[str, str], start: str | None = None,
+                 ) -> list[tuple[str, str]]:  # fmt: skip
     """Each game as a record file of the game's own format (``GameDef.write_record``,
     Go: SGF), naming the players and their specs: ``(file name, text)``. Games without a
-    record format give []."""
+    record format give []. ``start``: the run's start position, if it gave one."""
     game = get_game(game_name)
     write = game.write_record
     if write is None:
         return []
-    assert game.new_board is not None
     out = []
     for g in games:
-        board = game.new_board(g.deal_seed, size)
+        board = start_board(game, size, g.deal_seed, start)
         for m in g.moves:
             if board.is_game_over():  # (Go: a cleanup's moves follow; settle plays them)
                 break

@@ -30,8 +30,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from banmen.arena.play import EngineCache, GameFailed, play_games, warm_up
-from banmen.arena.schedule import Job, Player, make_jobs, make_pairings
+from banmen.arena.schedule import Job, Player, make_jobs, make_pairings, player_specs
 from banmen.arena.store import ArenaStore, GameRecord, RunConfig
+from banmen.engine import PlayerSpec
 from banmen.stats import sprt_bounds, sprt_llr
 
 __all__ = [
@@ -67,7 +68,9 @@ def _watch_parent() -> None:
         _exit_if_orphaned()
 
 
-def _init_worker(game_name: str, specs: list[str], parent: int, db_path: str, run_id: str) -> None:
+def _init_worker(
+    game_name: str, specs: list[PlayerSpec], parent: int, db_path: str, run_id: str
+) -> None:
     global _cache, _store, _run_id, _parent
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _parent = parent
@@ -83,8 +86,9 @@ def _init_worker(game_name: str, specs: list[str], parent: int, db_path: str, ru
 
 
 def _work(
-    game_name: str, size: int | None, jobs: list[Job], specs: dict[str, str]
-) -> tuple[str, list[GameRecord]]:
+    game_name: str, size: int | None, jobs: list[Job], specs: dict[str, PlayerSpec],
+    start: str | None = None,
+) -> tuple[str, list[GameRecord]]:  # fmt: skip
     """Play ``jobs``, committing each game as it ends. The parent gets the records back
     without their moves and times (it only counts them): less to pickle per game."""
     assert _cache is not None and _store is not None
@@ -92,7 +96,8 @@ def _work(
         raise _setup_error
     where = f"worker process {os.getpid()}"
     out = []
-    for record in play_games(game_name, size, jobs, specs, _cache, where, _exit_if_orphaned):
+    for record in play_games(game_name, size, jobs, specs, _cache, where, _exit_if_orphaned,
+                             start):  # fmt: skip
         stored = _store.add_game(_run_id, record)
         out.append(replace(record, stored=stored, moves=[], times=[]))
     return str(os.getpid()), out
@@ -262,10 +267,11 @@ class LocalPool:
     max_batch = 64
 
     def __init__(self, store: ArenaStore, run_id: str, config: RunConfig, workers: int) -> None:
-        specs = sorted({p["spec"] for p in config.players})
+        # (each spec read once, here: the workers get them as data)
+        self._specs = player_specs(config.game, config.players)
+        specs = list({s.text: s for s in self._specs.values()}.values())
         self.workers = workers
         self._config = config
-        self._specs = {p["name"]: p["spec"] for p in config.players}
         self._pending: set[Future[tuple[str, list[GameRecord]]]] = set()
         self._ex = ProcessPoolExecutor(
             workers,
@@ -278,7 +284,8 @@ class LocalPool:
         return self.workers
 
     def submit(self, jobs: list[Job]) -> Hashable:
-        fut = self._ex.submit(_work, self._config.game, self._config.size, jobs, self._specs)
+        fut = self._ex.submit(_work, self._config.game, self._config.size, jobs, self._specs,
+                              self._config.start)  # fmt: skip
         self._pending.add(fut)
         return fut
 

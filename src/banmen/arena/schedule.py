@@ -9,14 +9,22 @@ pairings of a run meet the same deals.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from banmen.engine import SpecError
+from banmen.engine import PlayerSpec, SpecError
 from banmen.games import GameDef
-from banmen.games.registry import make_evaluator, parse_spec
+from banmen.games.registry import make_evaluator, parse_spec, search_kinds
 
-__all__ = ["Player", "Job", "parse_player", "make_pairings", "make_jobs", "ScheduleError"]
+__all__ = [
+    "Player",
+    "Job",
+    "parse_player",
+    "player_specs",
+    "make_pairings",
+    "make_jobs",
+    "ScheduleError",
+]
 
 _NAME = re.compile(r"^[A-Za-z0-9_.+-]{1,40}$")
 
@@ -29,6 +37,15 @@ class ScheduleError(ValueError):
 class Player:
     name: str
     spec: str
+    #: the spec as read (what the run stores beside the text, and the workers get)
+    parsed: PlayerSpec | None = field(default=None, compare=False)
+
+    def to_config(self) -> dict[str, Any]:
+        """The run's record of this player: its name, its spec's text and the spec read."""
+        d: dict[str, Any] = {"name": self.name, "spec": self.spec}
+        if self.parsed is not None:
+            d["parsed"] = self.parsed.to_dict()
+        return d
 
 
 @dataclass(frozen=True)
@@ -65,7 +82,35 @@ def parse_player(text: str, game: str | GameDef[Any] | None = None) -> Player:
             make_evaluator(game, parsed.evaluator)  # (its file read now: one line if bad)
     except SpecError as e:
         raise ScheduleError(f"player {name}: {e}") from None
-    return Player(name, spec)
+    return Player(name, spec, parsed)
+
+
+def player_specs(game: str | GameDef[Any], players: list[dict[str, Any]]) -> dict[str, PlayerSpec]:
+    """Each player's spec as the run stored it, read once for the whole run (the workers
+    and the cluster get these, never the text): the stored ``parsed`` record where there is
+    one (whether a player is a user's is the kind's word, never the record's), else the
+    text read now (runs stored before specs were)."""
+    out: dict[str, PlayerSpec] = {}
+    for p in players:
+        data = p.get("parsed")
+        spec: PlayerSpec | None = None
+        if isinstance(data, dict):
+            try:
+                spec = PlayerSpec.from_dict(data)
+            except ValueError:
+                spec = None
+            if spec is not None:
+                kind = search_kinds().get(spec.kind)
+                user = True if kind is None else kind.user
+                if spec.text != p["spec"] or spec.user != user:
+                    spec = None  # (a record that disagrees with its text: read the text)
+        if spec is None:
+            try:
+                spec = parse_spec(p["spec"], game)
+            except SpecError as e:
+                raise ScheduleError(f"player {p['name']}: {e}") from None
+        out[p["name"]] = spec
+    return out
 
 
 def make_pairings(players: list[Player], gauntlet: str | None = None) -> list[tuple[str, str]]:

@@ -84,7 +84,9 @@ class RunConfig:
     """Everything needed to (re)build a run's job list."""
 
     game: str
-    players: list[dict[str, str]]  # [{"name": ..., "spec": ...}]
+    #: [{"name": ..., "spec": TEXT, "parsed": PlayerSpec.to_dict()}] ("parsed": the spec as
+    #: read when the run was made; older runs have the text only)
+    players: list[dict[str, Any]]
     games: int  # per pairing
     seed: int
     size: int | None = None
@@ -92,9 +94,15 @@ class RunConfig:
     sprt: list[float] | None = None  # [elo0, elo1]
     alpha: float = 0.05
     beta: float = 0.05
+    #: a position in the game's text (``GameDef.board_from_text``): every game starts
+    #: there instead of at its seeded deal (``None``: the deals)
+    start: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        if d["start"] is None:
+            del d["start"]  # a run without one is stored as before there were any
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunConfig:

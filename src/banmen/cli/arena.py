@@ -164,6 +164,10 @@ def report_tables(report: dict[str, Any]) -> Group:
         line.append(f"\n{ended}")
     for f in forfeits:
         line.append(f"\nforfeit: {f['player']} lost {f['games']} game(s): {f['reason']}")
+    from banmen.arena.report import proofs_words
+
+    for row in report.get("proofs") or []:
+        line.append(f"\nproofs: {proofs_words(row)}")
     ds = report.get("dead_stones")
     if ds:
         line.append(
@@ -237,6 +241,14 @@ def run(
     ] = None,
     seed: Annotated[int | None, number_option(SEED, "First deal seed (default: random).")] = None,
     size: Annotated[int | None, number_option(SIZE, "Board size (Mattix: 4 or 6).")] = None,
+    start: Annotated[
+        str | None,
+        typer.Option(
+            help="Start every game from this position, in the game's text (an Othello "
+            "board string, a Connect Four FEN or moves: banmen players GAME); both games "
+            "of a pair then differ only in who plays which side."
+        ),
+    ] = None,
     gauntlet: Annotated[
         str | None, typer.Option(help="Play this player against each of the others only.")
     ] = None,
@@ -311,16 +323,24 @@ def run(
                 if not e1 > e0:
                     raise fail(f"--sprt needs ELO0 < ELO1, got {sprt!r}")
                 sprt_pair = [e0, e1]
+            if start is not None and size is not None:
+                raise fail("--start gives the position, its size with it: no --size")
             if size is not None:
                 g.new_board(0, size)  # a bad size fails here, with the game's own message
+            if start is not None:
+                from banmen.arena.play import start_board
+
+                if start_board(g, None, 0, start).is_game_over():
+                    raise fail(f"--start {start!r}: the game is over there")
             config = RunConfig(
                 game=g.name,
-                players=[{"name": p.name, "spec": p.spec} for p in players],
+                players=[p.to_config() for p in players],
                 games=games,
                 seed=seed if seed is not None else secrets.randbelow(1_000_000),
                 size=size,
                 gauntlet=gauntlet,
                 sprt=sprt_pair,
+                start=start,
             )
             from banmen.arena.runner import planned_jobs
 
@@ -331,8 +351,12 @@ def run(
         raise fail(str(e)) from None
 
     console = make_console(stderr=as_json)
-    console.print(f"run [bold]{run_id}[/bold] · {config.game} · deals from seed {config.seed} "
-                  f"· db {store.path}", soft_wrap=True)  # fmt: skip
+    from rich.markup import escape
+
+    starts = (f"from {escape(repr(config.start))}" if config.start is not None
+              else f"deals from seed {config.seed}")  # fmt: skip
+    console.print(f"run [bold]{run_id}[/bold] · {config.game} · {starts} · db {store.path}",
+                  soft_wrap=True)  # fmt: skip
     # The live table is for a terminal; piped or redirected, only the report is written.
     live = Live(console=console, refresh_per_second=4) if console.is_terminal else None
     last = [0.0]
@@ -535,7 +559,7 @@ def _write_run_files(
     files = [folder / "report.json", folder / "games.csv", folder / "pairings.csv"]
     config = store.run_config(run_id)
     specs = {p["name"]: p["spec"] for p in config.players}
-    records = game_records(config.game, config.size, games, specs)
+    records = game_records(config.game, config.size, games, specs, config.start)
     if records:
         (folder / "games").mkdir(exist_ok=True)
         for name, text in records:

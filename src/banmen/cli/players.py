@@ -43,10 +43,14 @@ def players(
             default = " [default]" if name == game.default_engine else ""
             typer.echo(f"  {name}{default}: {kind.help}")
         evaluators = {n: e for n, e in evaluator_kinds().items() if e.applies(game) is None}
-        if evaluators:
-            typer.echo("  evaluators (SEARCH+NAME[:key=value,...]):")
+        takers = [n for n, k in offered.items() if k.takes_evaluator]
+        if evaluators and takers:
+            typer.echo(f"  evaluators (SEARCH+NAME[:key=value,...], SEARCH one of "
+                       f"{', '.join(takers)}):")  # fmt: skip
             for name, ev in evaluators.items():
-                typer.echo(f"    {name}: {ev.help}")
+                only = [s for s in takers if not ev.searches or s in ev.searches]
+                also = "" if only == takers else f" [{', '.join(only)} only]"
+                typer.echo(f"    {name}: {ev.help}{also}")
         missing = [n for n in search_kinds() if n not in offered]
         if missing:
             typer.echo("  not offered: " + "; ".join(

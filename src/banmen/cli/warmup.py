@@ -24,7 +24,8 @@ def warm_up(
         typer.Option(
             "--all",
             help="Also the code of options few use (Othello's hand-set evaluation and "
-            "win/draw/loss prover, Go's threaded search).",
+            "win/draw/loss prover, Go's threaded search, the MCTS, PUCT and df-pn "
+            "players of the games with alpha-beta kernels, every game's evaluators).",
         ),
     ] = False,
     jobs: Annotated[

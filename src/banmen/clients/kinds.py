@@ -19,7 +19,7 @@ from banmen.engine import SpecError
 from banmen.kinds import Kind, Option
 from banmen.search.limits import Limit
 
-__all__ = ["PYTHON", "UGI", "GTP", "NBOARD"]
+__all__ = ["PYTHON", "SEARCH", "UGI", "GTP", "NBOARD"]
 
 _TIME = Option("time", float, "seconds a move (the referee allows its half more, at least 2 s)",
                lo=0.001, hi=1e6)  # fmt: skip
@@ -76,12 +76,12 @@ def _option_value(text: str) -> int | float | str:
         return text
 
 
-def _python(rest: str, spec: str) -> dict[str, Any]:
+def _python(rest: str, spec: str, kind: str = "python") -> dict[str, Any]:
     """``FILE.py:NAME`` or ``package.module:NAME``, then ``,key=value`` keyword arguments
     for ``NAME`` — but ``time=SECONDS``, the player's time a move."""
     target, *items = [p.strip() for p in rest.split(",")]
     where, _, name = target.rpartition(":")
-    expected = "expected python:FILE.py:NAME or python:package.module:NAME[,key=value...]"
+    expected = f"expected {kind}:FILE.py:NAME or {kind}:package.module:NAME[,key=value...]"
     if not where or not name.isidentifier():
         raise SpecError(f"{spec!r} names no player: {expected}")
     kwargs: dict[str, Any] = {}
@@ -123,6 +123,34 @@ PYTHON = Kind(
     user=True,
     evaluators=False,
     form="python:FILE.py:NAME[,time=SECONDS][,key=value...]",
+)
+
+
+def _search(rest: str, spec: str) -> dict[str, Any]:
+    return _python(rest, spec, "search")
+
+
+def _has_rules(game: Any) -> str | None:
+    if getattr(game, "kernels", None) is None or getattr(game, "search_position", None) is None:
+        return "it has no rules kernels (GameDef.kernels) for a search to read"
+    return None
+
+
+SEARCH = Kind(
+    "search",
+    "your own search over the rules contract: search:FILE.py:NAME or "
+    "search:package.module:NAME, NAME(rules, ctx, state, **options) -> move (compiled with "
+    "banmen.jit or plain Python), then ,key=value options, and ,time=SECONDS a move "
+    "(docs/YOUR_AI.md)",
+    options=(_TIME,),
+    grammar=_search,
+    limit=_time_only,
+    build="banmen.python_player:python_engine",
+    needs="rules kernels (GameDef.kernels)",
+    applies=_has_rules,
+    user=True,
+    evaluators=False,
+    form="search:FILE.py:NAME[,time=SECONDS][,key=value...]",
 )
 UGI = Kind(
     "ugi",

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from banmen.engine import Engine, GameBoard, Info, PlayerSpec, Request, Result, SpecError
 from banmen.games._base import EngineKind
-from banmen.kinds import FLAG, Kind, Option
+from banmen.kinds import FLAG, Evaluator, Kind, Option
 from banmen.search.limits import Limit
 
 if TYPE_CHECKING:  # the compiled search is imported by the first AlphaBetaEngine: a game
@@ -35,7 +35,9 @@ class AlphaBetaEngine(Engine[GameBoard]):
 
     ``limit`` is the player's own default, used when :meth:`think` is given none. An
     unbounded limit solves the position exactly. The transposition table persists
-    between calls (and is salted per deal, so it is safe across games).
+    between calls (and is salted per deal, so it is safe across games). ``evaluator``
+    (:class:`banmen.kinds.Evaluator`, a spec's ``+EVALUATOR``) searches the game's rules
+    with its evaluation instead of the game's own.
     """
 
     def __init__(
@@ -44,28 +46,39 @@ class AlphaBetaEngine(Engine[GameBoard]):
         limit: Limit | None = None,
         name: str | None = None,
         tt_bits: int | None = None,
+        evaluator: Evaluator | None = None,
     ) -> None:
         if game.kernels is None or game.search_position is None:
             raise SpecError(f"{game.name} has no alpha-beta kernels")
         self.game = game
         self.limit = limit if limit is not None else Limit(time=1.0)
         self.name = name or "alphabeta"
+        self.evaluator = evaluator
         from banmen.search.alphabeta import AlphaBeta  # (see the note at the imports)
 
-        self.search = AlphaBeta(game.kernels, tt_bits=tt_bits or game.tt_bits)
+        kernels = game.kernels if evaluator is None else evaluator.kernels
+        self.search = AlphaBeta(kernels, tt_bits=tt_bits or game.tt_bits)
         self.search.solve_horizon = game.solve_horizon
 
     def new_game(self) -> None:
         """Forget the table, so the next game's moves depend on nothing played before
-        (the arena relies on this to make every game reproducible from its seed)."""
+        (the arena relies on this to make every game reproducible from its seed): the
+        evaluator's random numbers start again too."""
         self.search.clear()
+        if self.evaluator is not None:
+            self.evaluator.reset()
 
     def warm_up(self) -> None:
         """Load (or, the first time ever, compile) the search for this game now, so that
         the first real search's time is its own: the game's ``alphabeta`` kernel set (or,
         if it has none, its ``search`` set: a game whose only search is alpha-beta names
-        it so), or a shallow search of its sample position if it names neither."""
-        ks = self.game.kernel_set("alphabeta") or self.game.kernel_set("search")
+        it so; its evaluator's, given one), or a shallow search of its sample position if
+        it names neither."""
+        ev = self.evaluator
+        if ev is None:
+            ks = self.game.kernel_set("alphabeta") or self.game.kernel_set("search")
+        else:
+            ks = ev.warm_set("search")
         if ks is not None:
             from banmen.warm import ensure
 
@@ -76,6 +89,8 @@ class AlphaBetaEngine(Engine[GameBoard]):
     def choose(self, board: GameBoard, request: Request) -> Result:
         assert self.game.search_position is not None
         ctx, state = self.game.search_position(board)
+        if self.evaluator is not None:
+            ctx = self.evaluator.context(ctx)
         offset = self.game.score_offset(board)
 
         def names(pv: list[int]) -> list[str]:
@@ -154,10 +169,11 @@ def tt_bits_for(game_bits: int, spec: PlayerSpec) -> int:
     return min(game_bits, 10 + 2 * int(depth))
 
 
-def _alphabeta(game: GameDef[Any], spec: PlayerSpec) -> AlphaBetaEngine:
-    engine = AlphaBetaEngine(
-        game, spec.limit, name=spec.text, tt_bits=tt_bits_for(game.tt_bits, spec)
-    )
+def _alphabeta(
+    game: GameDef[Any], spec: PlayerSpec, evaluator: Evaluator | None = None
+) -> AlphaBetaEngine:
+    bits = tt_bits_for(game.tt_bits, spec)
+    engine = AlphaBetaEngine(game, spec.limit, name=spec.text, tt_bits=bits, evaluator=evaluator)
     engine.search.probcut = bool(spec.options.get("probcut", True))
     return engine
 
@@ -171,11 +187,15 @@ STANDARD_ENGINES: dict[str, EngineKind] = {
     "alphabeta": EngineKind(
         _alphabeta,
         "negamax alpha-beta with iterative deepening and a transposition table; "
-        "depth=N, time=SECONDS, nodes=N (default time=1)",
+        "depth=N, time=SECONDS, nodes=N (default time=1); +EVALUATOR (below)",
         ("depth", "time", "nodes"),
+        takes_evaluator=True,
     ),
     "perfect": EngineKind(
-        _alphabeta, "exact solve (perfect play); time=SECONDS, nodes=N cap it", ("time", "nodes")
+        _alphabeta,
+        "exact solve (perfect play); time=SECONDS, nodes=N cap it; +EVALUATOR (below)",
+        ("time", "nodes"),
+        takes_evaluator=True,
     ),
     "random": EngineKind(_random, "uniformly random legal moves; seed=N", ("seed",)),
 }
@@ -199,7 +219,7 @@ ALPHABETA = Kind(
     "alphabeta",
     "negamax alpha-beta with iterative deepening and a transposition table; depth=N, "
     "time=SECONDS, nodes=N (default time=1), probcut=0 (no ProbCut where the game's "
-    "evaluation offers it)",
+    "evaluation offers it); +EVALUATOR",
     options=(DEPTH, TIME, NODES, PROBCUT),
     build=_alphabeta,
     needs="alpha-beta kernels (GameDef.kernels)",
@@ -209,7 +229,7 @@ ALPHABETA = Kind(
 )
 PERFECT = Kind(
     "perfect",
-    "exact solve (perfect play); time=SECONDS, nodes=N cap it",
+    "exact solve (perfect play); time=SECONDS, nodes=N cap it; +EVALUATOR",
     options=(TIME, NODES),
     limit=_solve_limit,
     build=_alphabeta,

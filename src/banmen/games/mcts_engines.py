@@ -5,7 +5,9 @@ game's alpha-beta kernels (``GameDef.kernels``), through the generic adapter
 (:mod:`banmen.search.mcts_rules`): UCT with uniformly random playouts (AMAF where the
 game's kernels say a move means the same everywhere), or PUCT (``puct=True``: AlphaZero's
 selection, uniform priors, the leaf valued by the game's ``evaluate`` squashed to a win
-probability, or by one random playout where the game declares no scale).
+probability, or by one random playout where the game declares no scale). Given an
+evaluator (a spec's ``+EVALUATOR``, :mod:`banmen.search.evaluators`), both value their
+leaves by it: its evaluation squashed with its scale, or its playouts' mean reward.
 
 What :meth:`TreeEngine.think` returns, as Go's MCTS player does: the most visited move;
 ``score`` its **win rate** for the player to move, in per cent (never exact); ``nodes``
@@ -32,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from banmen.engine import Engine, GameBoard, Info, PlayerSpec, Request, Result, SpecError
+from banmen.kinds import Evaluator
 from banmen.search.limits import Limit
 
 if TYPE_CHECKING:  # the compiled search is imported by the first engine built
@@ -108,6 +111,7 @@ class TreeEngine(Engine[GameBoard]):
         explore: float | None = None,
         c_puct: float | None = None,
         threads: int = 1,
+        evaluator: Evaluator | None = None,
     ) -> None:
         if game.kernels is None or game.search_position is None:
             raise SpecError(f"{game.title} has no alpha-beta kernels: no MCTS or PUCT over them")
@@ -119,7 +123,17 @@ class TreeEngine(Engine[GameBoard]):
         self.seed = 0 if seed is None else seed
         self.puct = puct
         self.name = name or ("puct" if puct else "mcts")
-        self.tree = RulesTree(game.kernels)
+        self.evaluator = evaluator
+        if evaluator is None:
+            self.tree = RulesTree(game.kernels)
+        else:
+            playouts = evaluator.leaf_playouts
+            if playouts == 0 and evaluator.kernels.value_scale <= 0:
+                raise SpecError(
+                    f"{game.title} declares no value scale (Kernels.value_scale): the "
+                    f"{evaluator.name} evaluator's values cannot be read as win rates here"
+                )
+            self.tree = RulesTree(evaluator.kernels, playouts, evaluated=True)
         self.search = MCTS(
             self.tree.kernels, capacity, threads=threads, puct=puct,
             explore=EXPLORE if explore is None else explore,
@@ -144,6 +158,8 @@ class TreeEngine(Engine[GameBoard]):
         self._root = None
         self._rng = _mix(self.seed)
         self._seed_scratch()
+        if self.evaluator is not None:
+            self.evaluator.reset()
 
     def reseed(self, seed: int) -> None:
         """Make the playouts' random numbers a function of the engine's seed and ``seed``
@@ -158,14 +174,16 @@ class TreeEngine(Engine[GameBoard]):
 
     def warm_up(self) -> None:
         """Load (or compile, the first time ever) the search now: the game's ``mcts``
-        kernel set, or a few simulations of its sample position if it names none."""
-        ks = self.game.kernel_set("mcts")
+        kernel set (its evaluator's, given one), or a few simulations of its sample
+        position if it names none."""
+        ev = self.evaluator
+        ks = self.game.kernel_set("mcts") if ev is None else ev.warm_set("mcts")
         if ks is not None:
             from banmen.warm import ensure
 
             ensure(ks)
         else:
-            load_tree(self.game)
+            load_tree(self.game, ev)
 
     def limit_for(self, limit: Limit | None) -> Limit:
         return self.limit if limit is None or _no_bound(limit) else limit
@@ -188,7 +206,8 @@ class TreeEngine(Engine[GameBoard]):
             self._scratch = [self.tree.state(state, player) for _ in range(self.threads)]
             self._seed_scratch()
         scratch = self._scratch if self.threads > 1 else self._scratch[0]
-        return self.tree.context(gctx), root, scratch
+        ctx = gctx if self.evaluator is None else self.evaluator.context(gctx)
+        return self.tree.context(ctx), root, scratch
 
     def _reuse(self, gctx: Any, stack: list[int], state: tuple[Any, ...], player: int) -> bool:
         """Move the tree's root to this position if the tree was searched from an earlier
@@ -245,34 +264,43 @@ class TreeEngine(Engine[GameBoard]):
         )
 
 
-def _spec_engine(game: GameDef[Any], spec: PlayerSpec, puct: bool) -> TreeEngine:
+def _spec_engine(
+    game: GameDef[Any], spec: PlayerSpec, puct: bool, evaluator: Evaluator | None
+) -> TreeEngine:
     o = spec.options
     nodes = o.get("playouts", o.get("nodes"))
     limit = Limit(time=o.get("time"), nodes=nodes)
     return TreeEngine(game, limit, seed=o.get("seed"), name=spec.text, puct=puct,
-                      threads=o.get("threads", 1))  # fmt: skip
+                      threads=o.get("threads", 1), evaluator=evaluator)  # fmt: skip
 
 
-def mcts_engine(game: GameDef[Any], spec: PlayerSpec) -> TreeEngine:
-    """The MCTS player (UCT, random playouts) of ``spec`` for ``game``: options
-    ``time=S``, ``playouts=N`` (or ``nodes=N``), ``seed=N``, ``threads=N``."""
-    return _spec_engine(game, spec, puct=False)
+def mcts_engine(
+    game: GameDef[Any], spec: PlayerSpec, evaluator: Evaluator | None = None
+) -> TreeEngine:
+    """The MCTS player (UCT, random playouts; with ``evaluator``, leaves valued by it)
+    of ``spec`` for ``game``: options ``time=S``, ``playouts=N`` (or ``nodes=N``),
+    ``seed=N``, ``threads=N``."""
+    return _spec_engine(game, spec, False, evaluator)
 
 
-def puct_engine(game: GameDef[Any], spec: PlayerSpec) -> TreeEngine:
+def puct_engine(
+    game: GameDef[Any], spec: PlayerSpec, evaluator: Evaluator | None = None
+) -> TreeEngine:
     """The PUCT player of ``spec`` for ``game`` (options as :func:`mcts_engine`'s, the
-    simulations counted by ``playouts`` or ``nodes``)."""
-    return _spec_engine(game, spec, puct=True)
+    simulations counted by ``playouts`` or ``nodes``; leaves valued by ``evaluator``
+    instead of the game's evaluation, given one)."""
+    return _spec_engine(game, spec, True, evaluator)
 
 
-def load_tree(game: GameDef[Any]) -> None:
-    """Compile (or load) what the MCTS and PUCT players of ``game`` run: two moves of
-    each on the game's sample position (the search, its tree reuse, the playouts and
-    the leaf values), a small tree. A game's ``mcts`` kernel set's loader calls it."""
+def load_tree(game: GameDef[Any], evaluator: Evaluator | None = None) -> None:
+    """Compile (or load) what the MCTS and PUCT players of ``game`` run (with
+    ``evaluator``, if given): two moves of each on the game's sample position (the
+    search, its tree reuse, the playouts and the leaf values), a small tree. A game's
+    ``mcts`` kernel set's loader calls it, and an evaluator's."""
     if game.sample is None:
         return
     for puct in (False, True):
-        engine = TreeEngine(game, seed=1, puct=puct, capacity=1 << 12)
+        engine = TreeEngine(game, seed=1, puct=puct, capacity=1 << 12, evaluator=evaluator)
         engine.__dict__["_warmed"] = True  # (this is the warm-up)
         board = game.sample()
         for _ in range(2):

@@ -51,6 +51,8 @@ __all__ = [  # and GAMES, GAME_NAMES: read when asked (module __getattr__)
     "parse_spec",
     "search_kinds",
     "evaluator_kinds",
+    "evaluator_sets",
+    "load_evaluator_set",
     "registered_here",
     "why_not",
     "kinds",
@@ -321,15 +323,22 @@ BUILT_IN_KINDS: dict[str, str] = {
     "perfect": "banmen.games.engines:PERFECT",
     "random": "banmen.games.engines:RANDOM",
     "mcts": "banmen.search.kinds:MCTS",
+    "puct": "banmen.search.kinds:PUCT",
     "mate": "banmen.search.kinds:MATE",
+    "dfpn": "banmen.search.kinds:DFPN",
     "python": "banmen.clients.kinds:PYTHON",
+    "search": "banmen.clients.kinds:SEARCH",
     "ugi": "banmen.clients.kinds:UGI",
     "gtp": "banmen.clients.kinds:GTP",
     "nboard": "banmen.clients.kinds:NBOARD",
 }
 BUILT_IN_EVALUATORS: dict[str, str] = {
+    "default": "banmen.games.evaluators:DEFAULT",
+    "ntuple": "banmen.games.evaluators:NTUPLE",
+    "rollout": "banmen.games.evaluators:ROLLOUT",
     "handset": "banmen.games.othello.evaluators:HANDSET",
     "patterns": "banmen.games.othello.evaluators:PATTERNS",
+    "policy": "banmen.games.go.evaluators:POLICY",
 }
 
 _kinds: dict[str, Kind] | None = None
@@ -564,6 +573,44 @@ def make_engine(game: str | GameDef[Any], spec: str | PlayerSpec) -> Engine[Any]
     return kind(g, s)
 
 
+def evaluator_sets(game: GameDef[Any]) -> list[Any]:
+    """The kernel sets of every evaluator that serves ``game`` (``banmen warm-up
+    --all`` compiles them)."""
+    out: list[Any] = []
+    for ek in evaluator_kinds().values():
+        if ek.sets is not None and ek.applies(game) is None:
+            out += list(ek.sets(game))
+    return out
+
+
+def load_evaluator_set(game: str, name: str, purpose: str) -> None:
+    """The loader of an evaluator's kernel set (:mod:`banmen.games.evaluators`): the
+    search ``purpose`` names (``"search"``: the alpha-beta; ``"mcts"``: MCTS and PUCT)
+    with evaluator ``name`` built for ``game`` on its example data (an n-tuple evaluator
+    on zero weights), run once on the game's sample position."""
+    from banmen.search.limits import Limit
+
+    g = get_game(game)
+    ek = evaluator_kinds()[name]
+    if ek.example is not None:
+        evaluator = ek.example(g)
+    else:
+        build = _load_ref(ek.build) if isinstance(ek.build, str) else ek.build
+        evaluator = build(g, {})
+    if g.sample is None:
+        return
+    if purpose == "mcts":
+        from banmen.games.mcts_engines import load_tree
+
+        load_tree(g, evaluator)
+        return
+    from banmen.games.engines import AlphaBetaEngine
+
+    engine = AlphaBetaEngine(g, tt_bits=10, evaluator=evaluator)
+    engine.__dict__["_warmed"] = True  # (this is the warm-up)
+    engine.think(g.sample(), Limit(depth=2))
+
+
 def registered_here(game: GameDef[Any]) -> bool:
     """Whether ``game`` is known to this process only (:func:`register`), not to another
     process that looks it up by name."""
@@ -574,8 +621,15 @@ def _generic(kind: Kind) -> EngineKind | None:
     if kind.build is None:
         return None
     build = kind.build
-    factory = (lambda g, s: _load_ref(build)(g, s)) if isinstance(build, str) else build
-    return EngineKind(factory, kind.help, tuple(o.name for o in kind.options))
+    fn = (lambda: _load_ref(build)) if isinstance(build, str) else (lambda: build)
+
+    def factory(g: GameDef[Any], s: PlayerSpec, e: Any = None) -> Engine[Any]:
+        # (an evaluator, when the spec gives one: a kind that takes none never gets one)
+        engine: Engine[Any] = fn()(g, s) if e is None else fn()(g, s, e)
+        return engine
+
+    return EngineKind(factory, kind.help, tuple(o.name for o in kind.options),
+                      takes_evaluator=kind.evaluators)  # fmt: skip
 
 
 def kinds(game: GameDef[Any]) -> dict[str, EngineKind]:

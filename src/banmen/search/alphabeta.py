@@ -37,7 +37,10 @@ The kernel contract (all ``@njit``):
 Every move, a pass included, hands the turn to the other side. These rules serve other
 searches too: :mod:`banmen.search.mcts_rules` turns them into MCTS and PUCT kernels, with
 what a bundle says besides (:attr:`Kernels.move_limit`, :attr:`~Kernels.amaf`,
-:attr:`~Kernels.pass_move`, :attr:`~Kernels.value_scale`).
+:attr:`~Kernels.pass_move`, :attr:`~Kernels.value_scale`). An *evaluator*
+(:mod:`banmen.search.evaluators`) gives any search these rules with another ``evaluate``;
+what it may read besides: :attr:`~Kernels.eval_bound` and, for a grid game, its cells
+(:attr:`~Kernels.cell`, :attr:`~Kernels.cell_values`, :attr:`~Kernels.grid`).
 
 The value of a node is ``max over moves (gain - value(child))`` — negamax with the gains
 banked along the way, so the value depends only on the state and transposes cleanly.
@@ -133,6 +136,21 @@ class Kernels(NamedTuple):
     #: PUCT values a leaf at ``1 / (1 + exp(-v / value_scale))``; 0: the game says none,
     #: and PUCT values a leaf by one random playout
     value_scale: float = 0.0
+    # What an evaluator reads (:mod:`banmen.search.evaluators`):
+    #: ``evaluate`` stays within ``+-eval_bound`` (inclusive), inside the values of
+    #: finished games; an evaluator's values are clamped to it (0: the game says none)
+    eval_bound: int = 0
+    #: optional ``cell(ctx, state, i) -> c``: the content of cell ``i`` of the position's
+    #: grid (cells numbered row by row from the top, as :class:`banmen.games.GridView`
+    #: numbers them) from the side to move's view: ``0`` empty, ``1`` the mover's, ``2``
+    #: the opponent's, or a piece code, always ``0 <= c < cell_values``. What an n-tuple
+    #: evaluation reads (``+ntuple``); one cell at a time, so it needs no buffer
+    cell: Any = None
+    #: how many contents a cell may hold (the codes ``cell`` gives are below it)
+    cell_values: int = 0
+    #: optional ``grid(ctx) -> (rows, cols)``: the grid of the positions of a ``ctx`` (a
+    #: game of several sizes reads it from ``ctx``), ``rows * cols`` cells for ``cell``
+    grid: Any = None
 
 
 @dataclass(frozen=True)
@@ -452,8 +470,11 @@ def _ctx_salt(ctx: npt.NDArray[np.int64]) -> int:
 
 def _salt_source(ctx: Any) -> Any:
     """The int64 array the table's salt is hashed from: ``ctx`` itself, or the first of a
-    tuple (a game whose ``ctx`` carries large tables puts a digest of them there)."""
-    return ctx[0] if isinstance(ctx, tuple) else ctx
+    tuple (a game whose ``ctx`` carries large tables puts a digest of them there), and so
+    on down (an evaluator's context holds the game's first)."""
+    while isinstance(ctx, tuple):
+        ctx = ctx[0]
+    return ctx
 
 
 # --------------------------------------------------------------------------- driver

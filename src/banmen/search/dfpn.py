@@ -83,7 +83,9 @@ from banmen.search.proof import INF, ProofResult
 
 T = TypeVar("T")
 
-__all__ = ["Kernels", "DfPn", "ProofResult", "INF", "HAND_ALL", "full_key", "hand_ge"]
+__all__ = [
+    "Kernels", "DfPn", "ProofResult", "INF", "HAND_ALL", "MAX_DEPTH", "full_key", "hand_ge",
+]  # fmt: skip
 
 #: the length field of an entry with no proof (longer than any bound)
 _NO_PROOF = 1 << 50
@@ -956,12 +958,16 @@ _STACK_BYTES = 512 * 1024 * 1024
 #: Python's recursion limit while a session runs (in the search thread's big stack)
 _PY_RECURSION = 200_000
 _DEPTH_CAP = 20_000
+#: the deepest line a solver searches (deeper: a ``memory`` stop, never an answer)
+MAX_DEPTH = min(_DEPTH_CAP, (1 << 16) // 2)
 _ENTRY_BYTES = _FIELDS * 8
 
 
 class DfPn:
     """One solver for one game: a transposition table, counters and limits shared by its
     proofs (``limit`` bounds all of them together, from the solver's creation).
+    ``max_depth`` caps the lines it searches (at most :data:`MAX_DEPTH`; a position that
+    keeps a stack of its plies has room for so many): deeper is a ``memory`` stop.
 
     >>> # see banmen.games.shogi.tsume (mates) and banmen.games.othello.wld (win/loss/draw)
     """
@@ -977,6 +983,7 @@ class DfPn:
         hash_mb: int = 256,
         workspace: int = 1 << 20,
         tt_buckets: int | None = None,
+        max_depth: int = MAX_DEPTH,
     ) -> None:
         self.kernels = kernels
         self.ctx = ctx
@@ -1000,7 +1007,8 @@ class DfPn:
         self.ctl = np.zeros(_CTL_SIZE, dtype=np.int64)
         self.ctl[_TT_MASK] = buckets - 1
         self.ctl[_TT_GC_AT] = buckets * _BUCKET * 7 // 8
-        self.ctl[_MAX_DEPTH] = min(_DEPTH_CAP, (1 << 16) // 2)
+        # (a state that keeps a stack of positions has room for this many plies only)
+        self.ctl[_MAX_DEPTH] = max(1, min(MAX_DEPTH, max_depth))
         self.ctl[_FUT_MASK] = (1 << 16) - 1
         self.ctl[_PATH_MASK] = (1 << 16) - 1
         self.ctl[_MAX_MOVES] = kernels.max_moves

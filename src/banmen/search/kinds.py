@@ -1,7 +1,8 @@
 """The tree searches and the mate search as kinds (:mod:`banmen.kinds`): their options,
 typed, with help. Which games they play: the games that bring an engine of their own for
 them (Go's MCTS over its playout policy; shogi's mate solver), and, where a kind has a
-generic builder, every game whose rules contract offers what it needs.
+generic builder, every game whose rules contract offers what it needs (df-pn: every game
+with alpha-beta kernels, :mod:`banmen.games.dfpn_engines`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 from banmen.kinds import Kind, Option
 from banmen.search.limits import Limit
 
-__all__ = ["MCTS", "MATE", "TIME", "PLAYOUTS", "SEED", "THREADS", "WIDEN"]
+__all__ = ["MCTS", "PUCT", "MATE", "DFPN", "TIME", "PLAYOUTS", "SEED", "THREADS", "WIDEN"]
 
 TIME = Option("time", float, "seconds a move", lo=0.001, hi=1e6)
 PLAYOUTS = Option("playouts", int, "playouts a move", lo=1, hi=2**62)
@@ -25,12 +26,42 @@ def _mate_limit(options: Mapping[str, Any]) -> Limit:
     return Limit(time=options.get("time"), nodes=options.get("nodes"))
 
 
+#: the df-pn player's limit when its spec states neither a time nor nodes
+DFPN_DEFAULT_LIMIT = Limit(time=10.0)
+
+
+def _dfpn_limit(options: Mapping[str, Any]) -> Limit:
+    limit = _mate_limit(options)
+    return DFPN_DEFAULT_LIMIT if limit.time is None and limit.nodes is None else limit
+
+
+def _has_rules(game: Any) -> str | None:
+    """Why a generic tree search cannot play ``game`` (``None``: it can): it reads the
+    game's rules contract (``GameDef.kernels``, :mod:`banmen.search.alphabeta`)."""
+    if getattr(game, "kernels", None) is None or getattr(game, "search_position", None) is None:
+        return "it has no rules kernels (GameDef.kernels) and no search of its own for it"
+    return None
+
+
 MCTS = Kind(
     "mcts",
-    "Monte-Carlo tree search (UCT with playouts); time=SECONDS, playouts=N, seed=N, "
-    "threads=N (one tree), widen=N (default time=1)",
-    options=(TIME, PLAYOUTS, SEED, THREADS, WIDEN),
-    needs="an MCTS engine of its own",
+    "Monte-Carlo tree search (UCT with playouts; AMAF where the game allows it); "
+    "time=SECONDS, playouts=N, seed=N, threads=N (one tree) (default time=1); "
+    "+EVALUATOR: leaves valued by it instead of a playout",
+    options=(TIME, PLAYOUTS, SEED, THREADS),
+    build="banmen.games.mcts_engines:mcts_engine",
+    needs="rules kernels (GameDef.kernels) or an MCTS engine of its own",
+    applies=_has_rules,
+)
+PUCT = Kind(
+    "puct",
+    "tree search with AlphaZero's selection (PUCT): priors and a leaf value (the game's "
+    "evaluation, else one random playout); time=SECONDS, playouts=N, seed=N, threads=N "
+    "(default time=1); +EVALUATOR: the leaf value",
+    options=(TIME, PLAYOUTS, SEED, THREADS),
+    build="banmen.games.mcts_engines:puct_engine",
+    needs="rules kernels (GameDef.kernels) or a PUCT engine of its own",
+    applies=_has_rules,
 )
 MATE = Kind(
     "mate",
@@ -44,4 +75,21 @@ MATE = Kind(
     limit=_mate_limit,
     evaluators=False,
     needs="a mate solver of its own",
+)
+DFPN = Kind(
+    "dfpn",
+    "proof-number search (df-pn): proves a win, a draw or a loss for the side to move and "
+    "plays the move that keeps it; unproved within its limit it says so (never a false "
+    "claim) and plays its most promising move; time=SECONDS, nodes=N, hash=MB (default "
+    "time=10)",
+    options=(
+        TIME,
+        Option("nodes", int, "df-pn nodes a move", lo=1, hi=2**62),
+        Option("hash", int, "the table's size in MB", lo=1, hi=2**20),
+    ),
+    limit=_dfpn_limit,
+    build="banmen.games.dfpn_engines:dfpn_engine",
+    needs="alpha-beta kernels (GameDef.kernels)",
+    applies=_has_rules,
+    evaluators=False,
 )

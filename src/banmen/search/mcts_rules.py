@@ -27,6 +27,10 @@ move's view, every move handing the turn over) gets that contract here, written 
   valued by one random playout. Priors are uniform (every move gets the same virtual
   visit, so :func:`~.mcts.visit_priors` spreads them evenly) until an evaluator supplies
   learned ones: ``prior`` and ``value`` are kernels of the bundle, so one can slot in.
+* **an evaluator** (:mod:`.evaluators`): its rules bundle stands for the game's, so its
+  ``evaluate`` is the one squashed, with its scale; one that values a leaf by playouts
+  (``leaf_playouts`` > 1: the rollout evaluator) gives their mean reward instead. UCT
+  given an evaluator values its leaves the same way, instead of by one playout.
 * **AMAF**: only where the game says a move means the same wherever it is played
   (:attr:`~.alphabeta.Kernels.amaf`, with :attr:`~.alphabeta.Kernels.move_limit`); off
   otherwise (its statistics would mix unrelated moves).
@@ -64,7 +68,8 @@ M_LEN = 3
 
 # params[] slots
 P_SCALE = 0  #: Kernels.value_scale (0: PUCT values a leaf by a random playout)
-P_LEN = 1
+P_PLAYOUTS = 1  #: an evaluator's leaf playouts (> 0: a leaf's value is their mean reward)
+P_LEN = 2
 
 _GOLDEN = -7046029254386353131  # 0x9E3779B97F4A7C15 as int64
 
@@ -214,7 +219,8 @@ def rules_play(ctx: Any, st: Any, move: int) -> None:
 def rollout(ctx: Any, st: Any, seq: Any, seqc: Any) -> tuple[float, int]:
     """Uniformly random moves to the end of the game: (player 1's reward, moves played).
     ``st`` is left where it was (the moves are played on a copy of its tuple). A game
-    longer than ``seq`` (its ``max_plies``, so never) is called a draw."""
+    longer than ``seq`` (its ``max_plies``, so never, or :data:`PLAYOUT_CAP` plies for a
+    game that gives no bound) is called a draw."""
     rules, gctx = ctx[0], ctx[1]
     comps, meta, buf = st
     s = _members(comps)
@@ -251,9 +257,18 @@ def rules_evaluate(ctx: Any, st: Any) -> float:
 
 @kernel
 def rules_value(ctx: Any, st: Any, seq: Any, seqc: Any) -> tuple[float, int]:
-    """PUCT's leaf value (module docstring): the squashed evaluation, or a playout."""
+    """PUCT's leaf value (module docstring): the squashed evaluation, or a playout (the
+    mean reward of an evaluator's ``P_PLAYOUTS`` playouts)."""
     scale = ctx[2][P_SCALE]
-    if scale <= 0:
+    many = np.int64(ctx[2][P_PLAYOUTS])
+    if many > 1:
+        total = 0.0
+        length = 0
+        for _ in range(many):  # (each leaves ``st`` where it was)
+            reward, length = rollout(ctx, st, seq, seqc)
+            total += reward
+        return total / many, length
+    if scale <= 0 or many == 1:
         return rollout(ctx, st, seq, seqc)
     rules, gctx = ctx[0], ctx[1]
     comps, meta, buf = st
@@ -267,12 +282,20 @@ def rules_value(ctx: Any, st: Any, seq: Any, seqc: Any) -> tuple[float, int]:
     return (p if player == 1 else 1.0 - p), 0
 
 
-def rules_kernels(rules: Kernels) -> MctsKernels:
-    """The :class:`~.mcts.MctsKernels` of a game with alpha-beta kernels ``rules``."""
+#: the longest playout of a game whose kernels bound no game's length (``max_plies`` below
+#: it): a playout cut there counts as a draw
+PLAYOUT_CAP = 1024
+
+
+def rules_kernels(rules: Kernels, evaluated: bool = False) -> MctsKernels:
+    """The :class:`~.mcts.MctsKernels` of a game with alpha-beta kernels ``rules``
+    (``evaluated``: the rules carry an evaluator's evaluation, and UCT values a leaf by
+    it as PUCT does, instead of by one random playout)."""
     amaf = rules.amaf and rules.move_limit > 0
     return MctsKernels(
-        rules_copy, rules_to_move, rules_expand, rules_play, rollout, rules_evaluate,
-        max_moves=rules.max_moves, max_playout=rules.max_plies + 1,
+        rules_copy, rules_to_move, rules_expand, rules_play,
+        rules_value if evaluated else rollout, rules_evaluate,
+        max_moves=rules.max_moves, max_playout=max(rules.max_plies, PLAYOUT_CAP) + 1,
         amaf_skip=rules.pass_move, value=rules_value,
         move_limit=rules.move_limit if amaf else 0, amaf=amaf,
     )  # fmt: skip
@@ -283,13 +306,14 @@ class RulesTree:
     :attr:`kernels` for :class:`~.mcts.MCTS`, :meth:`context` and :meth:`state` for its
     ``search``, :meth:`seed` for the playouts' random numbers."""
 
-    def __init__(self, rules: Kernels) -> None:
+    def __init__(self, rules: Kernels, leaf_playouts: int = 0, evaluated: bool = False) -> None:
         self.rules = rules
-        self.kernels = rules_kernels(rules)
+        self.kernels = rules_kernels(rules, evaluated)
         self._calls = Rules(rules.gen_moves, rules.play, rules.gain, rules.evaluate,
                             rules.final)  # fmt: skip
         self._params = np.zeros(P_LEN, dtype=np.float64)
         self._params[P_SCALE] = rules.value_scale
+        self._params[P_PLAYOUTS] = leaf_playouts
 
     def context(self, game_ctx: Any) -> tuple[Rules, Any, Any]:
         """The ``ctx`` of the search for the game's own ``ctx``."""

@@ -79,17 +79,13 @@ def _engine_spec(spec: PlayerSpec) -> tuple[str, PlayerSpec]:
 def _drop_user_engine(
     cache: dict[tuple[str, str, str], Engine[GameBoard]],
     game_name: str,
-    spec_text: str,
+    spec: PlayerSpec | None,
     factory: str | None,
 ) -> None:
     """After a failed move, forget the engine of a user's player (``python:``, ``ugi:``,
     ``gtp:``, ``nboard:``): its program may have died or its state gone wrong, so the
     next move starts it afresh. banmen's own engines are kept (their failure is a bug)."""
-    try:
-        spec = parse_spec(spec_text, game_name)
-    except (SpecError, ValueError):
-        return
-    if not spec.user:
+    if spec is None or not spec.user:
         return
     key = (game_name, factory or "", _engine_spec(spec)[0])
     engine = cache.pop(key, None)
@@ -270,7 +266,9 @@ def _run(
             final = _analyse_with_updates(game, board, limit, stop, job_id, send, analysed)
             send(Answer(job_id, final))
             return
-        spec = parse_spec(run.spec, game)
+        spec = run.spec
+        if spec is None:
+            raise SpecError("a search job came without a player spec")
         limit = Limit.from_dict(run.limit) if run.limit else spec.limit
         if spec.kind == "random" and run.factory is None:
             engine: Engine[GameBoard] = make_engine(game, spec)  # seeded per job

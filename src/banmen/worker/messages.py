@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
+from banmen.engine import PlayerSpec
 from banmen.search.limits import Limit
 
 __all__ = [
@@ -49,11 +50,13 @@ __all__ = [
 class Request:
     """What a worker is asked to run: a search (``task`` "think") of ``game``'s position
     ``board`` (as JSON) by the player ``spec`` within ``limit`` (``factory``: a test's
-    engine), or the game's analysis (``task`` "analyse"; no spec)."""
+    engine), or the game's analysis (``task`` "analyse"; no spec). The spec is read once,
+    where the job is asked for (:meth:`~banmen.worker.pool.EnginePool.submit`), and
+    crosses to the worker as the value it is read into."""
 
     game: str
     board: dict[str, Any]
-    spec: str
+    spec: PlayerSpec | None
     limit: Limit | None
     factory: str | None = None
     task: str = "think"
@@ -65,14 +68,14 @@ class Request:
 @dataclass(frozen=True)
 class Run:
     """Run job ``job_id``: ``task`` ("think" or "analyse") on ``game``'s ``board`` by
-    ``spec`` (``""`` for an analysis) within ``limit`` (``Limit.to_dict()``; ``None``: the
+    ``spec`` (``None`` for an analysis) within ``limit`` (``Limit.to_dict()``; ``None``: the
     spec's, or an analysis's default), the engine built by ``factory`` if given."""
 
     task: str
     job_id: int
     game: str
     board: dict[str, Any]
-    spec: str
+    spec: PlayerSpec | None
     limit: dict[str, Any] | None
     factory: str | None
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Generic, TypeVar
 
-from banmen.engine import Info, Result, SpecError
+from banmen.engine import Info, PlayerSpec, Result
 from banmen.games.registry import get_game
 from banmen.search.limits import Limit
 from banmen.worker.child import ANALYSIS_SECONDS, kernel_set_ids
@@ -348,7 +348,7 @@ class EnginePool:
         self,
         game: str,
         board: dict[str, Any],
-        spec: str,
+        spec: PlayerSpec | str,
         limit: Limit | None = None,
         on_info: Callable[[Info], None] | None = None,
         on_progress: Callable[[Progress], None] | None = None,
@@ -362,7 +362,13 @@ class EnginePool:
         Raises :class:`PoolBusy` (and queues nothing) if it would have to wait in a full
         line, or ``owner`` already has its share waiting. ``on_release`` is called once
         the job is over and its worker free again (or it left the line); ``factory``
-        (``module:function``) builds the engine instead of the game's registry."""
+        (``module:function``) builds the engine instead of the game's registry. A spec
+        given as text is read here, once (:class:`~banmen.engine.SpecError` if it names
+        no player of ``game``); the worker gets the value."""
+        if isinstance(spec, str):
+            from banmen.games.registry import parse_spec
+
+            spec = parse_spec(spec, game)
         self._admit(owner, background=False)
         request = Request(game, board, spec, limit, factory)
         job: Job[Result] = Job(request, on_info, on_progress, owner=owner, on_queue=on_queue,
@@ -387,7 +393,8 @@ class EnginePool:
         one (which ``await job`` gives too) included. :class:`PoolBusy` as for
         :meth:`submit`, counting analyses only."""
         self._admit(owner, background=True)
-        request = Request(game, board, "", limit or Limit(time=ANALYSIS_SECONDS), task="analyse")
+        request = Request(game, board, None, limit or Limit(time=ANALYSIS_SECONDS),
+                          task="analyse")  # fmt: skip
         job: Job[dict[str, Any]] = Job(request, None, None, owner=owner, on_queue=on_queue,
                                        on_release=on_release, on_analysis=on_analysis)  # fmt: skip
         self._enqueue(job)
@@ -481,9 +488,7 @@ class EnginePool:
                 return
             if job.stop_at is not None:
                 worker.stop()
-            killed = await self._watch(
-                job, worker, _time_limit(request.spec, request.limit, request.game)
-            )
+            killed = await self._watch(job, worker, _time_limit(request.spec, request.limit))
             worker.finish_job(job_id)
         finally:
             self.running -= 1
@@ -569,14 +574,9 @@ class EnginePool:
         await loop.run_in_executor(None, close_all)
 
 
-def _time_limit(spec: str, limit: Limit | None, game: str | None = None) -> float | None:
+def _time_limit(spec: PlayerSpec | None, limit: Limit | None) -> float | None:
     """The seconds a job's search may take: its limit's, else its spec's (``None``: no time
-    limit, or a spec the worker will refuse)."""
+    limit)."""
     if limit is None:
-        from banmen.games.registry import parse_spec
-
-        try:
-            limit = parse_spec(spec, game).limit
-        except (SpecError, ValueError):
-            return None
-    return limit.time
+        limit = spec.limit if spec is not None else None
+    return None if limit is None else limit.time

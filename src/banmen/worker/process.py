@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
-from banmen.engine import Info, Result
+from banmen.engine import Info, PlayerSpec, Result
 from banmen.search.limits import Limit, StopFlag
 from banmen.worker.child import main
 from banmen.worker.messages import (
@@ -196,11 +196,16 @@ class EngineWorker:
         self,
         game: str,
         board: dict[str, Any],
-        spec: str,
+        spec: PlayerSpec | str,
         limit: Limit | None = None,
         on_info: Callable[[Info], None] | None = None,
     ) -> Result:
-        """Run one search in the worker and wait for it (``on_info`` runs in this thread)."""
+        """Run one search in the worker and wait for it (``on_info`` runs in this thread);
+        a spec given as text is read here, once."""
+        if isinstance(spec, str):
+            from banmen.games.registry import parse_spec
+
+            spec = parse_spec(spec, game)
 
         def on_message(msg: JobMessage) -> None:
             if isinstance(msg, Iteration) and on_info is not None:
@@ -226,7 +231,7 @@ class EngineWorker:
             elif isinstance(msg, Answer) and on_update is not None:
                 on_update(msg.value)
 
-        request = Request(game, board, "", limit, task="analyse")
+        request = Request(game, board, None, limit, task="analyse")
         final: dict[str, Any] = self._wait(request, on_message)
         return final
 

@@ -288,11 +288,13 @@ def test_engine_spec_options() -> None:
 
     e = GoEngine.from_spec(parse_spec("mcts:playouts=100,widen=4,nakade=1", "go"))
     assert e.widen == 4 and e.params["nakade_prob"] == 1000
-    assert GoEngine.from_spec(parse_spec("mcts:widen=0")).widen == 0
+    assert GoEngine.from_spec(parse_spec("mcts:widen=0", "go")).widen == 0
     with pytest.raises(SpecError, match="nakade must be 0 or 1"):
         parse_spec("mcts:nakade=2", "go")
     with pytest.raises(SpecError, match="widen must be 0 or more"):
-        parse_spec("mcts:widen=-1")
+        parse_spec("mcts:widen=-1", "go")
+    with pytest.raises(SpecError, match="mcts takes no widen="):  # Go's own option
+        parse_spec("mcts:widen=4", "othello")
 
 
 def test_the_agreement_tool(tmp_path: Path) -> None:

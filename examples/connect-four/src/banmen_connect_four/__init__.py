@@ -198,6 +198,12 @@ def _load_mcts() -> None:
     load_tree(GAME)
 
 
+def _load_dfpn() -> None:
+    from banmen.games.dfpn_engines import load_dfpn
+
+    load_dfpn(GAME)
+
+
 def _load_rules() -> None:
     board = _sample()
     kernel_moves(board)

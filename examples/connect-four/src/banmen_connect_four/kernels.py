@@ -25,7 +25,10 @@ one game to the next). The kernels:
   even rows for yellow, counted from the bottom), and an immediate win or a double threat;
 * ``key``: ``cur + mask`` — unique for a position (each column holds ``2**h - 1`` plus the
   mover's discs, below ``2**(h + 1) - 1``), mixed by an invertible multiply-xorshift;
-* ``horizon``: the empty cells.
+* ``horizon``: the empty cells;
+* ``cell``: what a cell holds for an n-tuple evaluation (banmen's ``+ntuple``): cells row
+  by row from the top (the grid view's numbers), 0 empty, 1 the side to move's disc, 2
+  the other side's.
 """
 
 from __future__ import annotations
@@ -266,6 +269,18 @@ def _horizon(ctx: Any, st: Any) -> Any:
     return CELLS - _popcount(st[1])
 
 
+@kernel
+def _cell(ctx: Any, st: Any, i: Any) -> Any:
+    cur, mask = st
+    b = (i % COLS) * STRIDE + (ROWS - 1 - i // COLS)  # cell i counts rows from the top
+    return ((cur >> b) & 1) + 2 * (((cur ^ mask) >> b) & 1)
+
+
+@kernel
+def _grid(ctx: Any) -> Any:
+    return np.int64(ROWS), np.int64(COLS)
+
+
 KERNELS = Kernels(
     gen_moves=_gen_moves,
     play=_play,
@@ -280,6 +295,12 @@ KERNELS = Kernels(
     # the heuristic's units to one logistic unit of win probability, fitted to MCTS
     # self-play outcomes (banmen's docs/BENCHMARKS.md, issue 37)
     value_scale=70.0,
+    eval_bound=EVAL_MAX,
+    # the cells an n-tuple evaluation reads (``+ntuple``): row by row from the top, as
+    # the grid view numbers them; 0 empty, 1 the side to move's disc, 2 the other's
+    cell=_cell,
+    cell_values=3,
+    grid=_grid,
 )
 
 

@@ -16,4 +16,8 @@ RULES = KernelSet("connect-four", "rules", "the Connect Four rules", f"{_P}:_loa
 MCTS = KernelSet("connect-four", "mcts", "the Connect Four MCTS and PUCT", f"{_P}:_load_mcts",
                  estimate=12, default=False)  # fmt: skip
 
-KERNEL_SETS = (SEARCH, RULES, MCTS)
+#: df-pn proofs over the same kernels (banmen.games.dfpn_engines)
+DFPN = KernelSet("connect-four", "dfpn", "the Connect Four df-pn prover", f"{_P}:_load_dfpn",
+                 estimate=14, default=False)  # fmt: skip
+
+KERNEL_SETS = (SEARCH, RULES, MCTS, DFPN)

@@ -39,10 +39,11 @@ terminal play draws the board as :class:`Game`'s ``str``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from banmen.engine import Engine, PlayerSpec
 from banmen.kinds import FLAG, Option
+from banmen.search.kinds import WIDEN
 
 if TYPE_CHECKING:
     from banmen.analysis import Analysis, OnUpdate
@@ -156,8 +157,8 @@ def _write_sgf(game: Game) -> str:
     return write_sgf(game)
 
 
-def _mcts(game: GameDef[Game], spec: PlayerSpec) -> Engine[Game]:
-    return GoEngine.from_spec(spec)
+def _mcts(game: GameDef[Game], spec: PlayerSpec, evaluator: Any = None) -> Engine[Game]:
+    return GoEngine.from_spec(spec, evaluator)
 
 
 def _gtp(game: GameDef[Game], spec: PlayerSpec) -> Engine[Game]:
@@ -204,6 +205,27 @@ def _load_tree() -> None:
     load_tree(GAME)
 
 
+def _load_dfpn() -> None:
+    """The ``dfpn`` kernel set: the generic df-pn player over :mod:`.kernels_ab` — a
+    proof stopped by its node limit on the empty 9x9 board, and a settled 5x5 position
+    proved (the answers, the line read back). (Not the generic loader, which plays the
+    first legal move until the game ends: a Go game played so need not end.)"""
+    from banmen.games.dfpn_engines import ProofEngine
+    from banmen.search.limits import Limit
+
+    engine = ProofEngine(GAME, hash_mb=1)
+    engine.__dict__["_warmed"] = True  # (this is the warm-up)
+    engine.think(Game(Board(9)), Limit(nodes=300))
+    board = Board(5, komi=0.5)
+    rows = ("XXOOO", ".XOO.", "XXOOO", ".XOO.", "XX.OO")  # top row first; C1 dame
+    black = [point(c, 4 - r, 5) for r, row in enumerate(rows) for c, v in enumerate(row)
+             if v == "X"]  # fmt: skip
+    white = [point(c, 4 - r, 5) for r, row in enumerate(rows) for c, v in enumerate(row)
+             if v == "O"]  # fmt: skip
+    board.setup(black, white)
+    engine.think(Game(board), Limit(nodes=1 << 16))
+
+
 GAME: GameDef[Game] = GameDef(
     name="go",
     title="Go",
@@ -230,10 +252,27 @@ GAME: GameDef[Game] = GameDef(
                 "playouts",
                 "seed",
                 "threads",
-                "widen",
+                WIDEN,
                 Option("learned", FLAG, "the learned priors (1) or hand-set ones (0)"),
                 Option("nakade", FLAG, "a nakade step in the playouts (1) or none (0)"),
             ),
+            takes_evaluator=True,
+        ),
+        "puct": EngineKind(
+            _mcts,
+            "the same tree search with AlphaZero's selection (PUCT): the learned policy's "
+            "priors, each new leaf valued by one playout; time=SECONDS, playouts=N, seed=N, "
+            "threads=N, widen=N, learned=0, nakade=1 as mcts's (default time=1)",
+            (
+                "time",
+                "playouts",
+                "seed",
+                "threads",
+                WIDEN,
+                Option("learned", FLAG, "the learned priors (1) or hand-set ones (0)"),
+                Option("nakade", FLAG, "a nakade step in the playouts (1) or none (0)"),
+            ),
+            takes_evaluator=True,
         ),
         "gtp": EngineKind(
             _gtp,

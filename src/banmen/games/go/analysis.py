@@ -201,7 +201,7 @@ def analyse(
     pos = b.position
     search_komi = eng.search_komi(b)
     komi = b.komi + b.rules.handicap_bonus(b.handicap)
-    ctx = policy.context(size, search_komi, **eng.params)
+    ctx = policy.context(size, search_komi, eng.weights, **eng.params)
     seed = (eng.seed * 1_000_003 + len(b.move_stack)) & 0xFFFFFFFF
 
     extra: dict[str, Any] = {"to_move": color_name(mover)}

@@ -72,6 +72,7 @@ from banmen.games.go import kernels as K
 from banmen.games.go import policy
 from banmen.games.go.board import BLACK, PASS, Board, vertex_name
 from banmen.games.go.estimate import estimate_dead
+from banmen.games.go.features import Weights
 from banmen.games.go.game import RESIGN_NAME, Game, board_of
 from banmen.games.go.scoring import capturing_move
 from banmen.games.go.sets import SCORING, SEARCH, THREADS
@@ -168,6 +169,7 @@ class GoEngine(Engine[Board | Game]):
         threads: int = 1,
         widen: int | None = None,
         puct: bool = False,
+        weights: Weights | None = None,
         **params: int,
     ) -> None:
         self.limit = DEFAULT_LIMIT if limit is None or _no_bound(limit) else limit
@@ -177,6 +179,9 @@ class GoEngine(Engine[Board | Game]):
         self.resign_visits = resign_visits
         self.dynamic_komi = dynamic_komi
         self.params = params
+        #: the learned move weights the priors and playouts use (the ``policy`` evaluator's
+        #: file); ``None``: those banmen ships for the board's size
+        self.weights = weights
         #: the last move's search went on past its limit's target (it was unsettled)
         self.extended = False
         policy.context(9, 7.5, **params)  # a bad parameter name fails here
@@ -199,17 +204,20 @@ class GoEngine(Engine[Board | Game]):
         return self.search.threads
 
     @classmethod
-    def from_spec(cls, spec: PlayerSpec) -> GoEngine:
+    def from_spec(cls, spec: PlayerSpec, evaluator: Any = None) -> GoEngine:
         """The engine of an ``mcts:time=S,playouts=N,seed=N,threads=N,learned=0|1,
         nakade=0|1,widen=N`` player spec; a spec of kind ``puct`` (same options) searches
-        by PUCT."""
+        by PUCT; ``evaluator`` (``+policy:weights=FILE``: a
+        :class:`~banmen.games.go.evaluators.GoPolicy`) brings the move weights."""
         o = spec.options
         limit = Limit(time=o.get("time"), nodes=o.get("playouts"))
         params = {"learned": o["learned"]} if "learned" in o else {}
         if "nakade" in o:
             params["nakade_prob"] = 1000 * o["nakade"]
         return cls(limit, seed=o.get("seed"), name=spec.text, threads=o.get("threads", 1),
-                   widen=o.get("widen"), puct=spec.kind == "puct", **params)  # fmt: skip
+                   widen=o.get("widen"), puct=spec.kind == "puct",
+                   weights=None if evaluator is None else evaluator.weights,
+                   **params)  # fmt: skip
 
     def final_dead(self, board: Board | Game) -> list[str]:
         """The stones this engine calls dead in ``board``'s position
@@ -277,7 +285,7 @@ class GoEngine(Engine[Board | Game]):
         key = (board.size, komi)
         ctx = self._ctx.get(key)
         if ctx is None:
-            ctx = self._ctx[key] = policy.context(board.size, komi, **self.params)
+            ctx = self._ctx[key] = policy.context(board.size, komi, self.weights, **self.params)
         return ctx
 
     def _scratch_for(self, pos: K.Position) -> Any:

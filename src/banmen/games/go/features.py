@@ -331,19 +331,37 @@ class Weights:
     info: str = ""
 
     def save(self, path: Any) -> None:
-        np.savez_compressed(
-            path, levels=self.levels, pat3_codes=self.pat3_codes, pat3_lg=self.pat3_lg,
-            pat12_codes=self.pat12_codes, pat12_lg=self.pat12_lg, info=np.array(self.info),
-        )  # fmt: skip
+        """Write the weights to ``path``, their header first (:data:`HEADER`: the Go
+        ``policy`` evaluator's file, :mod:`banmen.weights`)."""
+        meta = np.array([f"{k}={v}" for k, v in {**HEADER, "shape": _shape_of(self)}.items()])
+        with open(path, "wb") as f:  # (np.savez would add ".npz" to a name without it)
+            np.savez_compressed(
+                f, meta=meta, levels=self.levels, pat3_codes=self.pat3_codes,
+                pat3_lg=self.pat3_lg, pat12_codes=self.pat12_codes, pat12_lg=self.pat12_lg,
+                info=np.array(self.info),
+            )  # fmt: skip
 
     @classmethod
     def load(cls, path: Any) -> Weights:
-        with np.load(path) as z:
-            return cls(
+        """The weights of the file ``path``, checked (:func:`banmen.weights.open_weights`:
+        a regular file, no pickles, its header naming the Go ``policy`` evaluator and the
+        levels' shape); :class:`~banmen.weights.WeightsError`, one line, if not."""
+        from pathlib import Path
+
+        from banmen.weights import open_weights
+
+        expect = {**HEADER, "shape": f"{NGROUPS}x{MAX_LEVEL}"}
+        with open_weights(Path(path), expect, "Go's move weights (the policy evaluator)") as z:
+            w = cls(
                 z["levels"].astype(np.float64), z["pat3_codes"].astype(np.int64),
                 z["pat3_lg"].astype(np.float64), z["pat12_codes"].astype(np.int64),
                 z["pat12_lg"].astype(np.float64), str(z["info"]),
             )  # fmt: skip
+            if w.levels.shape != (NGROUPS, MAX_LEVEL):
+                raise ValueError(f"its levels are {w.levels.shape}, not {(NGROUPS, MAX_LEVEL)}")
+            if w.pat3_codes.shape != w.pat3_lg.shape or w.pat12_codes.shape != w.pat12_lg.shape:
+                raise ValueError("its pattern codes and weights differ in length")
+        return w
 
     @classmethod
     def from_canonical(
@@ -369,6 +387,16 @@ class Weights:
 
     def arrays(self) -> tuple[Any, Any, Any, Any, Any]:
         return self.levels, self.pat3_codes, self.pat3_lg, self.pat12_codes, self.pat12_lg
+
+
+#: the columns of :attr:`Weights.levels` (the most levels a feature group has)
+MAX_LEVEL = max(LEVELS.values())
+#: what a Go weights file's header says (with its ``shape``, the levels' rows x columns)
+HEADER = {"evaluator": "policy", "game": "go"}
+
+
+def _shape_of(w: Weights) -> str:
+    return "x".join(str(n) for n in w.levels.shape)
 
 
 def _data_name(size: int) -> str:

@@ -67,6 +67,7 @@ import numpy.typing as npt
 from banmen._bits import copy_into, mix64
 from banmen._jit import kernel, njit
 from banmen.games.go.features import (
+    Weights,
     _code,
     _data_name,
     _load,
@@ -283,16 +284,22 @@ def gamma3_table(size: int) -> npt.NDArray[np.float32]:
 
 @cache
 def _gamma3(name: str) -> npt.NDArray[np.float32]:
-    w = _load(name)
+    return _gamma3_of(_load(name))
+
+
+def _gamma3_of(w: Weights) -> npt.NDArray[np.float32]:
     t = np.ones(1 << 20, dtype=np.float32)
     t[w.pat3_codes] = np.exp(w.pat3_lg - w.levels[0, 0]).astype(np.float32)
     return t
 
 
-def context(size: int, komi: float, **params: int) -> tuple[Any, ...]:
+def context(
+    size: int, komi: float, weights: Weights | None = None, /, **params: int
+) -> tuple[Any, ...]:
     """``ctx`` for the Go kernels: komi, the playout length for ``size``, the prior and
     playout parameters (:data:`PARAMS`, overridable by name), the pattern table and the
-    learned move weights for ``size`` (:meth:`.features.Weights.arrays`)."""
+    learned move weights (:meth:`.features.Weights.arrays`): ``weights`` (a user's file,
+    the ``policy`` evaluator), else those banmen ships for ``size``."""
     global _TABLE
     if _TABLE is None:
         _TABLE = pattern_table()
@@ -308,7 +315,9 @@ def context(size: int, komi: float, **params: int) -> tuple[Any, ...]:
         p[_SLOTS[name]] = int(value)
     s = size + 2
     lgr = np.zeros((3, s * s), dtype=np.int32)  # last good replies: [mover, previous move]
-    return (p, _TABLE, *weights_for(size).arrays(), gamma3_table(size), lgr)
+    if weights is None:
+        return (p, _TABLE, *weights_for(size).arrays(), gamma3_table(size), lgr)
+    return (p, _TABLE, *weights.arrays(), _gamma3_of(weights), lgr)
 
 
 # --------------------------------------------------------------------------- playout policy

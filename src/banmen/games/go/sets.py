@@ -25,4 +25,8 @@ ALPHABETA = KernelSet("go", "alphabeta", "the Go alpha-beta search",
 TREE = KernelSet("go", "mcts", "the generic tree search over Go's rules contract",
                  f"{_P}:_load_tree", estimate=25, default=False)  # fmt: skip
 
-KERNEL_SETS = (RULES, SEARCH, SCORING, THREADS, ALPHABETA, TREE)
+#: the generic df-pn player over the same rules contract (banmen.games.dfpn_engines)
+DFPN = KernelSet("go", "dfpn", "the Go df-pn prover", f"{_P}:_load_dfpn", estimate=20,
+                 default=False)  # fmt: skip
+
+KERNEL_SETS = (RULES, SEARCH, SCORING, THREADS, ALPHABETA, TREE, DFPN)

@@ -98,6 +98,12 @@ def _load_mcts() -> None:
     load_tree(GAME)
 
 
+def _load_dfpn() -> None:
+    from banmen.games.dfpn_engines import load_dfpn
+
+    load_dfpn(GAME)
+
+
 GAME: GameDef[Board] = GameDef(
     name="mattix",
     title="Mattix",

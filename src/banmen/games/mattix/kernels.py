@@ -100,6 +100,33 @@ def _horizon(ctx: Any, st: Any) -> int:
     return popcount64(st[0])
 
 
+#: the piece values a cell tells apart (beyond them, the nearest): -10 to 10
+CELL_VALUE_CAP = 10
+#: cell contents: 0 empty, 1 the chip, 2 + (value + 10) a piece
+CELL_VALUES = 2 * CELL_VALUE_CAP + 3
+
+
+@kernel
+def _cell(ctx: Any, st: Any, i: int) -> int:
+    # From the side to move's view: the mover takes from the chip's row, so player 2's
+    # board is read transposed (its columns as rows).
+    mask, chip, side = st
+    size = ctx[ctx.shape[0] - 1]
+    sq = i if side == 0 else (i % size) * size + i // size
+    if sq == chip:
+        return np.int64(1)
+    if (mask >> sq) & 1 == 0:
+        return np.int64(0)
+    v = min(max(ctx[sq], -CELL_VALUE_CAP), CELL_VALUE_CAP)
+    return np.int64(2 + CELL_VALUE_CAP + v)
+
+
+@kernel
+def _grid(ctx: Any) -> tuple[int, int]:
+    size = ctx[ctx.shape[0] - 1]
+    return size, size
+
+
 KERNELS = Kernels(
     gen_moves=_gen_moves,
     play=_play,
@@ -114,6 +141,12 @@ KERNELS = Kernels(
     # points of margin to one logistic unit of win probability, fitted to MCTS self-play
     # outcomes: about 10 on 6x6, 2.5 on 4x4 (docs/BENCHMARKS.md, issue 37)
     value_scale=6.0,
+    # the cells an n-tuple evaluation reads (``+ntuple``): the board from the side to
+    # move's view (player 2's transposed: the mover's line is a row), 0 empty, 1 the chip,
+    # 2 + 10 + v a piece of value v (values beyond +-10 count as +-10)
+    cell=_cell,
+    cell_values=CELL_VALUES,
+    grid=_grid,
 )
 
 

@@ -9,4 +9,8 @@ SEARCH = KernelSet("mattix", "search", "the Mattix search", "banmen.games.mattix
 MCTS = KernelSet("mattix", "mcts", "the Mattix MCTS and PUCT", "banmen.games.mattix:_load_mcts",
                  estimate=14, default=False)  # fmt: skip
 
-KERNEL_SETS = (SEARCH, MCTS)
+#: df-pn proofs over the same kernels (banmen.games.dfpn_engines)
+DFPN = KernelSet("mattix", "dfpn", "the Mattix df-pn prover", "banmen.games.mattix:_load_dfpn",
+                 estimate=14, default=False)  # fmt: skip
+
+KERNEL_SETS = (SEARCH, MCTS, DFPN)

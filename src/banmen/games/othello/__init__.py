@@ -29,11 +29,10 @@ from banmen.games.othello.errors import (
     OthelloError,
 )
 from banmen.games.othello.evaluation import ALPHABETA_KERNELS, kernel_moves, search_position
-from banmen.games.othello.evaluators import OthelloEvaluator
 from banmen.games.othello.formats import BLACK, PASS, WHITE, parse_square, square_name
 from banmen.games.othello.sets import KERNEL_SETS
 from banmen.games.othello.solve import SOLVER
-from banmen.kinds import FLAG, Option
+from banmen.kinds import FLAG, Evaluator, Option
 
 if TYPE_CHECKING:
     from banmen.analysis import Analysis, OnUpdate
@@ -81,7 +80,7 @@ def _new_board(seed: int, size: int | None) -> Board:
 
 
 def _alphabeta(
-    game: GameDef[Board], spec: PlayerSpec, evaluator: OthelloEvaluator | None = None
+    game: GameDef[Board], spec: PlayerSpec, evaluator: Evaluator | None = None
 ) -> Engine[Board]:
     o = spec.options
     return OthelloEngine(spec.limit, perfect=spec.kind == "perfect", name=spec.text,
@@ -145,6 +144,12 @@ def _load_mcts() -> None:
     load_tree(GAME)
 
 
+def _load_dfpn() -> None:
+    from banmen.games.dfpn_engines import load_dfpn
+
+    load_dfpn(GAME)
+
+
 GAME: GameDef[Board] = GameDef(
     name="othello",
     title="Othello",
@@ -164,7 +169,7 @@ GAME: GameDef[Board] = GameDef(
             "negamax alpha-beta over bitboards with iterative deepening, a transposition "
             "table, ProbCut and an exact endgame; depth=N, time=SECONDS, nodes=N (default "
             "time=1), probcut=0 (no ProbCut); +patterns[:weights=FILE] (the learned "
-            "evaluation: the default) or +handset",
+            "evaluation: the default), +handset, or any evaluator below",
             ("depth", "time", "nodes", "probcut"),
             legacy=(Option("learned", FLAG, "the learned patterns (1) or +handset (0)"),),
             migrate=_migrate,

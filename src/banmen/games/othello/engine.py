@@ -12,10 +12,11 @@ from typing import Any
 from banmen.engine import Engine, Info, Request, Result
 from banmen.games.othello.board import Board
 from banmen.games.othello.endgame import EndgameSolver
-from banmen.games.othello.evaluation import SCALE, alphabeta_state
-from banmen.games.othello.evaluators import OthelloEvaluator, handset, patterns
+from banmen.games.othello.evaluation import SCALE, alphabeta_state, search_position
+from banmen.games.othello.evaluators import handset, patterns
 from banmen.games.othello.formats import PASS, square_name
 from banmen.games.othello.sets import ENDGAME
+from banmen.kinds import Evaluator
 from banmen.search.alphabeta import AlphaBeta, SearchInfo
 from banmen.search.limits import Limit
 from banmen.warm import ensure
@@ -49,27 +50,33 @@ class OthelloEngine(Engine[Board]):
         limit: Limit | None = None,
         perfect: bool = False,
         name: str = "alphabeta",
-        evaluator: OthelloEvaluator | None = None,
+        evaluator: Evaluator | None = None,
         probcut: bool = True,
     ) -> None:
         self.limit = limit if limit is not None else Limit(time=1.0)
         self.perfect = perfect
         self.name = name
         #: the midgame evaluation (:mod:`.evaluators`): the learned patterns of the
-        #: shipped weights unless told otherwise (``+handset``, ``+patterns:weights=F``)
-        self.evaluator = evaluator if evaluator is not None else patterns()
+        #: shipped weights unless told otherwise (``+handset``, ``+patterns:weights=F``,
+        #: or any game's evaluator: ``+ntuple:weights=F``, ``+rollout``)
+        self.evaluator: Evaluator = evaluator if evaluator is not None else patterns()
         self.search = AlphaBeta(self.evaluator.kernels, tt_bits=20)
         #: ProbCut in the midgame search, where the evaluation offers its margins
         self.search.probcut = probcut
-        self.ctx: Any = self.evaluator.ctx
+        self.ctx: Any = self.evaluator.context(search_position(Board())[0])
         self.solver = EndgameSolver(tt_bits=20)
 
     def new_game(self) -> None:
         self.search.clear()
         self.solver.clear()
+        self.evaluator.reset()
 
     def warm_up(self) -> None:
-        ensure(self.evaluator.kernel_set)
+        ks = self.evaluator.warm_set("search")
+        if ks is not None:
+            ensure(ks)
+        else:
+            _load(self.evaluator)
         ensure(ENDGAME)
 
     def game_over(self, board: Board, request: Request) -> Result:
@@ -136,7 +143,7 @@ def _discs(value: int, exact: bool) -> Any:
     return value // SCALE if exact else round(value / SCALE, 2)
 
 
-def _load(evaluator: OthelloEvaluator) -> None:
+def _load(evaluator: Evaluator) -> None:
     engine = OthelloEngine(evaluator=evaluator)  # (ProbCut is a switch of the same code)
     engine.search.search(engine.ctx, alphabeta_state(Board()), Limit(depth=2))
 

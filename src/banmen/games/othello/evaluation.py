@@ -215,6 +215,18 @@ def _horizon(ctx: Any, st: Any) -> int:
     return 2 * np.int64(popcnt64(~(P | O))) + 1 - passed
 
 
+@kernel
+def _cell(ctx: Any, st: Any, i: int) -> int:
+    P, O, passed = st
+    s = U(i)
+    return np.int64((P >> s) & U(1)) + 2 * np.int64((O >> s) & U(1))
+
+
+@kernel
+def _grid(ctx: Any) -> tuple[int, int]:
+    return np.int64(8), np.int64(8)
+
+
 ALPHABETA_KERNELS = Kernels(
     gen_moves=_gen_moves,
     play=_play,
@@ -230,6 +242,12 @@ ALPHABETA_KERNELS = Kernels(
     # fitted to MCTS self-play outcomes (docs/BENCHMARKS.md, issue 37): 13 discs of this
     # evaluation are one logistic unit of win probability
     value_scale=1300.0,
+    eval_bound=6300,  # (heuristic())
+    # the cells an n-tuple evaluation reads (``+ntuple``): square i (a1 = 0, b1 = 1, …,
+    # rank 1 on top), 0 empty, 1 the mover's disc, 2 the opponent's
+    cell=_cell,
+    cell_values=3,
+    grid=_grid,
 )
 
 

@@ -20,18 +20,15 @@ one :class:`WeightsError` line saying which and what was expected.
 
 from __future__ import annotations
 
-import os
-import stat
-import zipfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from banmen.engine import SpecError
 from banmen.kinds import EvaluatorKind, Option
 from banmen.search.alphabeta import Kernels
 from banmen.warm import KernelSet
+from banmen.weights import MAX_MEMBER_BYTES, WeightsError, header_of, open_weights
 
 __all__ = [
     "HANDSET",
@@ -42,14 +39,6 @@ __all__ = [
     "patterns",
     "MAX_MEMBER_BYTES",
 ]
-
-#: the most a weights file's member may hold unpacked (the shipped table is 4 MB)
-MAX_MEMBER_BYTES = 256 << 20
-
-
-class WeightsError(SpecError):
-    """A weights file that cannot be used: missing, not a file, corrupt, too large, or made
-    for another evaluator, game or shape (one line saying which and what was expected)."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +53,19 @@ class OthelloEvaluator:
     kernel_set: KernelSet
     #: the weights file read (``None``: none, or the shipped one)
     source: str | None = None
+    #: (:class:`banmen.kinds.Evaluator`: a tree search values a leaf by ``evaluate``)
+    leaf_playouts: int = 0
+
+    def context(self, game_ctx: Any = None) -> Any:
+        """The ``ctx`` of :attr:`kernels`: its own, whatever the position's."""
+        return self.ctx
+
+    def warm_set(self, purpose: str) -> KernelSet | None:
+        """Its compiled code: the midgame search's (``"search"``)."""
+        return self.kernel_set if purpose == "search" else None
+
+    def reset(self) -> None:
+        """(No random numbers to restart.)"""
 
 
 def _othello(game: Any) -> str | None:
@@ -83,43 +85,20 @@ def handset(game: Any = None, options: dict[str, Any] | None = None) -> OthelloE
     return _handset()
 
 
-def _checked_file(path: Path) -> None:
-    """Refuse (one line) what is not a regular file of bounded members."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise WeightsError(f"weights file {path}: no such file") from None
-    except OSError as e:
-        raise WeightsError(f"weights file {path}: cannot read it ({e.strerror or e})") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise WeightsError(f"weights file {path}: not a regular file")
-    try:
-        with zipfile.ZipFile(path) as z:
-            for info in z.infolist():
-                if info.file_size > MAX_MEMBER_BYTES:
-                    raise WeightsError(
-                        f"weights file {path}: its member {info.filename!r} unpacks to "
-                        f"{info.file_size:,} bytes, more than a weights table holds"
-                    )
-    except zipfile.BadZipFile as e:
-        raise WeightsError(
-            f"weights file {path}: not a weights file banmen can read ({e}); expected an "
-            ".npz written by banmen's patterns evaluator for Othello"
-        ) from None
-
-
 def load_patterns(path: Path) -> Any:
-    """The :class:`~.patterns.Weights` in ``path``, checked (:class:`WeightsError`)."""
-    from banmen.games.othello.patterns import Weights
+    """The :class:`~.patterns.Weights` in ``path``, checked (:mod:`banmen.weights`: one
+    :class:`WeightsError` line for a file that is missing, corrupt or another's)."""
+    import numpy as np
 
-    _checked_file(path)
-    try:
-        return Weights.load(path)
-    except WeightsError:
-        raise
-    except Exception as e:  # a corrupt member, a bad header: one line
-        text = " ".join(str(e).split()) or type(e).__name__
-        raise WeightsError(f"weights file {path}: {text}") from None
+    from banmen.games.othello.patterns import HEADER, Weights
+
+    whose = "the weights of Othello's patterns evaluator"
+    expected = "an .npz written by banmen's patterns evaluator for Othello"
+    with open_weights(path, HEADER, whose, expected) as z:
+        if "table" not in z.files:
+            raise ValueError(f"holds {sorted(z.files)}, not a table and its header")
+        pc = z["probcut"] if "probcut" in z.files else None
+        return Weights(z["table"].astype(np.int32), header_of(z["meta"]), pc)
 
 
 @cache

@@ -23,4 +23,8 @@ WLD = KernelSet("othello", "wld", "the Othello win/draw/loss prover", f"{_P}:_lo
 MCTS = KernelSet("othello", "mcts", "the Othello MCTS and PUCT", f"{_P}:_load_mcts",
                  estimate=16, default=False)  # fmt: skip
 
-KERNEL_SETS = (RULES, ENDGAME, SEARCH, HANDSET, WLD, MCTS)
+#: df-pn proofs over the alpha-beta kernels: the dfpn player (banmen.games.dfpn_engines)
+DFPN = KernelSet("othello", "dfpn", "the Othello df-pn player", f"{_P}:_load_dfpn",
+                 estimate=16, default=False)  # fmt: skip
+
+KERNEL_SETS = (RULES, ENDGAME, SEARCH, HANDSET, WLD, MCTS, DFPN)
