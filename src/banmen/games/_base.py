@@ -328,8 +328,10 @@ class GameDef(Generic[B]):
     analysis_limits: tuple[str, ...] = ("time", "depth", "nodes")
     #: the game's compiled code, in the sets its engines, analysis and boards load before a
     #: clock starts (:mod:`banmen.warm`; ``banmen warm-up`` compiles them ahead). The set
-    #: named ``"search"`` is the alpha-beta search of :attr:`kernels`; ``"rules"`` is the
-    #: code the board itself runs (a front end loads it before it serves a board)
+    #: named ``"alphabeta"`` — or, in a game that has none, ``"search"`` — is the alpha-beta
+    #: search of :attr:`kernels` (Go's ``"search"`` is its MCTS); ``"mcts"`` the generic
+    #: tree searches over them; ``"rules"`` is the code the board itself runs (a front end
+    #: loads it before it serves a board)
     kernel_sets: tuple[KernelSet, ...] = ()
     #: the position as UGI's ``position fen FEN`` gives it (Mattix: the layout string;
     #: Othello: the board string; Go: :func:`~banmen.games.go.formats.write_position`;

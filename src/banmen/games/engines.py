@@ -70,11 +70,15 @@ class AlphaBetaEngine(Engine[GameBoard]):
 
     def warm_up(self) -> None:
         """Load (or, the first time ever, compile) the search for this game now, so that
-        the first real search's time is its own: the game's ``search`` kernel set (its
-        evaluator's, given one), or a shallow search of its sample position if it names
-        none."""
+        the first real search's time is its own: the game's ``alphabeta`` kernel set (or,
+        if it has none, its ``search`` set: a game whose only search is alpha-beta names
+        it so; its evaluator's, given one), or a shallow search of its sample position if
+        it names neither."""
         ev = self.evaluator
-        ks = self.game.kernel_set("search") if ev is None else ev.warm_set("search")
+        if ev is None:
+            ks = self.game.kernel_set("alphabeta") or self.game.kernel_set("search")
+        else:
+            ks = ev.warm_set("search")
         if ks is not None:
             from banmen.warm import ensure
 
@@ -169,7 +173,9 @@ def _alphabeta(
     game: GameDef[Any], spec: PlayerSpec, evaluator: Evaluator | None = None
 ) -> AlphaBetaEngine:
     bits = tt_bits_for(game.tt_bits, spec)
-    return AlphaBetaEngine(game, spec.limit, name=spec.text, tt_bits=bits, evaluator=evaluator)
+    engine = AlphaBetaEngine(game, spec.limit, name=spec.text, tt_bits=bits, evaluator=evaluator)
+    engine.search.probcut = bool(spec.options.get("probcut", True))
+    return engine
 
 
 def _random(game: GameDef[Any], spec: PlayerSpec) -> RandomEngine:
@@ -212,7 +218,8 @@ def _solve_limit(options: Mapping[str, Any]) -> Limit:
 ALPHABETA = Kind(
     "alphabeta",
     "negamax alpha-beta with iterative deepening and a transposition table; depth=N, "
-    "time=SECONDS, nodes=N (default time=1); +EVALUATOR",
+    "time=SECONDS, nodes=N (default time=1), probcut=0 (no ProbCut where the game's "
+    "evaluation offers it); +EVALUATOR",
     options=(DEPTH, TIME, NODES, PROBCUT),
     build=_alphabeta,
     needs="alpha-beta kernels (GameDef.kernels)",

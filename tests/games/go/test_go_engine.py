@@ -16,6 +16,7 @@ from banmen.arena.play import EngineCache, play_game
 from banmen.arena.schedule import Job
 from banmen.engine import Info, Result, SpecError
 from banmen.games import Outcome, Termination
+from banmen.games.engines import AlphaBetaEngine
 from banmen.games.go import BLACK, PASS, WHITE, Board, parse_vertex, settle_dead
 from banmen.games.go import kernels as K
 from banmen.games.go import policy as P
@@ -333,10 +334,11 @@ def test_specs() -> None:
     assert isinstance(e, GoEngine) and e.name == "mcts:playouts=2000,seed=1"
     e = make_engine("go", "mcts")
     assert isinstance(e, GoEngine) and e.limit == Limit(time=1.0)
-    for bad in ("alphabeta:depth=3", "perfect", "cpu"):
-        with pytest.raises(SpecError, match="mcts") as info:
-            make_engine("go", bad)
-        assert "\n" not in str(info.value)
+    for other in ("alphabeta:depth=3", "perfect", "cpu"):  # over Go's rules contract
+        assert isinstance(make_engine("go", other), AlphaBetaEngine)
+    with pytest.raises(SpecError, match="mcts") as info:
+        make_engine("go", "mate")
+    assert "\n" not in str(info.value)
     with pytest.raises(SpecError, match="mcts") as info:  # no rules kernels: no tree search
         make_engine("shogi", "mcts")
     assert "\n" not in str(info.value)

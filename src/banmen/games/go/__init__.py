@@ -5,6 +5,9 @@ From the bottom up:
 * :mod:`.errors` — the :class:`GoError` family;
 * :mod:`.kernels` — the padded board layout and the compiled kernels (play, legality,
   hashing, random playouts);
+* :mod:`.kernels_ab` — the rules as the contract every search reads (an immutable tuple
+  of bitboards; values in half points): what the ``alphabeta`` and ``perfect`` players
+  search;
 * :mod:`.rules` — :class:`Rules` and the presets ``chinese``, ``japanese``,
   ``tromp-taylor``, ``aga``, ``new-zealand`` (after KataGo's rules page);
 * :mod:`.scoring` — area/territory counting, seki, Benson's pass-alive groups;
@@ -29,6 +32,8 @@ with the dead stones marked, in banmen's :class:`~banmen.games.Outcome`); ``scor
 sides' area points by the board as it stands (white's with komi, rounded down); the
 arena's ``settle`` hook is :func:`.settle.settle_dead`; its records are SGF (its text
 format too); ``kernel_moves`` are the compiled rules' moves (:func:`.game.kernel_moves`);
+``kernels`` and ``search_position`` are :mod:`.kernels_ab`'s (so the registry offers
+``alphabeta`` and ``perfect``, their scores in half points; ``mcts`` stays Go's own);
 terminal play draws the board as :class:`Game`'s ``str``.
 """
 
@@ -85,6 +90,7 @@ from banmen.games.go.game import (
     kernel_moves,
     sgf_result,
 )
+from banmen.games.go.kernels_ab import KERNELS, score_offset, search_position
 from banmen.games.go.rules import (
     AGA,
     CHINESE,
@@ -172,11 +178,62 @@ def analyse(
     return run(board, limit, on_update, stop)
 
 
+def _load_alphabeta() -> None:
+    """The ``alphabeta`` kernel set: the shared alpha-beta over :mod:`.kernels_ab` (a few
+    plies on 9x9 under superko with a capture on the board, a territory count) and the
+    conversions from a board."""
+    from banmen.games.engines import AlphaBetaEngine
+    from banmen.games.go.kernels_ab import evaluate_value, final_value, search_moves
+    from banmen.search.limits import Limit
+
+    engine = AlphaBetaEngine(GAME, tt_bits=10)
+    game = Game(Board(9, "tromp-taylor"))
+    for name in ("D5", "E5", "E4", "F4", "E6", "F6", "C4", "E3", "F5"):
+        game.push(game.board.parse_move(name))
+    engine.think(game, Limit(depth=2))
+    game = Game(Board(9, "japanese"))
+    engine.think(game, Limit(depth=1))
+    final_value(game)
+    evaluate_value(game)
+    search_moves(game)
+
+
+def _load_tree() -> None:
+    """The ``mcts`` kernel set: the generic MCTS and PUCT over :mod:`.kernels_ab`."""
+    from banmen.games.mcts_engines import load_tree
+
+    load_tree(GAME)
+
+
+def _load_dfpn() -> None:
+    """The ``dfpn`` kernel set: the generic df-pn player over :mod:`.kernels_ab` — a
+    proof stopped by its node limit on the empty 9x9 board, and a settled 5x5 position
+    proved (the answers, the line read back). (Not the generic loader, which plays the
+    first legal move until the game ends: a Go game played so need not end.)"""
+    from banmen.games.dfpn_engines import ProofEngine
+    from banmen.search.limits import Limit
+
+    engine = ProofEngine(GAME, hash_mb=1)
+    engine.__dict__["_warmed"] = True  # (this is the warm-up)
+    engine.think(Game(Board(9)), Limit(nodes=300))
+    board = Board(5, komi=0.5)
+    rows = ("XXOOO", ".XOO.", "XXOOO", ".XOO.", "XX.OO")  # top row first; C1 dame
+    black = [point(c, 4 - r, 5) for r, row in enumerate(rows) for c, v in enumerate(row)
+             if v == "X"]  # fmt: skip
+    white = [point(c, 4 - r, 5) for r, row in enumerate(rows) for c, v in enumerate(row)
+             if v == "O"]  # fmt: skip
+    board.setup(black, white)
+    engine.think(Game(board), Limit(nodes=1 << 16))
+
+
 GAME: GameDef[Game] = GameDef(
     name="go",
     title="Go",
     board_from_dict=Game.from_dict,
     sample=lambda: Game(Board(DEFAULT_SIZE)),
+    kernels=KERNELS,
+    search_position=search_position,
+    score_offset=score_offset,
     new_board=_new_board,
     start=_start,
     scores=_scores,

@@ -16,4 +16,17 @@ SCORING = KernelSet("go", "scoring", "the Go dead-stone estimate", f"{_P}.game:_
 THREADS = KernelSet("go", "threads", "the Go search in threads", f"{_P}.engine:_load_threads",
                     estimate=20, default=False)  # fmt: skip
 
-KERNEL_SETS = (RULES, SEARCH, SCORING, THREADS)
+#: the shared alpha-beta over Go's rules contract (``alphabeta``, ``perfect``:
+#: :mod:`.kernels_ab`); the name ``search`` is the MCTS's
+ALPHABETA = KernelSet("go", "alphabeta", "the Go alpha-beta search",
+                      f"{_P}:_load_alphabeta", estimate=15, default=False)  # fmt: skip
+#: the generic MCTS and PUCT over the same rules contract (banmen.games.mcts_engines:
+#: the tree searches any game with the contract gets; Go's own MCTS is ``search``)
+TREE = KernelSet("go", "mcts", "the generic tree search over Go's rules contract",
+                 f"{_P}:_load_tree", estimate=25, default=False)  # fmt: skip
+
+#: the generic df-pn player over the same rules contract (banmen.games.dfpn_engines)
+DFPN = KernelSet("go", "dfpn", "the Go df-pn prover", f"{_P}:_load_dfpn", estimate=20,
+                 default=False)  # fmt: skip
+
+KERNEL_SETS = (RULES, SEARCH, SCORING, THREADS, ALPHABETA, TREE, DFPN)
