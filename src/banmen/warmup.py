@@ -98,7 +98,6 @@ def _child(tasks: Any, events: Any) -> None:
     """A warm-up process: takes groups (set ids) off ``tasks`` until it meets ``None``."""
     import warnings
 
-    from banmen.games.registry import get_game
     from banmen.warm import ensure, set_notice
 
     warnings.simplefilter("ignore")
@@ -106,8 +105,12 @@ def _child(tasks: Any, events: Any) -> None:
     while (group := tasks.get()) is not None:
         for set_id in group:
             game, _, name = set_id.partition(".")
-            ks = get_game(game).kernel_set(name)
-            assert ks is not None
+            # (a game's own sets and its evaluators': the parent asked for either)
+            found = [k for k in kernel_sets([game], everything=True) if k.id == set_id]
+            if not found:
+                events.put(("failed", set_id, set_id, 0.0, False, "no such kernel set here"))
+                continue
+            ks = found[0]
             events.put(("start", set_id, ks.label, 0.0, False, ""))
             t0 = time.perf_counter()
             try:

@@ -210,7 +210,18 @@ def _example_ntuple(game: GameDef[Any]) -> RulesEvaluator:
 
 
 def _sets(name: str) -> Any:
-    return lambda game: tuple(evaluator_sets(game, name).values())
+    """The warm-up's sets of evaluator ``name`` for a game: its alpha-beta's and its
+    generic tree search's; a game whose tree search is its own (Go's MCTS, which takes its
+    own evaluator) gets the alpha-beta's only, and random playouts are not warmed there
+    (a game of no known length: its playouts' length is the game's)."""
+
+    def sets(game: GameDef[Any]) -> tuple[KernelSet, ...]:
+        found = evaluator_sets(game, name)
+        if "mcts" not in game.engines:
+            return tuple(found.values())
+        return () if name == "rollout" else (found["search"],)
+
+    return sets
 
 
 DEFAULT = EvaluatorKind(
