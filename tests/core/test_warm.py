@@ -155,6 +155,28 @@ def test_warm_up_plans_games_apart_longest_first() -> None:
     assert {"othello.handset", "othello.wld", "go.threads"} <= every - {k.id for k in sets}
 
 
+def test_a_warm_up_process_finds_every_set_the_parent_asks_for() -> None:
+    """The processes of ``banmen warm-up --all`` look each set up by its id, an
+    evaluator's too (they are not among the game's own sets)."""
+    import queue
+
+    from banmen.warmup import _child, kernel_sets
+
+    own = {k.id for k in kernel_sets(["mattix"])}
+    theirs = sorted(k.id for k in kernel_sets(["mattix"], everything=True) if k.id not in own)
+    assert "mattix.default-search" in theirs
+    tasks: queue.Queue[object] = queue.Queue()
+    events: queue.Queue[tuple[object, ...]] = queue.Queue()
+    tasks.put(["mattix.default-search", "mattix.nothing-such"])
+    tasks.put(None)
+    _child(tasks, events)
+    seen = [events.get_nowait() for _ in range(events.qsize())]
+    done = [e[1] for e in seen if e[0] == "done"]
+    failed = [(e[1], e[5]) for e in seen if e[0] == "failed"]
+    assert done == ["mattix.default-search"], seen
+    assert failed == [("mattix.nothing-such", "no such kernel set here")], seen
+
+
 #: After the sets are loaded, what each game's front ends run; nothing may compile.
 _FRONT_ENDS = """
 import json, sys
