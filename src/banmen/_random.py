@@ -5,7 +5,7 @@ A leaf module (no imports): any game can name a position by a seed with it.
 
 from __future__ import annotations
 
-__all__ = ["SplitMix64"]
+__all__ = ["SplitMix64", "mix_seed"]
 
 _MASK = 0xFFFFFFFFFFFFFFFF
 
@@ -38,3 +38,13 @@ class SplitMix64:
             x = self.next()
             if x < limit:
                 return x % n
+
+
+def mix_seed(x: int) -> int:
+    """SplitMix64's step and finaliser on ``x``, as a signed 64-bit int: a well-spread seed
+    for a compiled generator (the tree searches' playouts) from any int."""
+    x = (x + 0x9E3779B97F4A7C15) & _MASK
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK
+    x ^= x >> 31
+    return x - (1 << 64) if x >= 1 << 63 else x

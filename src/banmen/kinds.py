@@ -48,6 +48,8 @@ __all__ = [
     "Evaluator",
     "EvaluatorKind",
     "read_options",
+    "read_by_form",
+    "needs_rules",
     "limit_of",
     "LIMIT_OPTIONS",
 ]
@@ -258,3 +260,26 @@ class EvaluatorKind:
 
     def option_map(self) -> dict[str, Option]:
         return {o.name: o for o in self.options}
+
+
+def read_by_form(text: str) -> int | float | str:
+    """An untyped option's value, read by its form: a whole number, a number, else the
+    text (a ``python:`` player's keyword arguments; a game's engine option declared by
+    name only)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def needs_rules(game: Any) -> str | None:
+    """Why a kind over the rules contract cannot play ``game`` (``None``: it can): it reads
+    the game's compiled rules, ``GameDef.kernels`` and ``search_position`` (every
+    generic search, evaluator and a user's ``search:``)."""
+    if getattr(game, "kernels", None) is None or getattr(game, "search_position", None) is None:
+        return "it has no rules kernels (GameDef.kernels)"
+    return None

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from banmen.engine import SpecError
-from banmen.kinds import Kind, Option
+from banmen.kinds import Kind, Option, needs_rules, read_by_form
 from banmen.search.limits import Limit
 
 __all__ = ["PYTHON", "SEARCH", "UGI", "GTP", "NBOARD"]
@@ -64,18 +64,6 @@ def _nboard(rest: str, spec: str) -> dict[str, Any]:
     return {"depth": depth, "command": " ".join(words)}
 
 
-def _option_value(text: str) -> int | float | str:
-    """A ``python:`` keyword argument's value: a whole number, a number, else the text."""
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        return text
-
-
 def _python(rest: str, spec: str, kind: str = "python") -> dict[str, Any]:
     """``FILE.py:NAME`` or ``package.module:NAME``, then ``,key=value`` keyword arguments
     for ``NAME`` — but ``time=SECONDS``, the player's time a move."""
@@ -91,13 +79,13 @@ def _python(rest: str, spec: str, kind: str = "python") -> dict[str, Any]:
         if not eq or not key.strip().isidentifier():
             raise SpecError(f"bad option {item!r} in {spec!r}: options are key=value")
         if key.strip() == "time":
-            seconds = _option_value(value.strip())
+            seconds = read_by_form(value.strip())
             if isinstance(seconds, str) or not 0 < seconds <= 1e6:
                 raise SpecError(f"bad time in {spec!r}: expected a positive number of "
                                 f"seconds, got {value.strip()!r}")  # fmt: skip
             limit = {"time": float(seconds)}
             continue
-        kwargs[key.strip()] = _option_value(value.strip())
+        kwargs[key.strip()] = read_by_form(value.strip())
     return {"where": where, "name": name, "kwargs": kwargs, **limit}
 
 
@@ -130,12 +118,6 @@ def _search(rest: str, spec: str) -> dict[str, Any]:
     return _python(rest, spec, "search")
 
 
-def _has_rules(game: Any) -> str | None:
-    if getattr(game, "kernels", None) is None or getattr(game, "search_position", None) is None:
-        return "it has no rules kernels (GameDef.kernels) for a search to read"
-    return None
-
-
 SEARCH = Kind(
     "search",
     "your own search over the rules contract: search:FILE.py:NAME or "
@@ -147,7 +129,7 @@ SEARCH = Kind(
     limit=_time_only,
     build="banmen.python_player:python_engine",
     needs="rules kernels (GameDef.kernels)",
-    applies=_has_rules,
+    applies=needs_rules,
     user=True,
     evaluators=False,
     form="search:FILE.py:NAME[,time=SECONDS][,key=value...]",

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from banmen.engine import Engine, GameBoard, Info, PlayerSpec, Request, Result, SpecError
 from banmen.games._base import EngineKind
-from banmen.kinds import FLAG, Evaluator, Kind, Option
+from banmen.kinds import FLAG, Evaluator, Kind, Option, needs_rules
 from banmen.search.limits import Limit
 
 if TYPE_CHECKING:  # the compiled search is imported by the first AlphaBetaEngine: a game
@@ -207,10 +207,6 @@ NODES = Option("nodes", int, "nodes to search", lo=1, hi=2**62)
 PROBCUT = Option("probcut", FLAG, "ProbCut where the evaluation offers its margins (0: off)")
 
 
-def _has_kernels(game: GameDef[Any]) -> str | None:
-    return None if game.kernels is not None else "it has no alpha-beta kernels"
-
-
 def _solve_limit(options: Mapping[str, Any]) -> Limit:
     return Limit(time=options.get("time"), nodes=options.get("nodes"))
 
@@ -223,7 +219,7 @@ ALPHABETA = Kind(
     options=(DEPTH, TIME, NODES, PROBCUT),
     build=_alphabeta,
     needs="alpha-beta kernels (GameDef.kernels)",
-    applies=_has_kernels,
+    applies=needs_rules,
     aliases=("cpu", "ab"),
     variants={"perfect": "perfect"},
 )
@@ -234,7 +230,7 @@ PERFECT = Kind(
     limit=_solve_limit,
     build=_alphabeta,
     needs="alpha-beta kernels (GameDef.kernels)",
-    applies=_has_kernels,
+    applies=needs_rules,
 )
 RANDOM = Kind(
     "random",

@@ -21,7 +21,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from banmen.kinds import EvaluatorKind, Option
+from banmen.kinds import EvaluatorKind, Option, needs_rules
 from banmen.warm import KernelSet
 
 if TYPE_CHECKING:
@@ -48,14 +48,8 @@ SEARCHES = ("alphabeta", "perfect", "mcts", "puct")
 LOADER = "banmen.games.registry:load_evaluator_set"
 
 
-def _rules(game: Any) -> str | None:
-    if getattr(game, "kernels", None) is None or getattr(game, "search_position", None) is None:
-        return "it has no rules kernels (GameDef.kernels)"
-    return None
-
-
 def _cells(game: Any) -> str | None:
-    why = _rules(game)
+    why = needs_rules(game)
     if why is not None:
         return why
     k = game.kernels
@@ -228,7 +222,7 @@ DEFAULT = EvaluatorKind(
     "default",
     "the game's own evaluation (GameDef.kernels' evaluate): the same search as none",
     build=default_evaluator,
-    applies=_rules,
+    applies=needs_rules,
     searches=SEARCHES,
     sets=_sets("default"),
 )
@@ -258,7 +252,7 @@ ROLLOUT = EvaluatorKind(
         Option("playouts", int, "random playouts a position", lo=1, hi=1_000_000),
         Option("seed", int, "the seed of the playouts' random numbers", lo=0, hi=2**63 - 1),
     ),
-    applies=_rules,
+    applies=needs_rules,
     searches=SEARCHES,
     sets=_sets("rollout"),
 )

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from banmen._random import mix_seed
 from banmen.engine import Engine, GameBoard, Info, PlayerSpec, Request, Result, SpecError
 from banmen.kinds import Evaluator
 from banmen.search.limits import Limit
@@ -54,15 +55,6 @@ EXPLORE = 0.7
 #: PUCT's exploration constant: with uniform priors and the games' evaluations a low one
 #: searches best (0.4 against 0.8: Othello 82%, Mattix and Connect Four even)
 C_PUCT = 0.4
-
-
-def _mix(x: int) -> int:
-    """SplitMix64's finaliser, as a signed 64-bit int (seeds the playouts)."""
-    x = (x + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
-    x ^= x >> 31
-    return x - (1 << 64) if x >= 1 << 63 else x
 
 
 def _no_bound(limit: Limit) -> bool:
@@ -140,7 +132,7 @@ class TreeEngine(Engine[GameBoard]):
             c_puct=C_PUCT if c_puct is None else c_puct,
             expand_threshold=1,
         )  # fmt: skip
-        self._rng = _mix(self.seed)
+        self._rng = mix_seed(self.seed)
         self._scratch: list[Any] = []
         #: the last search's root: (game ctx, moves played, game state, player)
         self._root: tuple[Any, list[int], tuple[Any, ...], int] | None = None
@@ -156,7 +148,7 @@ class TreeEngine(Engine[GameBoard]):
         nothing played before."""
         self.search.clear()
         self._root = None
-        self._rng = _mix(self.seed)
+        self._rng = mix_seed(self.seed)
         self._seed_scratch()
         if self.evaluator is not None:
             self.evaluator.reset()
@@ -164,13 +156,13 @@ class TreeEngine(Engine[GameBoard]):
     def reseed(self, seed: int) -> None:
         """Make the playouts' random numbers a function of the engine's seed and ``seed``
         (after :meth:`new_game`; the arena gives one per game and side)."""
-        self._rng = _mix(self.seed ^ _mix(seed))
+        self._rng = mix_seed(self.seed ^ mix_seed(seed))
         self._seed_scratch()
 
     def _seed_scratch(self) -> None:
         """Each thread's playouts draw from their own generator, seeded from the engine's."""
         for t, st in enumerate(self._scratch):
-            self.tree.seed(st, self._rng if t == 0 else _mix(self._rng + t))
+            self.tree.seed(st, self._rng if t == 0 else mix_seed(self._rng + t))
 
     def warm_up(self) -> None:
         """Load (or compile, the first time ever) the search now: the game's ``mcts``

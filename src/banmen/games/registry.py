@@ -42,7 +42,7 @@ from typing import Any, TypeVar
 
 from banmen.engine import Engine, Part, PlayerSpec, SpecError
 from banmen.games._base import EngineKind, GameDef
-from banmen.kinds import EvaluatorKind, Kind, Option, limit_of, read_options
+from banmen.kinds import EvaluatorKind, Kind, Option, limit_of, read_by_form, read_options
 
 __all__ = [  # and GAMES, GAME_NAMES: read when asked (module __getattr__)
     "get_game",
@@ -489,7 +489,7 @@ def _read(kind: str, words: list[str], raw: str, takes: dict[str, Option],
                 raise SpecError(f"{raw!r}: {game.title}'s {kind} takes no {key}=: it takes {names}")
             raise SpecError(f"bad option {item!r} in {raw!r}: {kind} takes {names}")
         if option.type is _Untyped:
-            out[key] = _by_form(value.strip())
+            out[key] = read_by_form(value.strip())
         else:
             out[key] = option.read(value, raw)
     return out
@@ -503,17 +503,6 @@ def _anywhere(kind: str, key: str) -> bool:
         if own is not None and (key in own.names() or any(o.name == key for o in own.legacy)):
             return True
     return False
-
-
-def _by_form(text: str) -> int | float | str:
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        return text
 
 
 def _evaluator(text: str, raw: str, game: GameDef[Any] | None, search: str) -> Part:

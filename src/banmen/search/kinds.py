@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from banmen.kinds import Kind, Option
+from banmen.kinds import Kind, Option, needs_rules
 from banmen.search.limits import Limit
 
 __all__ = ["MCTS", "PUCT", "MATE", "DFPN", "TIME", "PLAYOUTS", "SEED", "THREADS", "WIDEN"]
@@ -35,14 +35,6 @@ def _dfpn_limit(options: Mapping[str, Any]) -> Limit:
     return DFPN_DEFAULT_LIMIT if limit.time is None and limit.nodes is None else limit
 
 
-def _has_rules(game: Any) -> str | None:
-    """Why a generic tree search cannot play ``game`` (``None``: it can): it reads the
-    game's rules contract (``GameDef.kernels``, :mod:`banmen.search.alphabeta`)."""
-    if getattr(game, "kernels", None) is None or getattr(game, "search_position", None) is None:
-        return "it has no rules kernels (GameDef.kernels) and no search of its own for it"
-    return None
-
-
 MCTS = Kind(
     "mcts",
     "Monte-Carlo tree search (UCT with playouts; AMAF where the game allows it); "
@@ -51,7 +43,7 @@ MCTS = Kind(
     options=(TIME, PLAYOUTS, SEED, THREADS),
     build="banmen.games.mcts_engines:mcts_engine",
     needs="rules kernels (GameDef.kernels) or an MCTS engine of its own",
-    applies=_has_rules,
+    applies=needs_rules,
 )
 PUCT = Kind(
     "puct",
@@ -61,7 +53,7 @@ PUCT = Kind(
     options=(TIME, PLAYOUTS, SEED, THREADS),
     build="banmen.games.mcts_engines:puct_engine",
     needs="rules kernels (GameDef.kernels) or a PUCT engine of its own",
-    applies=_has_rules,
+    applies=needs_rules,
 )
 MATE = Kind(
     "mate",
@@ -90,6 +82,6 @@ DFPN = Kind(
     limit=_dfpn_limit,
     build="banmen.games.dfpn_engines:dfpn_engine",
     needs="alpha-beta kernels (GameDef.kernels)",
-    applies=_has_rules,
+    applies=needs_rules,
     evaluators=False,
 )

@@ -226,6 +226,17 @@ def _load_dfpn() -> None:
     engine.think(Game(board), Limit(nodes=1 << 16))
 
 
+#: what Go's tree search takes, as ``mcts`` and as ``puct``
+_TREE_OPTIONS = (
+    "time",
+    "playouts",
+    "seed",
+    "threads",
+    WIDEN,
+    Option("learned", FLAG, "the learned priors (1) or hand-set ones (0)"),
+    Option("nakade", FLAG, "a nakade step in the playouts (1) or none (0)"),
+)
+
 GAME: GameDef[Game] = GameDef(
     name="go",
     title="Go",
@@ -247,15 +258,7 @@ GAME: GameDef[Game] = GameDef(
             "threads=N (one tree), learned=0 (hand-set priors), nakade=1 (a nakade step in "
             "the playouts), widen=N (progressive widening from N moves; 0: off; default 8 "
             "on 13x13 and up) (default time=1)",
-            (
-                "time",
-                "playouts",
-                "seed",
-                "threads",
-                WIDEN,
-                Option("learned", FLAG, "the learned priors (1) or hand-set ones (0)"),
-                Option("nakade", FLAG, "a nakade step in the playouts (1) or none (0)"),
-            ),
+            _TREE_OPTIONS,
             takes_evaluator=True,
         ),
         "puct": EngineKind(
@@ -263,15 +266,7 @@ GAME: GameDef[Game] = GameDef(
             "the same tree search with AlphaZero's selection (PUCT): the learned policy's "
             "priors, each new leaf valued by one playout; time=SECONDS, playouts=N, seed=N, "
             "threads=N, widen=N, learned=0, nakade=1 as mcts's (default time=1)",
-            (
-                "time",
-                "playouts",
-                "seed",
-                "threads",
-                WIDEN,
-                Option("learned", FLAG, "the learned priors (1) or hand-set ones (0)"),
-                Option("nakade", FLAG, "a nakade step in the playouts (1) or none (0)"),
-            ),
+            _TREE_OPTIONS,
             takes_evaluator=True,
         ),
         "gtp": EngineKind(

@@ -67,6 +67,7 @@ from typing import Any
 
 import numpy as np
 
+from banmen._random import mix_seed
 from banmen.engine import Engine, Info, PlayerSpec, Request, Result
 from banmen.games.go import kernels as K
 from banmen.games.go import policy
@@ -134,15 +135,6 @@ def _no_bound(limit: Limit) -> bool:
     return limit.time is None and limit.nodes is None
 
 
-def _mix(x: int) -> int:
-    """SplitMix64's finaliser, as a signed 64-bit int (seeds the playouts)."""
-    x = (x + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
-    x ^= x >> 31
-    return x - (1 << 64) if x >= 1 << 63 else x
-
-
 class GoEngine(Engine[Board | Game]):
     """``think(board, limit, on_info, stop) -> Result`` for Go (module docstring).
 
@@ -196,7 +188,7 @@ class GoEngine(Engine[Board | Game]):
         self._ctx: dict[tuple[int, float], Any] = {}
         self._scratch: dict[int, list[tuple[Any, Any, Any]]] = {}
         self._root: tuple[int, float, list[int], list[int], K.Position] | None = None
-        self._rng = _mix(self.seed)
+        self._rng = mix_seed(self.seed)
 
     @property
     def threads(self) -> int:
@@ -248,7 +240,7 @@ class GoEngine(Engine[Board | Game]):
         nothing played before."""
         self.search.clear()
         self._root = None
-        self._rng = _mix(self.seed)
+        self._rng = mix_seed(self.seed)
         for ctx in self._ctx.values():
             ctx[8][:] = 0  # the playouts' last good replies
         self._seed_scratch()
@@ -256,14 +248,14 @@ class GoEngine(Engine[Board | Game]):
     def reseed(self, seed: int) -> None:
         """Make the playouts' random numbers a function of the engine's seed and ``seed``
         (after :meth:`new_game`; the arena gives one per game and side)."""
-        self._rng = _mix(self.seed ^ _mix(seed))
+        self._rng = mix_seed(self.seed ^ mix_seed(seed))
         self._seed_scratch()
 
     def _seed_scratch(self) -> None:
         """Each thread's playouts draw from their own generator, seeded from the engine's."""
         for states in self._scratch.values():
             for t, st in enumerate(states):
-                st[2][K.M_RNG] = self._rng if t == 0 else _mix(self._rng + t)
+                st[2][K.M_RNG] = self._rng if t == 0 else mix_seed(self._rng + t)
 
     def warm_up(self) -> None:
         """Load (or compile, the first time ever) the search and the tree reuse now."""
