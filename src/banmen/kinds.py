@@ -257,6 +257,10 @@ class EvaluatorKind:
     #: ``example(game) -> Evaluator``: one built without the user's data (an n-tuple
     #: evaluator on zero weights), for its sets' loader (``None``: ``build(game, {})``)
     example: Callable[[Any], Any] | None = None
+    #: ``trainer(game) -> Trainer``: how ``banmen train`` fits its weights for a game
+    #: (:class:`banmen.train.trainers.Trainer`; ``"module:function"`` or a callable;
+    #: ``None``: it cannot be trained)
+    trainer: str | Callable[[Any], Any] | None = None
 
     def option_map(self) -> dict[str, Option]:
         return {o.name: o for o in self.options}

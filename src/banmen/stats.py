@@ -156,12 +156,18 @@ def sprt_llr(scores: Sequence[float], elo0: float, elo1: float) -> float:
     *pair* of games (the pentanomial model, right for paired openings). Uses the normal
     approximation of the GSPRT (Van den Bergh): ``N (s1 - s0)(2 m - s0 - s1) / (2 v)`` with
     ``m``, ``v`` the sample mean and variance and ``s0``, ``s1`` the expected scores.
+    The variance is taken as at least ``1 / (8 N)``: a few pairs that all scored alike
+    (two lost pairs) are a small sample, not proof — with a floor that does not shrink,
+    their zero variance made the ratio pass any bound after two pairs.
+
+    >>> round(sprt_llr([0.0, 0.0], 0, 20), 2)   # two lost pairs: no decision yet
+    -0.47
     """
     n = len(scores)
     if n == 0:
         return 0.0
     m = math.fsum(scores) / n
     v = math.fsum((x - m) ** 2 for x in scores) / n
-    v = max(v, 1e-4)  # all-equal samples: strong evidence, not a division by zero
+    v = max(v, 1 / (8 * n))  # all-equal samples: evidence as strong as the sample is large
     s0, s1 = score_from_elo(elo0), score_from_elo(elo1)
     return n * (s1 - s0) * (2 * m - s0 - s1) / (2 * v)

@@ -32,6 +32,7 @@ from banmen.cli import (
     serve,
     shogi,
     solve,
+    train,
     ugi,
     viz,
     warmup,
@@ -48,6 +49,7 @@ app.command(name="analyse", context_settings={"ignore_unknown_options": True})(a
 app.command(name="bench")(bench.bench)
 app.add_typer(arena.app, name="arena")
 app.add_typer(viz.app, name="viz")
+app.add_typer(train.app, name="train")
 # A negative depth is a value out of range, not an unknown option.
 app.command(name="perft", context_settings={"ignore_unknown_options": True})(othello.perft)
 app.command(name="nboard")(othello.nboard)

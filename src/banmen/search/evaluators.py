@@ -78,6 +78,7 @@ __all__ = [
     "ntuple_evaluator",
     "rollout_evaluator",
     "ntuple_value",
+    "ntuple_features",
     "DEFAULT_SCALE",
 ]
 
@@ -229,6 +230,27 @@ def ntuple_evaluate(c: Any, st: Any) -> int:
             idx = idx * values + rules.cell(gctx, st, i)
         total += weights[ints[NT_HEAD + t] + idx]
     return _clamp(total, ints[NT_BOUND])
+
+
+@kernel
+def ntuple_features(c: Any, st: Any, out: Any) -> None:
+    """Where each tuple of the n-tuple evaluation reads its weight for the position
+    ``st``: ``out[t]`` is the index in the flat ``weights`` (the tuple's table offset
+    plus its cells' contents as digits) — the features a linear fit of the tables reads
+    (:mod:`banmen.train`); the evaluation is ``weights[out].sum()`` before rounding."""
+    gctx, rules, ints, weights = c
+    values = ints[NT_VALUES]
+    count = ints[NT_COUNT]
+    width = ints[NT_WIDTH]
+    for t in range(count):
+        base = NT_HEAD + count + t * width
+        idx = np.int64(0)
+        for j in range(width):
+            i = ints[base + j]
+            if i < 0:
+                break
+            idx = idx * values + rules.cell(gctx, st, i)
+        out[t] = ints[NT_HEAD + t] + idx
 
 
 # rollout data: (ints, scale): ints int64 [playouts, cap, bound, the generator's state,

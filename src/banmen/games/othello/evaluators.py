@@ -136,4 +136,5 @@ PATTERNS = EvaluatorKind(
     ),
     applies=_othello,
     searches=("alphabeta", "perfect"),
+    trainer="banmen.games.othello.training:PatternsTrainer",
 )

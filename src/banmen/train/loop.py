@@ -1,0 +1,398 @@
+"""A training run: iterations of self-play, fit and gate (:mod:`banmen.train`), resumable.
+
+:func:`new_run` records a run (its configuration and first weights) in the arena's
+SQLite file; :func:`train` plays its iterations, resuming where the file says it stopped:
+the self-play games not yet stored are played (a game is a function of its seed: the
+same as if never stopped), the fit is redone from the stored games if its candidate was
+not stored, the gate's arena run (``NAME-gate-K``) is resumed as any arena run is. The
+run's files — each iteration's weights and candidate, what the gate's players read — are
+written from the database to ``<database folder>/train/NAME/``; the kept weights are
+copied to the run's ``out`` file after every iteration.
+
+Everything that decides which weights are kept is a function of the run's seed: the
+deals, the random moves, each search (an engine forgets its table between games), the
+fit (lsqr on the games in order), and the gate's SPRT, which is read pair by pair in
+order (:func:`banmen.arena.runner.sprt_decisions`).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import shutil
+import signal
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from banmen.train.fit import Labels, fit_weights
+from banmen.train.selfplay import SelfPlayGame, Settings, play_batch
+from banmen.train.store import TrainStore
+from banmen.train.trainers import Trainer, trainer_for
+
+__all__ = ["RunSettings", "new_run", "train", "run_folder", "Event", "TrainError"]
+
+
+class TrainError(RuntimeError):
+    """A run that cannot go on (one line: what and why)."""
+
+
+@dataclass
+class RunSettings:
+    """A run's configuration (stored as JSON with it)."""
+
+    game: str
+    evaluator: str
+    out: str
+    games: int = 200
+    iterations: int = 4
+    seed: int = 1
+    size: int | None = None
+    depth: int | None = None
+    exact_plies: int | None = None
+    randomness: float = 0.1
+    labels: str = "mix"
+    #: the iterations whose games a fit reads (the last ones)
+    window: int = 2
+    damp: float = 1.0
+    lsqr_iterations: int = 300
+    #: the gate: games per pairing at most, the SPRT's Elo bounds and error rates
+    gate_games: int = 200
+    gate_elo: tuple[float, float] = (0.0, 20.0)
+    alpha: float = 0.05
+    beta: float = 0.05
+    source: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        from dataclasses import asdict
+
+        d = asdict(self)
+        d["gate_elo"] = list(self.gate_elo)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RunSettings:
+        known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
+        if "gate_elo" in known:
+            known["gate_elo"] = tuple(known["gate_elo"])
+        return cls(**known)
+
+
+@dataclass
+class Event:
+    """What the run tells its caller: ``phase`` (``selfplay``, ``fit``, ``gate``,
+    ``iteration``), how far (``done`` of ``total``) and, at an iteration's end, its
+    summary."""
+
+    phase: str
+    iteration: int
+    done: int = 0
+    total: int = 0
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def run_folder(db: Path, name: str) -> Path:
+    """Where a run's weights files live: beside the database."""
+    return db.parent / "train" / name
+
+
+def _search(t: Trainer, s: RunSettings) -> str:
+    return f"alphabeta:depth={s.depth or t.depth}"
+
+
+def new_run(store: TrainStore, name: str, s: RunSettings) -> None:
+    """Record the run ``name`` (one :class:`ValueError` line if the name is taken, the
+    game cannot train the evaluator, or ``--from`` is not a weights file of it)."""
+    from banmen.games.registry import get_game
+
+    game = get_game(s.game)
+    trainer = trainer_for(game, s.evaluator)
+    if name in store.names():
+        raise ValueError(f"a training run named {name!r} exists already: choose another "
+                         f"--name, or continue it with --resume {name}")  # fmt: skip
+    folder = run_folder(store.path, name)
+    folder.mkdir(parents=True, exist_ok=True)
+    first = folder / "start.npz"
+    trainer.start(first, Path(s.source) if s.source else None, s.size)
+    store.create_run(name, s.game, s.evaluator, s.to_dict(), first.read_bytes())
+
+
+def _write(path: Path, data: bytes) -> Path:
+    if not path.exists() or path.read_bytes() != data:
+        tmp = path.with_suffix(".tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    return path
+
+
+# --------------------------------------------------------------------------- self-play
+
+
+def _watch(parent: int) -> None:
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os._exit(0)
+
+
+def _init_worker(parent: int, settings: Settings) -> None:
+    from banmen.train.selfplay import warm
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_watch, args=(parent,), daemon=True).start()
+    warm(settings)
+
+
+def _selfplay(store: TrainStore, name: str, k: int, settings: Settings, games: int,
+              workers: int, client: Any, on_event: Callable[[Event], None]) -> float:  # fmt: skip
+    """Play and store the games of iteration ``k`` not stored yet; the positions a second
+    a worker (0 if none were played)."""
+    have = store.game_indices(name, k)
+    todo = [i for i in range(games) if i not in have]
+    on_event(Event("selfplay", k, len(have), games))
+    if not todo:
+        return 0.0
+    per = 2 if games >= 8 else 1
+    chunks = [todo[a : a + per] for a in range(0, len(todo), per)]
+    played_positions = 0
+    busy = 0.0
+    done = len(have)
+
+    def took(batch: list[SelfPlayGame]) -> None:
+        nonlocal played_positions, busy, done
+        store.add_games(name, k, batch)
+        played_positions += sum(g.states.shape[0] for g in batch)
+        busy += sum(g.seconds for g in batch)
+        done += len(batch)
+        on_event(Event("selfplay", k, done, games))
+
+    if client is not None:
+        from distributed import as_completed
+
+        futures = [client.submit(play_batch, settings, c, pure=False) for c in chunks]
+        try:
+            for fut in as_completed(futures):  # type: ignore[no-untyped-call]
+                took(fut.result())
+        except BaseException:
+            client.cancel(futures)
+            raise
+        return played_positions / busy if busy > 0 else 0.0
+    spawn = multiprocessing.get_context("spawn")
+    ex = ProcessPoolExecutor(workers, mp_context=spawn, initializer=_init_worker,
+                             initargs=(os.getpid(), settings))  # fmt: skip
+    pending: set[Future[list[SelfPlayGame]]] = set()
+    queue = list(chunks)
+    try:
+        while queue or pending:
+            while queue and len(pending) < 2 * workers:
+                pending.add(ex.submit(play_batch, settings, queue.pop(0)))
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                took(fut.result())
+    except BaseException:
+        for fut in pending:
+            fut.cancel()
+        for proc in list(getattr(ex, "_processes", {}).values()):
+            try:
+                proc.kill()
+            except Exception:  # pragma: no cover - gone already
+                pass
+        ex.shutdown(wait=False, cancel_futures=True)
+        raise
+    ex.shutdown(wait=True)
+    return played_positions / busy if busy > 0 else 0.0
+
+
+# --------------------------------------------------------------------------- the gate
+
+
+def _gate(db: Path, name: str, k: int, s: RunSettings, trainer: Trainer, candidate: Path,
+          previous: Path, workers: int, cluster: Any,
+          on_event: Callable[[Event], None]) -> dict[str, Any]:  # fmt: skip
+    """Play (or resume) the gate's arena run and read its decision."""
+    from banmen.arena.runner import Progress, run_arena, sprt_decisions
+    from banmen.arena.store import ArenaStore, RunConfig
+    from banmen.games.registry import parse_spec
+    from banmen.stats import wilson
+
+    search = _search(trainer, s)
+    players = [("new", trainer.player(search, candidate)),
+               ("previous", trainer.player(search, previous)),
+               ("baseline", trainer.baseline(search))]  # fmt: skip
+    run_id = f"{name}-gate-{k}"
+    store = ArenaStore(db)
+    try:
+        if run_id not in store.run_ids():
+            config = RunConfig(
+                game=s.game,
+                players=[{"name": n, "spec": t, "parsed": parse_spec(t, s.game).to_dict()}
+                         for n, t in players],  # fmt: skip
+                games=s.gate_games, seed=s.seed * 1000 + k, size=s.size, gauntlet="new",
+                sprt=list(s.gate_elo), alpha=s.alpha, beta=s.beta,
+            )  # fmt: skip
+            store.create_run(config, run_id)
+        config = store.run_config(run_id)
+
+        def progress(p: Progress) -> None:
+            on_event(Event("gate", k, p.done, p.total))
+
+        run_arena(store, run_id, workers=workers, on_progress=progress, cluster=cluster)
+        games = store.games(run_id)
+        decisions = sprt_decisions(config, games)
+    finally:
+        store.close()
+    out: dict[str, Any] = {"run": run_id}
+    for index, opponent in ((0, "previous"), (1, "baseline")):
+        mine = [g for g in games if g.pairing == index]
+        points = sum(g.points_first() if g.first == "new" else 1 - g.points_first() for g in mine)
+        n = len(mine)
+        score = points / n if n else 0.5
+        lo, hi = wilson(points, n) if n else (0.0, 1.0)
+        d = decisions.get(index, {})
+        out[opponent] = {"games": n, "points": points, "score": score,
+                         "elo": _elo(score), "elo_ci": [_elo(lo), _elo(hi)],
+                         "llr": d.get("llr"), "decision": d.get("decision")}  # fmt: skip
+    out["passed"] = out["previous"]["decision"] == "H1"
+    return out
+
+
+def _elo(score: float) -> float | None:
+    """The Elo difference a score means (``None`` at 0 or 1: beyond measure)."""
+    from banmen.stats import elo_from_score
+
+    return elo_from_score(score) if 0.0 < score < 1.0 else None
+
+
+# --------------------------------------------------------------------------- the loop
+
+
+def train(db: Path, name: str, workers: int = 1, cluster: Any = None,
+          on_event: Callable[[Event], None] | None = None) -> dict[str, Any]:  # fmt: skip
+    """Play the run ``name`` to its last iteration (resuming it); returns its summary."""
+    from banmen.games.registry import get_game, parse_spec, why_not
+
+    emit = on_event or (lambda e: None)
+    store = TrainStore(db)
+    client = local = None
+    try:
+        run = store.run(name)
+        s = RunSettings.from_dict(run.config)
+        game = get_game(s.game)
+        trainer = trainer_for(game, s.evaluator)
+        folder = run_folder(db, name)
+        folder.mkdir(parents=True, exist_ok=True)
+        store.set_status(name, "running")
+        if cluster is not None:
+            from banmen.arena.cluster import connect
+
+            client, local = connect(cluster)
+        current = store.start_weights(name)
+        exact = "perfect" if why_not(game, "perfect") is None else None
+        exact_plies = s.exact_plies if s.exact_plies is not None else trainer.exact_plies
+        summaries = []
+        for k in range(s.iterations):
+            it = store.iteration(name, k)
+            cur_path = _write(folder / f"weights-{k}.npz", current)
+            if it is not None and it.kept is not None:
+                if it.kept and it.candidate is not None:
+                    current = it.candidate
+                summaries.append(_summary(it, trainer))
+                continue
+            weights_now = trainer.read(cur_path)
+            zero = not np.any(weights_now)
+            store.begin_iteration(name, k, zero)
+            it = store.iteration(name, k)
+            assert it is not None
+            zero = it.zero
+            settings = Settings(s.game, s.size, trainer.player(_search(trainer, s), cur_path),
+                                exact, exact_plies, s.randomness, trainer.units, trainer.bound,
+                                s.seed, k)  # fmt: skip
+            parse_spec(settings.player, game)  # (a bad spec is one line, before any worker)
+            t0 = time.perf_counter()
+            rate = _selfplay(store, name, k, settings, s.games, workers, client, emit)
+            selfplay_seconds = time.perf_counter() - t0
+            cand_path = folder / f"candidate-{k}.npz"
+            if it.candidate is None:
+                emit(Event("fit", k))
+                window = list(range(max(0, k - s.window + 1), k + 1))
+                zeros = {i.iteration: i.zero for i in store.iterations(name)}
+                games = ((g, zeros.get(g_k, False)) for g_k in window
+                         for g in store.games(name, [g_k]))  # fmt: skip
+                features = trainer.features(cur_path)
+
+                def fitting(phase: str, n: int, k: int = k) -> None:
+                    emit(Event("fit", k, n, 0, {"step": phase}))
+
+                result = fit_weights(
+                    games, features, len(weights_now), weights_now, folder, Labels(s.labels),
+                    s.damp, s.lsqr_iterations, trainer.bound,
+                    fitting,
+                )  # fmt: skip
+                meta = {"trained": f"banmen train {name}, iteration {k}",
+                        "positions": str(result.positions)}  # fmt: skip
+                fresh = folder / f"candidate-{k}.new.npz"
+                trainer.write(fresh, cur_path, result.weights, meta)
+                fit = {**result.to_dict(), "selfplay_seconds": round(selfplay_seconds, 2),
+                       "positions_per_second": round(rate, 1),
+                       "positions_this_iteration": store.positions(name, k)}  # fmt: skip
+                store.set_candidate(name, k, fresh.read_bytes(), fit)
+                fresh.unlink()
+                it = store.iteration(name, k)
+                assert it is not None and it.candidate is not None
+            _write(cand_path, it.candidate)
+            gate = _gate(db, name, k, s, trainer, cand_path, cur_path, workers,
+                         client if client is not None else None, emit)  # fmt: skip
+            store.finish_iteration(name, k, gate, bool(gate["passed"]))
+            if gate["passed"]:
+                current = it.candidate
+            _write_out(Path(s.out), current)
+            it = store.iteration(name, k)
+            assert it is not None
+            summary = _summary(it, trainer)
+            summaries.append(summary)
+            emit(Event("iteration", k, summary=summary))
+        _write_out(Path(s.out), current)
+        store.set_status(name, "done")
+        return {"name": name, "out": s.out, "iterations": summaries}
+    except BaseException:
+        try:
+            store.set_status(name, "interrupted")
+        except Exception:  # pragma: no cover - the run was never recorded
+            pass
+        raise
+    finally:
+        if client is not None:
+            client.close()
+        if local is not None:
+            local.close()
+        store.close()
+
+
+def _write_out(path: Path, data: bytes) -> None:
+    path = path.expanduser()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _summary(it: Any, trainer: Trainer | None = None) -> dict[str, Any]:
+    fit = it.fit or {}
+    gate = it.gate or {}
+    return {"iteration": it.iteration, "positions": fit.get("positions"),
+            "held_out_rmse": fit.get("rmse"), "held_out_rmse_before": fit.get("rmse_before"),
+            "held_out_mae": fit.get("mae"), "held_out_mae_before": fit.get("mae_before"),
+            "positions_per_second": fit.get("positions_per_second"),
+            "gate": gate.get("previous"), "baseline": gate.get("baseline"),
+            "kept": it.kept, "fit_seconds": fit.get("seconds"),
+            "selfplay_seconds": fit.get("selfplay_seconds")}  # fmt: skip
+
+
+def copy_weights(src: Path, dst: Path) -> None:
+    shutil.copyfile(src, dst)
