@@ -258,7 +258,7 @@ class EvaluatorKind:
     #: evaluator on zero weights), for its sets' loader (``None``: ``build(game, {})``)
     example: Callable[[Any], Any] | None = None
     #: ``trainer(game) -> Trainer``: how ``banmen train`` fits its weights for a game
-    #: (:class:`banmen.train.trainers.Trainer`; ``"module:function"`` or a callable;
+    #: (:class:`banmen.trainable.Trainer`; ``"module:function"`` or a callable;
     #: ``None``: it cannot be trained)
     trainer: str | Callable[[Any], Any] | None = None
 

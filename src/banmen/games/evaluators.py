@@ -241,7 +241,7 @@ NTUPLE = EvaluatorKind(
     searches=SEARCHES,
     sets=_sets("ntuple"),
     example=_example_ntuple,
-    trainer="banmen.train.trainers:NTupleTrainer",
+    trainer="banmen.games.training:NTupleTrainer",
 )
 ROLLOUT = EvaluatorKind(
     "rollout",

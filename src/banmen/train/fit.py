@@ -1,6 +1,6 @@
 """The fit: a linear evaluation by damped sparse least squares, streamed from disk.
 
-The positions' feature indices (:meth:`~banmen.train.trainers.Trainer.features`) are
+The positions' feature indices (:meth:`~banmen.trainable.Trainer.features`) are
 written once to a file of int32 rows (``numpy.memmap``); scipy's ``lsqr`` then solves
 ``min |X w - y|^2 + damp^2 |w|^2`` through a ``LinearOperator`` that reads that file a
 block of rows at a time (``X w``: the sum of the weights each row picks; ``X^T r``: a
@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from banmen.train.selfplay import SelfPlayGame, state_of, unpack_ctx
-from banmen.train.trainers import Features
+from banmen.trainable import Features
 
 __all__ = ["Labels", "FitResult", "fit_weights", "label_of", "PHASES", "BLOCK"]
 

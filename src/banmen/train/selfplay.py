@@ -7,8 +7,10 @@ seed: the same game every time). Every position before the end is kept with
 
 * its **search label**: the player's score for it (a search with the current weights,
   in the evaluator's units, what is banked already taken away: ``GameDef.score_offset``),
-  or the exact solver's when the position is within ``exact_plies`` of the end
-  (``horizon``) and it proves the value (``exact``);
+  exact when the search proved it (every line ended within its depth), or the exact
+  solver's when the position is within ``exact_plies`` of the end
+  (``horizon``; a game whose contract bounds no game's length has none) and it proves
+  the value (``exact``);
 * its **outcome label**: the game's result seen from that position's mover, in the same
   units — the final margin less what was banked, for a game that counts points, else
   the bound of a win (the evaluator's ``bound``) or 0 for a draw.
@@ -159,13 +161,14 @@ def play_game(s: Settings, index: int) -> SelfPlayGame:
             ctx0, types = ctx, [np.asarray(x).dtype.name for x in st]
         offset = int(game.score_offset(board))
         result = None
-        if exact is not None and int(k.horizon(ctx, st)) <= s.exact_plies:
+        left = int(k.horizon(ctx, st))  # (-1: a game that says no bound)
+        if exact is not None and 0 <= left <= s.exact_plies:
             result = exact.think(board)
             if not result.exact:
                 result = None
-        is_exact = result is not None
         if result is None:
             result = player.think(board)
+        is_exact = bool(result.exact)  # the solver's proof, or the player's search's
         value = 0.0 if result.score is None else (int(result.score) - offset) * s.units
         rows.append(state_row(st))
         search.append(value)

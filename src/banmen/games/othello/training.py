@@ -1,5 +1,5 @@
 """How ``banmen train`` fits Othello's pattern evaluation (``+patterns``): its
-:class:`~banmen.train.trainers.Trainer`.
+:class:`~banmen.trainable.Trainer`.
 
 The features of a position are its pattern instances, its two mobilities and the bias
 (:func:`~.patterns.feature_indices`), in the table of its phase: index ``phase *
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from banmen.train.trainers import Features, Trainer
+from banmen.trainable import Features, Trainer
 
 __all__ = ["PatternsTrainer"]
 
