@@ -197,5 +197,13 @@ def test_bad_input_is_one_line_and_loses_nothing(env: dict[str, str], tmp_path: 
         )  # fmt: skip
     )
     assert _count(Path(db), "mine") == before == 4
+    # the disk fills up during self-play: one line, and the games stored stay
+    full = banmen(env, *base, "subtract4", "ntuple", "--out", str(tmp_path / "f.npz"),
+                  "--name", "full", "--games", "12", "--iterations", "1", "--workers", "1",
+                  "--depth", "2", pause="full:2")  # fmt: skip
+    assert full.returncode == 2 and "Traceback" not in full.stderr
+    errors = [line for line in full.stderr.splitlines() if line.startswith("error")]
+    assert len(errors) == 1 and "disk is full" in errors[0] and "--resume full" in errors[0]
+    assert _count(Path(db), "full") == 4  # two batches of two games
     listed = banmen(env, "train", "list", "--db", db)
     assert "mine" in listed.stdout and "subtract4 ntuple" in listed.stdout

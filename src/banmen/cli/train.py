@@ -230,7 +230,7 @@ def _train(path: Path, name: str, workers: int | None, cluster: str | None,
     except KeyboardInterrupt:
         console.print(f"interrupted: continue with banmen train --resume {name}")
         raise typer.Exit(130) from None
-    except (SpecError, WeightsError, ValueError, train_error, OSError) as e:
+    except (SpecError, WeightsError, ValueError, train_error, OSError, sqlite3.Error) as e:
         raise fail(f"{' '.join(str(e).split())} (the run keeps what it stored: banmen train "
                    f"--resume {name})") from None  # fmt: skip
     kept = sum(1 for s in result["iterations"] if s.get("kept"))
