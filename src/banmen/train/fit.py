@@ -14,6 +14,9 @@ units, by phase (the quarter of its game a position is in) — is given for the 
 weights and for the weights they would replace.
 """
 
+# numba types the compiled loops; mypy sees numba's untyped decorator.
+# mypy: disable-error-code="untyped-decorator"
+
 from __future__ import annotations
 
 import os
