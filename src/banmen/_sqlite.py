@@ -12,7 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["connect", "execute_retrying", "insert_many_retrying", "transaction_retrying"]
+__all__ = [
+    "connect", "connect_readonly", "execute_retrying", "insert_many_retrying",
+    "transaction_retrying",
+]  # fmt: skip
 
 T = TypeVar("T")
 
@@ -33,6 +36,14 @@ def connect(path: str | Path, *, timeout: float, any_thread: bool = False) -> sq
     execute_retrying(conn, "PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     return conn
+
+
+def connect_readonly(path: str | Path, *, timeout: float = 5) -> sqlite3.Connection:
+    """An autocommit connection that only reads the existing SQLite file ``path``
+    (``mode=ro``: nothing is created or written, a missing file is an error) — how the web
+    app reads a database it does not own. ``timeout``: as :func:`connect`'s."""
+    uri = Path(path).resolve().as_uri() + "?mode=ro"
+    return sqlite3.connect(uri, uri=True, isolation_level=None, timeout=timeout)
 
 
 def _retrying(op: Callable[[], T]) -> T:

@@ -54,7 +54,8 @@ def test_serving_every_page_and_message_loads_nothing(port: int, tmp_path: Path)
     base = f"http://127.0.0.1:{port}"
     with httpx.Client(base_url=base, timeout=120) as http:
         for path in ("/", "/mattix", "/othello", "/go", "/tsume", "/arena", "/viz",
-                     "/api/games", "/api/arena/runs", "/api/viz/walkthroughs",
+                     "/api/games", "/api/arena/runs", "/api/arena/train",
+                     "/api/viz/walkthroughs",
                      f"/api/tsume/sfen?sfen={SH}"):  # fmt: skip
             assert http.get(path).status_code == 200, path
         walk = next(iter(http.get("/api/viz/walkthroughs").json()))

@@ -26,7 +26,13 @@ from typing import Any
 
 import platformdirs
 
-from banmen._sqlite import connect, execute_retrying, insert_many_retrying, transaction_retrying
+from banmen._sqlite import (
+    connect,
+    connect_readonly,
+    execute_retrying,
+    insert_many_retrying,
+    transaction_retrying,
+)
 from banmen.arena import trust
 from banmen.arena.schedule import Job
 from banmen.games import Outcome, Termination
@@ -214,8 +220,7 @@ class ArenaStore:
         self.readonly = readonly
         self._pinned: dict[str, str] = {}
         if readonly:
-            uri = self.path.resolve().as_uri() + "?mode=ro"
-            self._conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=5)
+            self._conn = connect_readonly(self.path)
             return
         # Several processes write (the workers). SQLite's own busy handler sleeps at least a
         # millisecond when the write lock is taken — longer than a quick game's commit takes

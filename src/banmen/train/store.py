@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from banmen._sqlite import connect, execute_retrying, transaction_retrying
+from banmen._sqlite import connect, connect_readonly, execute_retrying, transaction_retrying
 from banmen.train.selfplay import SelfPlayGame
 
 __all__ = ["TrainStore", "TrainRun", "Iteration"]
@@ -98,14 +98,29 @@ class Iteration:
 
 
 class TrainStore:
-    """The training tables of the SQLite file ``path`` (created if need be)."""
+    """The training tables of the SQLite file ``path`` (created if need be). ``readonly``:
+    open an existing file for reading only — nothing is created or written, and a file
+    without the training tables simply has no runs (:meth:`has_train_tables`); the web
+    app reads its databases this way."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
+        self.readonly = readonly
+        if readonly:
+            self._conn = connect_readonly(self.path)
+            return
         self._conn = connect(self.path, timeout=0)
         for statement in _SCHEMA.split(";"):
             if statement.strip():
                 execute_retrying(self._conn, statement)
+
+    def has_train_tables(self) -> bool:
+        """Whether the file holds the training tables (always, unless opened read-only)."""
+        row = self._conn.execute(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' "
+            "AND name IN ('train_runs', 'train_iterations', 'train_games')"
+        ).fetchone()
+        return bool(row and row[0] == 3)
 
     def close(self) -> None:
         self._conn.close()

@@ -11,16 +11,18 @@ Routes (see :func:`arena_api_routes`): ``/api/arena/runs`` (the runs, newest fir
 ``/api/arena/runs/<run>`` (a run's report, as ``banmen arena report --json`` gives it, plus
 the list of its plots), ``/api/arena/runs/<run>/plots/<name>.svg``, and
 ``/api/arena/compare?run=A&run=B…`` (runs side by side: the rows ``banmen arena report A
-B…`` prints) with its plot ``/api/arena/compare.svg?run=A&run=B…``. The page itself is
-``/arena`` (``static/pages/arena.html`` and ``static/js/arena.js``). The app only reads
-runs: deleting one is ``banmen arena delete``.
+B…`` prints) with its plot ``/api/arena/compare.svg?run=A&run=B…``; the training runs of
+``banmen train``, in the same files, are under ``/api/arena/train`` (see
+:mod:`banmen.web.training`). The page itself is ``/arena`` (``static/pages/arena.html``
+and ``static/js/arena.js``). The app only reads runs: deleting one is ``banmen arena
+delete``.
 
 Everything that touches SQLite or matplotlib runs in a worker thread, never on the event
 loop: an arena store is opened per request (an ``sqlite3`` connection belongs to the thread
 that opened it), and plots — matplotlib takes ~0.5 s to import and ~0.2 s a plot — are
-rendered one at a time and kept in a small in-memory cache keyed by run (its name and
-when it was made: a run deleted and made again under its name is another), number of
-games and plot name, so a finished run's plots are drawn once.
+rendered one at a time (:data:`PYPLOT_LOCK`) and kept in a small in-memory cache keyed by
+run (its name and when it was made: a run deleted and made again under its name is
+another), number of games and plot name, so a finished run's plots are drawn once.
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ from banmen.web.replies import one_line
 
 __all__ = [
     "ArenaViews", "NotFound", "is_run_id", "jsonable", "available_plots", "arena_api_routes",
-    "compare_url", "MAX_COMPARED",
+    "compare_url", "MAX_COMPARED", "PYPLOT_LOCK", "answer", "error_reply", "json_reply",
+    "svg_reply",
 ]  # fmt: skip
 
 #: Run names the web API accepts (anything else is refused before it reaches SQL).
@@ -68,6 +71,11 @@ _SVG_HEADERS = {
     # Opened on its own, a plot may use its own <style> but load and run nothing.
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
 }
+
+
+#: matplotlib's pyplot keeps global state: one plot at a time in this process (the arena's
+#: plots and the training runs' curves, :mod:`banmen.web.training`).
+PYPLOT_LOCK = threading.Lock()
 
 
 class NotFound(Exception):
@@ -158,8 +166,6 @@ class ArenaViews:
         self.cache_size = cache_size
         self._cache: OrderedDict[Hashable, bytes] = OrderedDict()
         self._cache_lock = threading.Lock()
-        # matplotlib's pyplot keeps global state: one plot at a time.
-        self._render_lock = threading.Lock()
         self.renders = 0  # plots drawn (not served from the cache); for tests
 
     def _open(self) -> ArenaStore:
@@ -259,7 +265,8 @@ class ArenaViews:
 
     # ---- plots
 
-    def _cached(self, key: Hashable) -> bytes | None:
+    def cached(self, key: Hashable) -> bytes | None:
+        """The plot kept under ``key``, if it is in the cache."""
         with self._cache_lock:
             svg = self._cache.get(key)
             if svg is not None:
@@ -273,6 +280,21 @@ class ArenaViews:
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
 
+    def draw(self, key: Hashable, render: Callable[[], bytes | None], missing: str) -> bytes:
+        """The plot kept under ``key``, else the one ``render()`` draws (one at a time,
+        :data:`PYPLOT_LOCK`), kept under ``key``; :class:`NotFound` (``missing``) if it
+        draws none."""
+        with PYPLOT_LOCK:
+            svg = self.cached(key)  # drawn meanwhile by another request?
+            if svg is None:
+                drawn = render()
+                self.renders += 1
+                if drawn is None:
+                    raise NotFound(missing)
+                svg = drawn
+                self._remember(key, svg)
+        return svg
+
     def plot(self, run_id: str, name: str) -> bytes:
         """One plot of the run as SVG. Raises :class:`NotFound`."""
         if name not in PLOTS:
@@ -280,23 +302,14 @@ class ArenaViews:
         with self._stores() as stores:
             source, store = self._find(stores, run_id)
             made = store.created(run_id)
-            svg = self._cached((source, run_id, made, len(store.done_keys(run_id)), name))
+            svg = self.cached((source, run_id, made, len(store.done_keys(run_id)), name))
             if svg is not None:
                 return svg
             rep = build_report(store, run_id)
         if name not in available_plots(rep):
             raise NotFound(f"run {run_id!r} has no {name} plot")
         key = (source, run_id, made, int(rep["games_played"]), name)
-        with self._render_lock:
-            svg = self._cached(key)  # drawn meanwhile by another request?
-            if svg is None:
-                drawn = render_svg(rep, name)
-                self.renders += 1
-                if drawn is None:
-                    raise NotFound(f"run {run_id!r} has no {name} plot")
-                svg = drawn
-                self._remember(key, svg)
-        return svg
+        return self.draw(key, lambda: render_svg(rep, name), f"run {run_id!r} has no {name} plot")
 
     # ---- runs compared
 
@@ -340,37 +353,31 @@ class ArenaViews:
                 source, store = self._find(stores, run_id)
                 count = len(store.done_keys(run_id))
                 key += ((source, run_id, store.created(run_id), count),)
-            svg = self._cached(key)
+            svg = self.cached(key)
             if svg is not None:
                 return svg
         reports = self._compared(run_ids)
         key = ("compare", *((r["source"], r["run"], r["created"], r["games_played"])
                             for r in reports))  # fmt: skip
-        with self._render_lock:
-            svg = self._cached(key)  # drawn meanwhile by another request?
-            if svg is None:
-                drawn = render_comparison_svg(compare_rows(reports))
-                self.renders += 1
-                if drawn is None:
-                    raise NotFound("no game played in these runs: nothing to plot")
-                svg = drawn
-                self._remember(key, svg)
-        return svg
+        return self.draw(key, lambda: render_comparison_svg(compare_rows(reports)),
+                         "no game played in these runs: nothing to plot")  # fmt: skip
 
 
-def _error(message: str, status: int) -> JSONResponse:
+def error_reply(message: str, status: int) -> JSONResponse:
+    """A one-line JSON error (``{"error": message}``) with the API's headers."""
     return JSONResponse({"error": message}, status_code=status, headers=_JSON_HEADERS)
 
 
-def _json(data: Any) -> Response:
+def json_reply(data: Any) -> Response:
     return JSONResponse(data, headers=_JSON_HEADERS)
 
 
-def _svg(svg: str) -> Response:
+def svg_reply(svg: bytes) -> Response:
+    """An SVG that, opened on its own, loads and runs nothing."""
     return Response(svg, media_type="image/svg+xml", headers=_SVG_HEADERS)
 
 
-async def _answer(
+async def answer(
     reply: Callable[[Any], Response], failed: str, work: Callable[..., Any], *args: Any
 ) -> Response:
     """``reply`` to what ``work(*args)`` gives in a worker thread: 404 for a
@@ -378,66 +385,68 @@ async def _answer(
     try:
         return reply(await run_in_threadpool(work, *args))
     except NotFound as e:
-        return _error(str(e), 404)
+        return error_reply(str(e), 404)
     except Exception as e:
-        return _error(f"{failed}: {one_line(e, 200)}", 500)
+        return error_reply(f"{failed}: {one_line(e, 200)}", 500)
 
 
-def arena_api_routes(views: ArenaViews) -> list[BaseRoute]:
-    """The JSON and SVG routes under ``/api/arena``. Errors are one-line JSON: 404 for
+def arena_api_routes(views: ArenaViews, more: Sequence[BaseRoute] = ()) -> list[BaseRoute]:
+    """The JSON and SVG routes under ``/api/arena`` (``more``: others there, the training
+    runs', :func:`banmen.web.training.train_api_routes`). Errors are one-line JSON: 404 for
     unknown runs and plots, 400 for a comparison of fewer than 2 or more than
     :data:`MAX_COMPARED` runs, 500 (without a traceback) if the database cannot be read."""
 
     async def runs(request: Request) -> Response:
         try:
-            return _json(await run_in_threadpool(views.runs))
+            return json_reply(await run_in_threadpool(views.runs))
         except Exception as e:
-            return _error(f"cannot read the arena runs: {one_line(e, 200)}", 500)
+            return error_reply(f"cannot read the arena runs: {one_line(e, 200)}", 500)
 
     async def report(request: Request) -> Response:
         run_id: str = request.path_params["run"]
         if not is_run_id(run_id):
-            return _error(f"no arena run {run_id[:80]!r}", 404)
-        return await _answer(_json, f"cannot build the report of {run_id!r}", views.report, run_id)
+            return error_reply(f"no arena run {run_id[:80]!r}", 404)
+        failed = f"cannot build the report of {run_id!r}"
+        return await answer(json_reply, failed, views.report, run_id)
 
     async def plot(request: Request) -> Response:
         run_id: str = request.path_params["run"]
         name: str = request.path_params["name"]
         if not is_run_id(run_id):
-            return _error(f"no arena run {run_id[:80]!r}", 404)
+            return error_reply(f"no arena run {run_id[:80]!r}", 404)
         failed = f"cannot draw the plot {name[:40]!r} of {run_id!r}"
-        return await _answer(_svg, failed, views.plot, run_id, name)
+        return await answer(svg_reply, failed, views.plot, run_id, name)
 
     def compared(request: Request) -> list[str] | JSONResponse:
         """The ``run`` parameters, or the error to answer (400; 404 for a bad name)."""
         run_ids = request.query_params.getlist("run")
         if len(run_ids) < 2 or len(run_ids) > MAX_COMPARED:
-            return _error(
+            return error_reply(
                 f"compare 2 to {MAX_COMPARED} runs (?run=A&run=B...), got {len(run_ids)}", 400
             )
         for run_id in run_ids:
             if not is_run_id(run_id):
-                return _error(f"no arena run {run_id[:80]!r}", 404)
+                return error_reply(f"no arena run {run_id[:80]!r}", 404)
         if len(set(run_ids)) < len(run_ids):
-            return _error("name each run once", 400)
+            return error_reply("name each run once", 400)
         return run_ids
 
     async def compare(request: Request) -> Response:
         run_ids = compared(request)
         if isinstance(run_ids, JSONResponse):
             return run_ids
-        return await _answer(_json, "cannot compare the runs", views.compare, run_ids)
+        return await answer(json_reply, "cannot compare the runs", views.compare, run_ids)
 
     async def compare_plot(request: Request) -> Response:
         run_ids = compared(request)
         if isinstance(run_ids, JSONResponse):
             return run_ids
-        return await _answer(_svg, "cannot draw the comparison", views.compare_plot, run_ids)
+        return await answer(svg_reply, "cannot draw the comparison", views.compare_plot, run_ids)
 
     async def not_found(request: Request) -> Response:
-        return _error(
-            "not found: the arena API has /api/arena/runs[/RUN[/plots/NAME.svg]] and "
-            "/api/arena/compare[.svg]?run=A&run=B",
+        return error_reply(
+            "not found: the arena API has /api/arena/runs[/RUN[/plots/NAME.svg]], "
+            "/api/arena/compare[.svg]?run=A&run=B and /api/arena/train[/RUN[/curves.svg]]",
             404,
         )
 
@@ -447,5 +456,6 @@ def arena_api_routes(views: ArenaViews) -> list[BaseRoute]:
         Route("/api/arena/runs/{run}/plots/{name}.svg", plot),
         Route("/api/arena/compare", compare),
         Route("/api/arena/compare.svg", compare_plot),
+        *more,
         Route("/api/arena/{rest:path}", not_found),
     ]

@@ -9,9 +9,10 @@ themselves, see :mod:`banmen.web.catalog`; every page is rendered from one shell
 game as a file of its game's record format, :attr:`banmen.games.GameDef.write_record`:
 Go's SGF);
 ``/arena`` shows the arena runs in the same database, from ``/api/arena/...`` (see
-:mod:`banmen.web.arena`); ``/tsume`` solves shogi mate problems (``/api/tsume/sfen``,
-``/ws/tsume``; see :mod:`banmen.web.tsume`); ``/viz`` steps through bitboard operations
-(``/api/viz/...``; see :mod:`banmen.web.viz`).
+:mod:`banmen.web.arena`), and the training runs of ``banmen train`` there, from
+``/api/arena/train/...`` (see :mod:`banmen.web.training`); ``/tsume`` solves shogi mate
+problems (``/api/tsume/sfen``, ``/ws/tsume``; see :mod:`banmen.web.tsume`); ``/viz`` steps
+through bitboard operations (``/api/viz/...``; see :mod:`banmen.web.viz`).
 
 The engine pool starts with the app, but its workers warm up (compile, load caches) in the
 background: pages and sockets are served at once, CPU moves wait for a worker, and the
@@ -31,12 +32,13 @@ it). A WebSocket is also refused (403) unless its ``Origin``, when sent, names t
 host and port as its ``Host``.
 
 What only this machine reads (:func:`guard_private`, :data:`PRIVATE_PATHS`): the arena's
-runs (``/api/arena/…``: the players' specs — engine command lines, file paths) and the
-saved games by id over HTTP (``/api/saved/…``, ``/api/record/…``) are answered to clients
-from a loopback address only, unless the server shares them (``banmen serve
---share-runs-and-games``); any other client gets a one-line 403. Games are still joined and
-played by id over their sockets: that is how a game is shared. ``banmen serve`` on an
-address other than loopback says so in a paragraph before it serves (:func:`exposure`).
+runs and training runs (``/api/arena/…``: the players' specs — engine command lines, file
+paths — and a training run's files) and the saved games by id over HTTP
+(``/api/saved/…``, ``/api/record/…``) are answered to clients from a loopback address
+only, unless the server shares them (``banmen serve --share-runs-and-games``); any other
+client gets a one-line 403. Games are still joined and played by id over their sockets:
+that is how a game is shared. ``banmen serve`` on an address other than loopback says so
+in a paragraph before it serves (:func:`exposure`).
 
 The limits (:class:`~banmen.web.limits.Limits`, each settable with ``banmen serve
 --limit NAME=VALUE``), and what a client gets beyond each — always one line:
@@ -130,6 +132,7 @@ from banmen.web.replies import one_line
 from banmen.web.session import Services
 from banmen.web.sockets import serve_socket
 from banmen.web.store import GameStore, is_game_id
+from banmen.web.training import TrainViews, train_api_routes
 from banmen.web.tsume import SolverService, tsume_routes
 from banmen.web.viz import viz_routes
 from banmen.worker import EnginePool
@@ -540,6 +543,7 @@ def create_app(
     entries = [GameEntry.of(g.definition) for g in games_by_name.values()]
     pages = page_routes(app_pages(games_by_name))
     arena = ArenaViews(path)
+    train = TrainViews(arena)
     connections = Connections(lim)
     discipline = LoopDiscipline()
 
@@ -657,7 +661,7 @@ def create_app(
         Route("/api/games", games),
         Route("/api/saved/{game_id}", saved),
         Route("/api/record/{game_id}", record),
-        *arena_api_routes(arena),
+        *arena_api_routes(arena, train_api_routes(train)),
         *tsume_routes(tsume),
         *viz_routes(),
         *(game_socket(e) for e in entries),
@@ -669,6 +673,7 @@ def create_app(
         middleware=[Middleware(SocketGuard, connections=connections)],
     )
     app.state.arena = arena
+    app.state.train = train
     app.state.tsume = tsume
     app.state.limits = lim
     app.state.connections = connections

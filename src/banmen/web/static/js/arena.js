@@ -9,6 +9,11 @@
 // asks for the list every few seconds, so a run started after the page opened appears by
 // itself, and the shown report or comparison is fetched again while a run of it plays
 // (or when its counts change). The page only reads: `banmen arena delete` deletes runs.
+//
+// The training runs of `banmen train` (same databases) are listed below the arena runs,
+// from /api/arena/train: each opens (a <details>) on its iterations, from
+// /api/arena/train/RUN, and its curves, an <img> of /api/arena/train/RUN/curves.svg. An
+// open run stays open across refreshes and is fetched again when an iteration ends.
 
 import { $, pageData } from "./page.js";
 
@@ -357,6 +362,165 @@ $("compare-button").addEventListener("click", () => {
   if (ids.length >= 2) location.hash = COMPARE + ids.map(encodeURIComponent).join(",");
 });
 
+// ------------------------------------------------------------------ training runs
+
+let trainRuns = [];
+// Per listed training run (by source and name: the same name may be in both databases):
+// its <li>, kept across refreshes so that an open run stays open.
+const trainItems = new Map();
+
+// A number of the evaluator's units: a few significant digits.
+function num(x) {
+  if (x === null || x === undefined || !Number.isFinite(x)) return "–";
+  const a = Math.abs(x);
+  return x.toFixed(a >= 100 ? 0 : a >= 10 ? 1 : 2);
+}
+
+const count = (n) => (n === null || n === undefined ? "–" : n.toLocaleString());
+
+// The held-out error of each phase: "812 / 640 / 455".
+const phases = (xs) => (xs?.length ? xs.map(num).join(" / ") : "–");
+
+// An Elo against the baseline with its interval: null is unbounded, its sign the side
+// the interval is unbounded on.
+function eloVsBaseline(x, ci) {
+  if (!ci) return "–";
+  const value = x === null || x === undefined ? elo(null, ci[1] === null ? 1 : -1) : elo(x);
+  return [value, eloCi(ci)];
+}
+
+// What changes a run's report: an iteration done (its gate decided) or its status.
+const trainKey = (r) => `${r.status}/${r.iterations_done}/${r.kept}`;
+
+function trainMeta(r) {
+  const game = r.size ? `${r.game} ${r.size}×${r.size}` : (r.game ?? "?");
+  const done = `${r.iterations_done} / ${r.iterations_planned ?? "?"} iterations, ${r.kept} kept`;
+  const [value] = r.elo_vs_baseline_ci ? eloVsBaseline(r.elo_vs_baseline, r.elo_vs_baseline_ci) : ["–"];
+  const where = r.source === "cli" ? " · CLI's default database" : "";
+  return [
+    el("span", { class: "run-meta", text: `${game} · ${r.evaluator ?? "?"} · ${done}` }),
+    el("span", { class: "run-meta", text: `Elo vs baseline ${value} · ${when(r.created)}${where}` }),
+  ];
+}
+
+function trainHead(r) {
+  return el("span", { class: "run-head" },
+    el("strong", { class: "run-name", text: r.name }),
+    el("span", { class: "run-status", "data-status": r.status, text: r.status }));
+}
+
+function newTrainItem(r) {
+  if (!r.viewable) {
+    const card = el("div", { class: "run-card", title: `view it with: banmen train report ${r.name}` });
+    return { li: el("li", {}, card), card, viewable: false };
+  }
+  const summary = el("summary", {});
+  const text = el("p", { class: "report-summary" });
+  const table = el("table", { class: "stats-table train-table" }, el("thead", {}, el("tr")), el("tbody"));
+  const wrap = el("div", { class: "table-wrap" }, table);
+  const plots = el("div", { class: "plots" });
+  const body = el("div", { class: "train-body" }, text, wrap, plots);
+  const details = el("details", { class: "run-card train-run" }, summary, body);
+  const item = { li: el("li", {}, details), details, summary, text, table, wrap, plots, viewable: true,
+    run: r, key: null, loading: false };
+  details.addEventListener("toggle", () => {
+    if (details.open && item.key !== trainKey(item.run)) loadTrainReport(item);
+  });
+  return item;
+}
+
+function renderTrainReport(item, data) {
+  const c = data.config ?? {};
+  const bits = [`${count(data.positions)} positions stored`];
+  if (c.games) bits.push(`${c.games} self-play games an iteration`);
+  if (c.labels) bits.push(`labels: ${c.labels}`);
+  if (c.seed !== undefined) bits.push(`seed ${c.seed}`);
+  if (c.out) bits.push(`weights: ${c.out}`);
+  item.text.textContent = bits.join(" · ");
+  const its = data.iterations ?? [];
+  item.wrap.hidden = its.length === 0;
+  if (!its.length) item.text.textContent += " · no iteration done yet";
+  const rows = its.map((it) => {
+    const g = it.gate;
+    return [
+      String(it.iteration),
+      count(it.positions),
+      [phases(it.held_out_rmse), `was ${phases(it.held_out_rmse_before)}`],
+      g ? [pct(g.score), `${g.games} games · SPRT ${g.decision ?? "undecided"}`] : "–",
+      it.kept ? "kept" : "not kept",
+      eloVsBaseline(it.kept_elo_vs_baseline, it.kept_elo_ci),
+    ];
+  });
+  const columns = ["iteration", "positions", "held-out error", "gate", "weights", "Elo vs baseline"];
+  fillTable(item.table, columns, rows);
+  // Keep an image that is up to date: a refresh must not make the page flicker.
+  const want = data.curves ? `${data.curves}?done=${its.length}&status=${encodeURIComponent(data.status)}` : null;
+  if (!want) item.plots.replaceChildren();
+  else if (item.plots.querySelector("img")?.getAttribute("src") !== want) {
+    const title = "Held-out error and Elo against the baseline, by iteration";
+    // Two panels side by side: small on a phone, so the image opens at full size too.
+    const img = el("img", { src: want, alt: `${title} (${data.name})`, loading: "lazy", decoding: "async" });
+    item.plots.replaceChildren(el("figure", { class: "plot" },
+      el("a", { href: want, target: "_blank", rel: "noopener", title: "Open the curves at full size" }, img),
+      el("figcaption", { text: `${title} (95% intervals)` })));
+  }
+}
+
+async function loadTrainReport(item) {
+  if (item.loading) return;
+  item.loading = true;
+  const key = trainKey(item.run);
+  try {
+    renderTrainReport(item, await getJson(`/api/arena/train/${encodeURIComponent(item.run.name)}`));
+    item.key = key;
+  } catch (err) {
+    item.key = null;
+    item.text.textContent = String(err.message ?? err);
+  } finally {
+    item.loading = false;
+  }
+}
+
+function renderTraining() {
+  $("train-panel").hidden = trainRuns.length === 0 && $("train-message").hidden;
+  const list = $("train-runs");
+  const listed = new Set();
+  trainRuns.forEach((r, i) => {
+    const id = `${r.source}:${r.name}`;
+    listed.add(id);
+    let item = trainItems.get(id);
+    if (!item || item.viewable !== r.viewable) {
+      item?.li.remove();
+      item = newTrainItem(r);
+      trainItems.set(id, item);
+    }
+    item.run = r;
+    if (item.viewable) {
+      item.summary.replaceChildren(trainHead(r), ...trainMeta(r));
+      if (item.details.open && item.key !== trainKey(r)) loadTrainReport(item);
+    } else item.card.replaceChildren(trainHead(r), ...trainMeta(r));
+    if (list.children[i] !== item.li) list.insertBefore(item.li, list.children[i] ?? null);
+  });
+  for (const [id, item] of trainItems) {
+    if (!listed.has(id)) {
+      item.li.remove();
+      trainItems.delete(id);
+    }
+  }
+}
+
+async function refreshTraining() {
+  const box = $("train-message");
+  try {
+    trainRuns = await getJson("/api/arena/train");
+    box.hidden = true;
+  } catch (err) {
+    box.textContent = String(err.message ?? err);
+    box.hidden = false;
+  }
+  renderTraining();
+}
+
 // ------------------------------------------------------------------ loading
 
 // Whether the report on the page may differ from the run's report now.
@@ -398,6 +562,7 @@ async function refresh() {
     } else if (wantedRun() && shown?.run !== wantedRun()) $("report").hidden = true;
     showMessage(String(err.message ?? err));
   }
+  await refreshTraining();
   // Look again in a while: new runs, new games (a hidden page waits until it is shown).
   if (!document.hidden) timer = setTimeout(refresh, REFRESH_MS);
 }
