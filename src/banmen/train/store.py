@@ -182,9 +182,12 @@ class TrainStore:
 
     # ---- iterations
 
-    def iterations(self, name: str) -> list[Iteration]:
+    def iterations(self, name: str, weights: bool = False) -> list[Iteration]:
+        """The run's iterations in order; their candidates' weights (the files' bytes) only
+        if ``weights`` (a listing reads the figures alone)."""
+        blob = "candidate" if weights else "NULL"
         rows = self._conn.execute(
-            "SELECT iteration, zero, candidate, fit, gate, kept, finished FROM train_iterations "
+            f"SELECT iteration, zero, {blob}, fit, gate, kept, finished FROM train_iterations "  # noqa: S608
             "WHERE name = ? ORDER BY iteration", (name,)
         )  # fmt: skip
         return [
@@ -196,7 +199,8 @@ class TrainStore:
         ]  # fmt: skip
 
     def iteration(self, name: str, k: int) -> Iteration | None:
-        return next((i for i in self.iterations(name) if i.iteration == k), None)
+        """Iteration ``k`` with its candidate's weights, if it has begun."""
+        return next((i for i in self.iterations(name, True) if i.iteration == k), None)
 
     def begin_iteration(self, name: str, k: int, zero: bool) -> None:
         execute_retrying(self._conn, "INSERT OR IGNORE INTO train_iterations (name, iteration, "
