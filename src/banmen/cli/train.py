@@ -91,6 +91,18 @@ def summary_line(s: dict[str, Any]) -> str:
             f"{verdict}; Elo vs baseline {elo_text} ({base.get('games', 0)} games)")  # fmt: skip
 
 
+def _elo_bounds(text: str) -> tuple[float, float]:
+    """``--gate-elo``'s ``ELO0,ELO1`` (one line if it is not two numbers, the first the
+    smaller)."""
+    try:
+        lo, hi = (float(p) for p in text.split(","))
+    except ValueError:
+        raise fail(f"--gate-elo takes ELO0,ELO1 (two numbers, e.g. 0,40), got {text!r}") from None
+    if not (lo < hi and abs(lo) < 1000 and abs(hi) < 1000):
+        raise fail(f"--gate-elo {text}: ELO0 must be below ELO1, both within +-1000")
+    return lo, hi
+
+
 @app.command("run")
 def run(
     game: Annotated[str | None, typer.Argument(help="Game, e.g. connect-four.")] = None,
@@ -131,7 +143,14 @@ def run(
             "The gate's most games a pairing.",
             "--gate-games",
         ),
-    ] = 200,  # fmt: skip
+    ] = 400,
+    gate_elo: Annotated[
+        str,
+        typer.Option(
+            "--gate-elo",
+            help="The gate's SPRT Elo bounds ELO0,ELO1: kept when the SPRT accepts ELO1.",
+        ),
+    ] = "0,40",
     randomness: Annotated[
         float,
         number_option(Bounded("randomness", 0, 1), "Share of self-play moves played at random."),
@@ -165,10 +184,11 @@ def run(
         except (KeyError, ValueError) as e:
             raise fail(str(e).strip("'\"")) from None
         run_name = name or f"{g.name}-{evaluator}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}"
+        bounds = _elo_bounds(gate_elo)
         settings = RunSettings(
             g.name, evaluator, str(out.expanduser().resolve()), games=games,
             iterations=iterations, seed=seed, size=size, depth=depth, exact_plies=exact,
-            randomness=randomness, gate_games=gate_games,
+            randomness=randomness, gate_games=gate_games, gate_elo=bounds,
             source=str(source.expanduser().resolve()) if source else None,
         )  # fmt: skip
         store = _store(path)

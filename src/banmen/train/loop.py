@@ -63,8 +63,8 @@ class RunSettings:
     damp: float = 1.0
     lsqr_iterations: int = 300
     #: the gate: games per pairing at most, the SPRT's Elo bounds and error rates
-    gate_games: int = 200
-    gate_elo: tuple[float, float] = (0.0, 20.0)
+    gate_games: int = 400
+    gate_elo: tuple[float, float] = (0.0, 40.0)
     alpha: float = 0.05
     beta: float = 0.05
     source: str | None = None
