@@ -85,6 +85,14 @@ def _arena_cluster(quick: bool) -> dict[str, Any]:
     return cluster_overhead({"mattix-6x6-depth1": 30000, "othello-depth4": 2000}, 3)
 
 
+def _train_selfplay(quick: bool) -> dict[str, Any]:
+    from banmen.bench.train import throughput
+
+    if quick:
+        return throughput({"connect-four-depth4": 60}, 1)
+    return throughput({"connect-four-depth4": 2000, "othello-depth2": 200}, 3)
+
+
 def _web_lag(quick: bool) -> dict[str, Any]:
     from banmen.web.lagbench import measure
 
@@ -212,6 +220,11 @@ SUITES: dict[str, tuple[str, Callable[[bool], dict[str, Any]]]] = {
         "arena games/s: local runner and Dask --cluster local:K, 1 and 2 workers, "
         "Mattix depth-1 and Othello depth-4 (needs the cluster extra)",
         _arena_cluster,
+    ),
+    "train-selfplay": (
+        "banmen train's self-play: positions a second on 1 and 2 workers and on "
+        "--cluster local:2, Connect Four depth 4 and Othello depth 2 (needs the cluster extra)",
+        _train_selfplay,
     ),
     "time-limits": (
         "overrun of time limits by every engine and front end, with two busy loops",

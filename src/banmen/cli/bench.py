@@ -166,6 +166,14 @@ def _summary(record: dict[str, Any]) -> Table:
             f"{r['games_per_second_1_worker']:.0f} games/s with 1 worker, "
             f"{r['games_per_second_2_workers']:.0f} with 2: scaling {r['scaling']:.2f}",
         )
+    for load, r in res.get("train-selfplay", {}).get("loads", {}).items():
+        p = r["positions_per_second"]
+        t.add_row(
+            f"train-selfplay {load}",
+            f"{p['workers-1']:.0f} positions/s on 1 worker, {p['workers-2']:.0f} on 2, "
+            f"{p['cluster-local-2']:.0f} on --cluster local:2 "
+            f"({r['cluster_local_2_over_workers_1'] or 0:.2f}x the 1 worker's)",
+        )
     for load, r in res.get("arena-cluster", {}).items():
         if not isinstance(r, dict):
             continue

@@ -36,7 +36,7 @@ from banmen.train.selfplay import SelfPlayGame, Settings, play_batch
 from banmen.train.store import TrainStore
 from banmen.train.trainers import Trainer, trainer_for
 
-__all__ = ["RunSettings", "new_run", "train", "run_folder", "Event", "TrainError"]
+__all__ = ["RunSettings", "new_run", "train", "run_folder", "Event", "TrainError", "play_selfplay"]
 
 
 class TrainError(RuntimeError):
@@ -149,7 +149,7 @@ def _init_worker(parent: int, settings: Settings) -> None:
     warm(settings)
 
 
-def _selfplay(store: TrainStore, name: str, k: int, settings: Settings, games: int,
+def play_selfplay(store: TrainStore, name: str, k: int, settings: Settings, games: int,
               workers: int, client: Any, on_event: Callable[[Event], None]) -> float:  # fmt: skip
     """Play and store the games of iteration ``k`` not stored yet; the positions a second
     a worker (0 if none were played)."""
@@ -170,7 +170,7 @@ def _selfplay(store: TrainStore, name: str, k: int, settings: Settings, games: i
         played_positions += sum(g.states.shape[0] for g in batch)
         busy += sum(g.seconds for g in batch)
         done += len(batch)
-        on_event(Event("selfplay", k, done, games))
+        on_event(Event("selfplay", k, done, games, {"positions": played_positions}))
 
     if client is not None:
         from distributed import as_completed
@@ -315,7 +315,7 @@ def train(db: Path, name: str, workers: int = 1, cluster: Any = None,
                                 s.seed, k)  # fmt: skip
             parse_spec(settings.player, game)  # (a bad spec is one line, before any worker)
             t0 = time.perf_counter()
-            rate = _selfplay(store, name, k, settings, s.games, workers, client, emit)
+            rate = play_selfplay(store, name, k, settings, s.games, workers, client, emit)
             selfplay_seconds = time.perf_counter() - t0
             cand_path = folder / f"candidate-{k}.npz"
             if it.candidate is None:
