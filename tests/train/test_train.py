@@ -158,6 +158,7 @@ def _one_line(p: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 def test_bad_input_is_one_line_and_loses_nothing(env: dict[str, str], tmp_path: Path) -> None:
     db = str(tmp_path / "t.db")
     base = ["train", "--db", db]

@@ -43,6 +43,7 @@ def curves(data: dict[str, Any]) -> Any:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     rows = data["iterations"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
@@ -69,6 +70,8 @@ def curves(data: dict[str, Any]) -> Any:
     ax2.set_xlabel("iteration")
     ax2.set_ylabel("Elo of the kept weights vs the baseline")
     ax2.set_title("strength (95% interval)")
+    for ax in (ax1, ax2):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     fig.tight_layout()
     return fig
 
