@@ -184,6 +184,9 @@ def test_bad_input_is_one_line_and_loses_nothing(env: dict[str, str], tmp_path: 
     assert "shape" in _one_line(banmen(env, *base, "subtract4", "ntuple", "--from", str(shape),
                                        "--out", str(tmp_path / "x.npz")))  # fmt: skip
     assert "needs --out" in _one_line(banmen(env, *base, "subtract4", "ntuple"))
+    assert "a folder" in _one_line(
+        banmen(env, *base, "subtract4", "ntuple", "--out", str(tmp_path))
+    )
     assert "no training run 'ghost'" in _one_line(banmen(env, *base, "--resume", "ghost"))
     assert "unknown game" in _one_line(banmen(env, *base, "nogame", "ntuple", "--out", "x"))
     # a run, then its name again: refused, and the run stays as it was

@@ -91,6 +91,22 @@ def summary_line(s: dict[str, Any]) -> str:
             f"{verdict}; Elo vs baseline {elo_text} ({base.get('games', 0)} games)")  # fmt: skip
 
 
+def _writable(out: Path) -> None:
+    """Refuse (one line) an ``--out`` that cannot be written, before any game is played."""
+    import os
+
+    target = out.expanduser()
+    folder = target.parent
+    if target.is_dir():
+        raise fail(f"--out {out}: a folder; give the weights file's name (e.g. {out}/w.npz)")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise fail(f"--out {out}: cannot make its folder ({e.strerror or e})") from None
+    if not os.access(folder, os.W_OK):
+        raise fail(f"--out {out}: its folder {folder} is not writable")
+
+
 def _elo_bounds(text: str) -> tuple[float, float]:
     """``--gate-elo``'s ``ELO0,ELO1`` (one line if it is not two numbers, the first the
     smaller)."""
@@ -185,6 +201,7 @@ def run(
             raise fail(str(e).strip("'\"")) from None
         run_name = name or f"{g.name}-{evaluator}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}"
         bounds = _elo_bounds(gate_elo)
+        _writable(out)
         settings = RunSettings(
             g.name, evaluator, str(out.expanduser().resolve()), games=games,
             iterations=iterations, seed=seed, size=size, depth=depth, exact_plies=exact,
