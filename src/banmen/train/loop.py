@@ -24,13 +24,14 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from banmen.arena.runner import batch_size
 from banmen.train.fit import Labels, fit_weights
 from banmen.train.selfplay import SelfPlayGame, Settings, play_batch
 from banmen.train.store import TrainStore
@@ -158,55 +159,80 @@ def play_selfplay(store: TrainStore, name: str, k: int, settings: Settings, game
     on_event(Event("selfplay", k, len(have), games))
     if not todo:
         return 0.0
-    per = 2 if games >= 8 else 1
-    chunks = [todo[a : a + per] for a in range(0, len(todo), per)]
     played_positions = 0
     busy = 0.0
     done = len(have)
+    game_seconds: list[float] = []
 
     def took(batch: list[SelfPlayGame]) -> None:
         nonlocal played_positions, busy, done
         store.add_games(name, k, batch)
         played_positions += sum(g.states.shape[0] for g in batch)
         busy += sum(g.seconds for g in batch)
+        game_seconds.extend(g.seconds for g in batch)
         done += len(batch)
         on_event(Event("selfplay", k, done, games, {"positions": played_positions}))
 
+    ex: ProcessPoolExecutor | None = None
     if client is not None:
-        from distributed import as_completed
+        slots = max(1, len(client.scheduler_info().get("workers", {})))
 
-        futures = [client.submit(play_batch, settings, c, pure=False) for c in chunks]
-        try:
-            for fut in as_completed(futures):  # type: ignore[no-untyped-call]
-                took(fut.result())
-        except BaseException:
-            client.cancel(futures)
-            raise
-        return played_positions / busy if busy > 0 else 0.0
-    spawn = multiprocessing.get_context("spawn")
-    ex = ProcessPoolExecutor(workers, mp_context=spawn, initializer=_init_worker,
-                             initargs=(os.getpid(), settings))  # fmt: skip
-    pending: set[Future[list[SelfPlayGame]]] = set()
-    queue = list(chunks)
+        def submit(chunk: list[int]) -> Any:
+            return client.submit(play_batch, settings, chunk, pure=False)
+
+        def first_done(pending: list[Any]) -> list[Any]:
+            from distributed import wait as dask_wait
+
+            ready = dask_wait(pending, return_when="FIRST_COMPLETED")  # type: ignore[no-untyped-call]
+            return list(ready.done)
+    else:
+        slots = workers
+        spawn = multiprocessing.get_context("spawn")
+        ex = ProcessPoolExecutor(workers, mp_context=spawn, initializer=_init_worker,
+                                 initargs=(os.getpid(), settings))  # fmt: skip
+
+        def submit(chunk: list[int]) -> Any:
+            assert ex is not None
+            return ex.submit(play_batch, settings, chunk)
+
+        def first_done(pending: list[Any]) -> list[Any]:
+            return list(wait(pending, return_when=FIRST_COMPLETED).done)
+
+    pending: dict[Any, list[int]] = {}
+    queue = list(todo)
     try:
         while queue or pending:
-            while queue and len(pending) < 2 * workers:
-                pending.add(ex.submit(play_batch, settings, queue.pop(0)))
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in finished:
+            while queue and len(pending) < 2 * slots:
+                # a task is about TASK_SECONDS of play (one pair until games are timed):
+                # quick games in batches, so a task's overhead stays small
+                size = min(len(queue), batch_size(game_seconds, TASK_SECONDS, 64, len(queue),
+                                                  slots))  # fmt: skip
+                chunk, queue = queue[:size], queue[size:]
+                pending[submit(chunk)] = chunk
+            for fut in first_done(list(pending)):
+                pending.pop(fut)
                 took(fut.result())
     except BaseException:
-        for fut in pending:
-            fut.cancel()
-        for proc in list(getattr(ex, "_processes", {}).values()):
-            try:
-                proc.kill()
-            except Exception:  # pragma: no cover - gone already
-                pass
-        ex.shutdown(wait=False, cancel_futures=True)
+        if client is not None:
+            client.cancel(list(pending))
+        else:
+            assert ex is not None
+            for fut in pending:
+                fut.cancel()
+            for proc in list(getattr(ex, "_processes", {}).values()):
+                try:
+                    proc.kill()
+                except Exception:  # pragma: no cover - gone already
+                    pass
+            ex.shutdown(wait=False, cancel_futures=True)
         raise
-    ex.shutdown(wait=True)
+    if ex is not None:
+        ex.shutdown(wait=True)
     return played_positions / busy if busy > 0 else 0.0
+
+
+#: the play time a self-play task aims at (its games batched to it)
+TASK_SECONDS = 0.5
 
 
 # --------------------------------------------------------------------------- the gate
