@@ -32,7 +32,7 @@ from banmen.web.arena import ArenaViews, jsonable
 from banmen.web.server import create_app, guard_private
 
 pytestmark = [
-    pytest.mark.timeout(60),
+    pytest.mark.timeout(180),  # (it draws matplotlib figures: slow on a busy machine)
     pytest.mark.filterwarnings("ignore:.*httpx2:UserWarning"),
 ]
 
