@@ -263,7 +263,7 @@ def bench(
             help="Suites to run (default: all but othello-ffo-hard and tsume): mattix-solve, "
             "mattix-depth, mattix-first-player, search-deadline, arena-scaling, web-lag, "
             "othello-perft, othello-ffo, othello-ffo-hard, go-playouts, tsume, tsume-quick, "
-            "cli-startup, your-ai-routes; "
+            "cli-startup, your-ai-routes, train-selfplay; "
             "BANMEN_TSUME_LIMIT sets the tsume seconds per problem."
         ),
     ] = None,
