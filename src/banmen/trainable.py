@@ -50,6 +50,9 @@ class Trainer(ABC):
     units: float = 1.0
     #: the largest label, in the evaluator's units (0: none)
     bound: float = 0.0
+    #: the fit's damping (lsqr's ``damp``): a weight its positions' labels pull on only
+    #: as much as ``damp ** 2`` more positions at zero would (rare features stay small)
+    damp: float = 1.0
 
     @property
     def exact_plies(self) -> int:

@@ -61,7 +61,8 @@ class RunSettings:
     labels: str = "mix"
     #: the iterations whose games a fit reads (the last ones)
     window: int = 2
-    damp: float = 1.0
+    #: lsqr's damping (``None``: the trainer's)
+    damp: float | None = None
     lsqr_iterations: int = 300
     #: the gate: games per pairing at most, the SPRT's Elo bounds and error rates
     gate_games: int = 400
@@ -357,7 +358,8 @@ def train(db: Path, name: str, workers: int = 1, cluster: Any = None,
 
                 result = fit_weights(
                     games, features, len(weights_now), weights_now, folder, Labels(s.labels),
-                    s.damp, s.lsqr_iterations, trainer.bound,
+                    s.damp if s.damp is not None else trainer.damp, s.lsqr_iterations,
+                    trainer.bound,
                     fitting,
                 )  # fmt: skip
                 meta = {"trained": f"banmen train {name}, iteration {k}",

@@ -31,6 +31,9 @@ class PatternsTrainer(Trainer):
 
     evaluator = "patterns"
     depth = 4
+    # (2 million weights: 12 phases of tables that a few thousand games leave sparse;
+    # tools/othello_train.py's damping)
+    damp = 3.0
 
     def __init__(self, game: Any) -> None:
         from banmen.games.othello.evaluation import SCALE
