@@ -44,8 +44,8 @@ def trainer_for(game: GameDef[Any], evaluator: str) -> Trainer:
     if why is not None:
         raise SpecError(f"{game.title} has no {evaluator} evaluator: {why}")
     if kind.trainer is None:
-        raise SpecError(f"the {evaluator} evaluator cannot be trained (it has no weights to "
-                        f"fit); {game.title} can train {listed}")  # fmt: skip
+        raise SpecError(f"the {evaluator} evaluator cannot be trained: it names no trainer "
+                        f"(EvaluatorKind.trainer); {game.title} can train {listed}")  # fmt: skip
     make = _load_ref(kind.trainer) if isinstance(kind.trainer, str) else kind.trainer
     trainer = make(game)
     if not isinstance(trainer, Trainer):
