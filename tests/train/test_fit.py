@@ -79,3 +79,15 @@ def test_two_lost_pairs_decide_nothing_a_hundred_do() -> None:
     lo, hi = sprt_bounds(0.05, 0.05)
     assert lo < sprt_llr([0.0, 0.0], 0, 40) < hi
     assert sprt_llr([0.0] * 100, 0, 40) < lo
+
+
+def test_banmen_players_says_which_evaluators_train() -> None:
+    from typer.testing import CliRunner
+
+    from banmen.cli import app
+
+    out = CliRunner().invoke(app, ["players", "othello"]).output
+    lines = {line.strip().split(":")[0]: line for line in out.splitlines()}
+    assert "[banmen train othello patterns]" in lines["patterns"]
+    assert "[banmen train othello ntuple]" in lines["ntuple"]
+    assert "banmen train" not in lines["handset"] and "banmen train" not in lines["rollout"]

@@ -50,6 +50,8 @@ def players(
             for name, ev in evaluators.items():
                 only = [s for s in takers if not ev.searches or s in ev.searches]
                 also = "" if only == takers else f" [{', '.join(only)} only]"
+                if ev.trainer is not None:
+                    also += f" [banmen train {game.name} {name}]"
                 typer.echo(f"    {name}: {ev.help}{also}")
         missing = [n for n in search_kinds() if n not in offered]
         if missing:
