@@ -49,6 +49,16 @@ def usage_message(e: Exception) -> str:
     return message
 
 
+class DefaultToRun(TyperGroup):
+    """A command group whose ``run`` is the default: ``banmen arena GAME ...`` and
+    ``banmen train GAME EVALUATOR ...`` (and their ``--resume RUN``) mean ``... run ...``."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
 class _Banmen(TyperGroup):
     """The root command: typer's standalone mode, except that usage errors (a bad option
     value, a negative number where none is allowed, a missing argument, an unknown

@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from typer.core import TyperGroup
 
-from banmen.cli._app import fail, number_option
+from banmen.cli._app import DefaultToRun, fail, number_option
 from banmen.cli._console import PIPE_WIDTH, make_console
 from banmen.numbers import SEED, SIZE, WORKERS, Bounded
 
@@ -32,17 +31,8 @@ if TYPE_CHECKING:
     from banmen.arena.trust import Verdict
 
 
-class _DefaultToRun(TyperGroup):
-    """``banmen arena GAME ...`` and ``banmen arena --resume RUN`` mean ``arena run ...``."""
-
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
-            args = ["run", *args]
-        return super().parse_args(ctx, args)
-
-
 app = typer.Typer(
-    cls=_DefaultToRun,
+    cls=DefaultToRun,
     help="AI-vs-AI runs: `banmen arena GAME --player NAME=SPEC ...`, "
     "`banmen arena report RUN [RUN ...]`, `banmen arena list`, `banmen arena delete RUN ...`.",
     no_args_is_help=True,

@@ -16,27 +16,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from typer.core import TyperGroup
 
-from banmen.cli._app import fail, number_option
+from banmen.cli._app import DefaultToRun, fail, number_option
 from banmen.numbers import SEED, SIZE, WORKERS, Bounded
 
 if TYPE_CHECKING:
     from banmen.train.store import TrainStore
 
 
-class _DefaultToRun(TyperGroup):
-    """``banmen train GAME EVALUATOR ...`` and ``banmen train --resume RUN`` mean
-    ``train run ...``."""
-
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
-            args = ["run", *args]
-        return super().parse_args(ctx, args)
-
-
 app = typer.Typer(
-    cls=_DefaultToRun,
+    cls=DefaultToRun,
     help="Learn an evaluation: `banmen train GAME EVALUATOR --out FILE`, "
     "`banmen train --resume RUN`, `banmen train report RUN`, `banmen train list`.",
     no_args_is_help=True,

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import shutil
 import signal
 import threading
 import time
@@ -329,7 +328,7 @@ def train(db: Path, name: str, workers: int = 1, cluster: Any = None,
             if it is not None and it.kept is not None:
                 if it.kept and it.candidate is not None:
                     current = it.candidate
-                summaries.append(_summary(it, trainer))
+                summaries.append(_summary(it))
                 continue
             weights_now = trainer.read(cur_path)
             zero = not np.any(weights_now)
@@ -382,7 +381,7 @@ def train(db: Path, name: str, workers: int = 1, cluster: Any = None,
             _write_out(Path(s.out), current)
             it = store.iteration(name, k)
             assert it is not None
-            summary = _summary(it, trainer)
+            summary = _summary(it)
             summaries.append(summary)
             emit(Event("iteration", k, summary=summary))
         _write_out(Path(s.out), current)
@@ -410,7 +409,7 @@ def _write_out(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def _summary(it: Any, trainer: Trainer | None = None) -> dict[str, Any]:
+def _summary(it: Any) -> dict[str, Any]:
     fit = it.fit or {}
     gate = it.gate or {}
     return {"iteration": it.iteration, "positions": fit.get("positions"),
@@ -420,7 +419,3 @@ def _summary(it: Any, trainer: Trainer | None = None) -> dict[str, Any]:
             "gate": gate.get("previous"), "baseline": gate.get("baseline"),
             "kept": it.kept, "fit_seconds": fit.get("seconds"),
             "selfplay_seconds": fit.get("selfplay_seconds")}  # fmt: skip
-
-
-def copy_weights(src: Path, dst: Path) -> None:
-    shutil.copyfile(src, dst)
