@@ -62,11 +62,20 @@ def _fmt(x: Any, digits: int = 1) -> str:
     return f"{x:.{digits}f}" if isinstance(x, float) else str(x)
 
 
+#: what a fit's held-out error is, by its name (``rmse``: the root mean square error)
+ERROR_NAMES = {"rmse": "root mean square error", "log-loss": "log-loss a choice (nats)"}
+
+
 def summary_line(s: dict[str, Any]) -> str:
     """One iteration in one line: positions, held-out error by phase (new, previous),
     the gate's result and the Elo against the baseline."""
-    mae = "/".join(_fmt(v, 0) for v in (s.get("held_out_rmse") or []))
-    before = "/".join(_fmt(v, 0) for v in (s.get("held_out_rmse_before") or []))
+    error = s.get("error", "rmse")
+    digits = 0 if error == "rmse" else 3  # (centi-discs and the like; a log-loss in nats)
+    new = s.get("held_out_error", s.get("held_out_rmse")) or []
+    old = s.get("held_out_error_before", s.get("held_out_rmse_before")) or []
+    mae = "/".join(_fmt(v, digits) for v in new)
+    before = "/".join(_fmt(v, digits) for v in old)
+    what = "error" if error == "rmse" else ERROR_NAMES.get(error, error)
     gate = s.get("gate") or {}
     base = s.get("baseline") or {}
     verdict = "kept" if s.get("kept") else "not kept"
@@ -74,7 +83,7 @@ def summary_line(s: dict[str, Any]) -> str:
     elo = base.get("elo")
     elo_text = "beyond measure" if elo is None and base.get("games") else _fmt(elo, 0)
     return (f"iteration {s['iteration']}: {s.get('positions') or 0:,} positions "
-            f"({_fmt(s.get('positions_per_second'), 0)}/s a worker); held-out error by phase "
+            f"({_fmt(s.get('positions_per_second'), 0)}/s a worker); held-out {what} by phase "
             f"{mae} (was {before}); gate {_fmt(100 * gate.get('score', 0.5), 1)}% over "
             f"{gate.get('games', 0)} games vs the previous weights, SPRT {decision}: "
             f"{verdict}; Elo vs baseline {elo_text} ({base.get('games', 0)} games)")  # fmt: skip
@@ -140,6 +149,13 @@ def run(
         int | None,
         number_option(Bounded("depth", 1, 64, integer=True), "Self-play and gate search depth."),
     ] = None,  # fmt: skip
+    playouts: Annotated[
+        int | None,
+        number_option(
+            Bounded("playouts", 1, 10**7, integer=True),
+            "Self-play and gate playouts a move (a playout search: Go's policy).",
+        ),
+    ] = None,  # fmt: skip
     size: Annotated[int | None, number_option(SIZE, "Board size.")] = None,
     gate_games: Annotated[
         int,
@@ -193,7 +209,8 @@ def run(
         _writable(out)
         settings = RunSettings(
             g.name, evaluator, str(out.expanduser().resolve()), games=games,
-            iterations=iterations, seed=seed, size=size, depth=depth, exact_plies=exact,
+            iterations=iterations, seed=seed, size=size, depth=depth, playouts=playouts,
+            exact_plies=exact,
             randomness=randomness, gate_games=gate_games, gate_elo=bounds,
             source=str(source.expanduser().resolve()) if source else None,
         )  # fmt: skip

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from banmen.trainable import Features, Trainer
+from banmen.trainable import Features, LinearTrainer
 
 if TYPE_CHECKING:
     from banmen.games._base import GameDef
@@ -28,7 +28,7 @@ __all__ = ["NTupleTrainer", "TRAIN_BUDGET"]
 TRAIN_BUDGET = 1 << 12
 
 
-class NTupleTrainer(Trainer):
+class NTupleTrainer(LinearTrainer):
     """The n-tuple evaluation of any grid game (``+ntuple``): tables over the cells the
     rules contract reads (``Kernels.cell``), one weight a tuple; the labels are in the
     game's units, within its ``eval_bound``."""

@@ -34,7 +34,7 @@ from banmen.arena.runner import batch_size
 from banmen.train.fit import Labels, fit_weights
 from banmen.train.selfplay import SelfPlayGame, Settings, play_batch
 from banmen.train.store import TrainStore
-from banmen.train.trainers import Trainer, trainer_for
+from banmen.train.trainers import ChoiceTrainer, LinearTrainer, Trainer, trainer_for
 
 __all__ = ["RunSettings", "new_run", "train", "run_folder", "Event", "TrainError", "play_selfplay"]
 
@@ -55,6 +55,8 @@ class RunSettings:
     seed: int = 1
     size: int | None = None
     depth: int | None = None
+    #: the playouts a move of a playout search (Go's ``mcts``), ``None``: the trainer's
+    playouts: int | None = None
     exact_plies: int | None = None
     randomness: float = 0.1
     labels: str = "mix"
@@ -104,7 +106,7 @@ def run_folder(db: Path, name: str) -> Path:
 
 
 def _search(t: Trainer, s: RunSettings) -> str:
-    return f"alphabeta:depth={s.depth or t.depth}"
+    return t.search(s.depth, s.playouts)
 
 
 def new_run(store: TrainStore, name: str, s: RunSettings) -> None:
@@ -117,6 +119,7 @@ def new_run(store: TrainStore, name: str, s: RunSettings) -> None:
     if name in store.names():
         raise ValueError(f"a training run named {name!r} exists already: choose another "
                          f"--name, or continue it with --resume {name}")  # fmt: skip
+    trainer.search(s.depth, s.playouts)  # (an option the search has no use for: one line)
     folder = run_folder(store.path, name)
     folder.mkdir(parents=True, exist_ok=True)
     first = folder / "start.npz"
@@ -350,22 +353,30 @@ def train(db: Path, name: str, workers: int = 1, cluster: Any = None,
                 zeros = {i.iteration: i.zero for i in store.iterations(name)}
                 games = ((g, zeros.get(g_k, False)) for g_k in window
                          for g in store.games(name, [g_k]))  # fmt: skip
-                features = trainer.features(cur_path)
+                meta = {"trained": f"banmen train {name}, iteration {k}"}
+                fresh = folder / f"candidate-{k}.new.npz"
 
                 def fitting(phase: str, n: int, k: int = k) -> None:
                     emit(Event("fit", k, n, 0, {"step": phase}))
 
-                result = fit_weights(
-                    games, features, len(weights_now), weights_now, folder, Labels(s.labels),
-                    s.damp if s.damp is not None else trainer.damp, s.lsqr_iterations,
-                    trainer.bound,
-                    fitting,
-                )  # fmt: skip
-                meta = {"trained": f"banmen train {name}, iteration {k}",
-                        "positions": str(result.positions)}  # fmt: skip
-                fresh = folder / f"candidate-{k}.new.npz"
-                trainer.write(fresh, cur_path, result.weights, meta)
-                fit = {**result.to_dict(), "selfplay_seconds": round(selfplay_seconds, 2),
+                if isinstance(trainer, ChoiceTrainer):
+                    figures = trainer.fit((g for g, _zero in games), s.size, cur_path, fresh,
+                                          meta, fitting)  # fmt: skip
+                else:
+                    assert isinstance(trainer, LinearTrainer)
+                    result = fit_weights(
+                        games, trainer.features(cur_path), len(weights_now), weights_now,
+                        folder, Labels(s.labels),
+                        s.damp if s.damp is not None else trainer.damp, s.lsqr_iterations,
+                        trainer.bound,
+                        fitting,
+                    )  # fmt: skip
+                    meta["positions"] = str(result.positions)
+                    trainer.write(fresh, cur_path, result.weights, meta)
+                    figures = {**result.to_dict(), "error": "rmse",
+                               "held_out_error": result.rmse,
+                               "held_out_error_before": result.rmse_before}  # fmt: skip
+                fit = {**figures, "selfplay_seconds": round(selfplay_seconds, 2),
                        "positions_per_second": round(rate, 1),
                        "positions_this_iteration": store.positions(name, k)}  # fmt: skip
                 store.set_candidate(name, k, fresh.read_bytes(), fit)
@@ -414,6 +425,9 @@ def _summary(it: Any) -> dict[str, Any]:
     gate = it.gate or {}
     return {"iteration": it.iteration, "positions": fit.get("positions"),
             "held_out_rmse": fit.get("rmse"), "held_out_rmse_before": fit.get("rmse_before"),
+            "error": fit.get("error", "rmse"),
+            "held_out_error": fit.get("held_out_error", fit.get("rmse")),
+            "held_out_error_before": fit.get("held_out_error_before", fit.get("rmse_before")),
             "held_out_mae": fit.get("mae"), "held_out_mae_before": fit.get("mae_before"),
             "positions_per_second": fit.get("positions_per_second"),
             "gate": gate.get("previous"), "baseline": gate.get("baseline"),

@@ -48,12 +48,15 @@ def curves(data: dict[str, Any]) -> Any:
     rows = data["iterations"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
     xs = [r["iteration"] for r in rows]
-    phases = max((len(r.get("held_out_rmse") or []) for r in rows), default=0)
+    errors = [r.get("held_out_error", r.get("held_out_rmse")) or [] for r in rows]
+    phases = max((len(e) for e in errors), default=0)
     for p in range(phases):
-        ys = [(r.get("held_out_rmse") or [None] * phases)[p] for r in rows]
+        ys = [e[p] if p < len(e) else None for e in errors]
         ax1.plot(xs, ys, marker="o", label=f"phase {p + 1} of {phases}")
     ax1.set_xlabel("iteration")
-    ax1.set_ylabel("held-out root mean square error (evaluator units)")
+    log_loss = any(r.get("error") == "log-loss" for r in rows)
+    ax1.set_ylabel("held-out log-loss a choice (nats)" if log_loss
+                   else "held-out root mean square error (evaluator units)")  # fmt: skip
     ax1.set_title(f"{data['game']} {data['evaluator']}: held-out error")
     if phases:
         ax1.legend(fontsize=8)

@@ -13,7 +13,10 @@ seed: the same game every time). Every position before the end is kept with
   the value (``exact``);
 * its **outcome label**: the game's result seen from that position's mover, in the same
   units — the final margin less what was banked, for a game that counts points, else
-  the bound of a win (the evaluator's ``bound``) or 0 for a draw.
+  the bound of a win (the evaluator's ``bound``) or 0 for a draw;
+* its **choice**: the move the player's search chose there (``best``), which is the move
+  played unless a random one was drawn — what a choice model (a search's priors,
+  :class:`banmen.trainable.ChoiceTrainer`) is fitted to.
 
 The labels are clipped to the evaluator's bound. :func:`play_batch` runs in a worker
 process or on a Dask worker; its engines are kept for the process's next batch.
@@ -72,6 +75,8 @@ class SelfPlayGame:
     first_points: float
     moves: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: the search's choice at each position (``""``: it named none)
+    best: list[str] = field(default_factory=list)
 
 
 def deal_seed(seed: int, iteration: int, index: int) -> int:
@@ -153,6 +158,7 @@ def play_game(s: Settings, index: int) -> SelfPlayGame:
     offsets: list[int] = []
     movers: list[int] = []
     moves: list[str] = []
+    best: list[str] = []
     ctx0: Any = None
     types: list[str] = []
     while not board.is_game_over() and len(moves) < game.max_plies:
@@ -175,6 +181,7 @@ def play_game(s: Settings, index: int) -> SelfPlayGame:
         proved.append(is_exact)
         offsets.append(offset)
         movers.append(int(board.turn))
+        best.append(board.move_name(board.parse_move(result.move)) if result.move else "")
         if result.move is not None and rng.random() >= s.randomness:
             move = board.parse_move(result.move)
         else:
@@ -205,7 +212,7 @@ def play_game(s: Settings, index: int) -> SelfPlayGame:
     return SelfPlayGame(
         index, seed, pack_ctx(ctx0) if ctx0 is not None else b"", types,
         np.array(rows, dtype=np.int64).reshape(len(rows), width), lab, out,
-        np.array(proved, dtype=bool), first_points, moves, time.perf_counter() - t0,
+        np.array(proved, dtype=bool), first_points, moves, time.perf_counter() - t0, best,
     )  # fmt: skip
 
 

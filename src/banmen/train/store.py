@@ -66,6 +66,7 @@ CREATE TABLE IF NOT EXISTS train_games (
     points    REAL NOT NULL,
     moves     TEXT NOT NULL,
     seconds   REAL NOT NULL,
+    best      TEXT NOT NULL DEFAULT '[]',
     PRIMARY KEY (name, iteration, game)
 );
 """
@@ -113,6 +114,10 @@ class TrainStore:
         for statement in _SCHEMA.split(";"):
             if statement.strip():
                 execute_retrying(self._conn, statement)
+        columns = {r[1] for r in self._conn.execute("PRAGMA table_info(train_games)")}
+        if "best" not in columns:  # a file written before the search's choices were kept
+            execute_retrying(self._conn, "ALTER TABLE train_games ADD COLUMN best TEXT NOT NULL "
+                                         "DEFAULT '[]'")  # fmt: skip
 
     def has_train_tables(self) -> bool:
         """Whether the file holds the training tables (always, unless opened read-only)."""
@@ -224,14 +229,15 @@ class TrainStore:
                  np.ascontiguousarray(g.states, np.int64).tobytes(),
                  np.ascontiguousarray(g.search, np.float32).tobytes(),
                  np.ascontiguousarray(g.outcome, np.float32).tobytes(),
-                 np.packbits(g.exact).tobytes(), g.first_points, " ".join(g.moves), g.seconds)
+                 np.packbits(g.exact).tobytes(), g.first_points, " ".join(g.moves), g.seconds,
+                 json.dumps(g.best))
                 for g in games]  # fmt: skip
 
         def add(c: sqlite3.Connection) -> None:
             c.executemany(
                 "INSERT OR IGNORE INTO train_games (name, iteration, game, seed, ctx, types, "
-                "states, search, outcome, exact, points, moves, seconds) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)  # fmt: skip
+                "states, search, outcome, exact, points, moves, seconds, best) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)  # fmt: skip
 
         transaction_retrying(self._conn, add)
 
@@ -246,7 +252,7 @@ class TrainStore:
         for k in iterations:
             cur = self._conn.execute(
                 "SELECT game, seed, ctx, types, states, search, outcome, exact, points, moves, "
-                "seconds FROM train_games WHERE name = ? AND iteration = ? ORDER BY game",
+                "seconds, best FROM train_games WHERE name = ? AND iteration = ? ORDER BY game",
                 (name, k))  # fmt: skip
             for r in cur:
                 types = json.loads(r[3])
@@ -258,6 +264,7 @@ class TrainStore:
                     np.frombuffer(r[5], dtype=np.float32).astype(np.float64),
                     np.frombuffer(r[6], dtype=np.float32).astype(np.float64),
                     exact, float(r[8]), r[9].split() if r[9] else [], float(r[10]),
+                    [str(m) for m in json.loads(r[11])],
                 )  # fmt: skip
 
     def positions(self, name: str, k: int | None = None) -> int:

@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from banmen.engine import SpecError
-from banmen.trainable import Trainer
+from banmen.trainable import ChoiceTrainer, LinearTrainer, Trainer
 
 if TYPE_CHECKING:
     from banmen.games._base import GameDef
 
-__all__ = ["trainer_for", "trainable", "Trainer"]
+__all__ = ["trainer_for", "trainable", "Trainer", "LinearTrainer", "ChoiceTrainer"]
 
 
 def trainable(game: GameDef[Any], evaluator: str) -> str | None:
@@ -48,6 +48,7 @@ def trainer_for(game: GameDef[Any], evaluator: str) -> Trainer:
                         f"(EvaluatorKind.trainer); {game.title} can train {listed}")  # fmt: skip
     make = _load_ref(kind.trainer) if isinstance(kind.trainer, str) else kind.trainer
     trainer = make(game)
-    if not isinstance(trainer, Trainer):
-        raise SpecError(f"the {evaluator} evaluator's trainer is not a banmen.train Trainer")
+    if not isinstance(trainer, LinearTrainer | ChoiceTrainer):
+        raise SpecError(f"the {evaluator} evaluator's trainer is neither a LinearTrainer nor a "
+                        "ChoiceTrainer (banmen.trainable)")  # fmt: skip
     return trainer

@@ -8,7 +8,8 @@ the board's size, themselves a file like any other (``data/patterns-*.npz``). A 
 file is input, never code: read by :meth:`.features.Weights.load` through
 :func:`banmen.weights.open_weights` (no pickles; its header names the ``policy`` evaluator,
 the game ``go`` and the levels' shape), anything else one line saying which. ``learned=0``
-(hand-set priors) stays an option of the search.
+(hand-set priors) stays an option of the search. ``banmen train go policy`` fits a file from
+banmen's own self-play (:mod:`.training`).
 """
 
 from __future__ import annotations
@@ -57,4 +58,5 @@ POLICY = EvaluatorKind(
     options=(Option("weights", Path, "a weights file (.npz: tools/go_patterns.py)"),),
     applies=_go,
     searches=("mcts", "puct"),
+    trainer="banmen.games.go.training:PolicyTrainer",
 )

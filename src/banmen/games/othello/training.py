@@ -21,12 +21,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from banmen.trainable import Features, Trainer
+from banmen.trainable import Features, LinearTrainer
 
 __all__ = ["PatternsTrainer"]
 
 
-class PatternsTrainer(Trainer):
+class PatternsTrainer(LinearTrainer):
     """Othello's patterns (module docstring)."""
 
     evaluator = "patterns"

@@ -445,7 +445,7 @@ function renderTrainReport(item, data) {
     return [
       String(it.iteration),
       count(it.positions),
-      [phases(it.held_out_rmse), `was ${phases(it.held_out_rmse_before)}`],
+      [phases(it.held_out_error ?? it.held_out_rmse), `was ${phases(it.held_out_error_before ?? it.held_out_rmse_before)}`],
       g ? [pct(g.score), `${g.games} games · SPRT ${g.decision ?? "undecided"}`] : "–",
       it.kept ? "kept" : "not kept",
       eloVsBaseline(it.kept_elo_vs_baseline, it.kept_elo_ci),
