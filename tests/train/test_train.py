@@ -215,3 +215,24 @@ def test_bad_input_is_one_line_and_loses_nothing(env: dict[str, str], tmp_path: 
     assert _count(Path(db), "full") == 12  # the rest, none twice
     listed = banmen(env, "train", "list", "--db", db)
     assert "mine" in listed.stdout and "subtract4 ntuple" in listed.stdout
+
+
+@pytest.mark.slow
+def test_a_run_on_a_local_dask_cluster_stores_the_same_games(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """``--cluster local:2`` plays the self-play on Dask: the games stored are the ones
+    local workers store (each a function of its seed), and the run closes its cluster."""
+    pytest.importorskip("distributed")
+    rows = {}
+    for where in (["--workers", "1"], ["--cluster", "local:2"]):
+        db = tmp_path / f"{where[0][2:]}.db"
+        p = banmen(env, "train", "subtract4", "ntuple", "--out", str(tmp_path / "w.npz"),
+                   "--db", str(db), "--name", "c", "--games", "8", "--iterations", "1",
+                   "--gate-games", "4", "--depth", "2", "--seed", "3", *where)  # fmt: skip
+        assert p.returncode == 0, p.stdout + p.stderr
+        with sqlite3.connect(db) as c:
+            rows[where[0]] = c.execute("SELECT game, seed, states, moves, best FROM train_games "
+                                       "ORDER BY game").fetchall()  # fmt: skip
+    assert len(rows["--workers"]) == 8
+    assert rows["--workers"] == rows["--cluster"]

@@ -27,7 +27,8 @@ import logging
 import os
 import queue
 import time
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,21 @@ def require_dask() -> None:
     """Raise :class:`ClusterError` (one line: what to install) unless Dask distributed can
     be imported here: ``banmen arena --cluster`` checks before it records a run."""
     _dask()
+
+
+@contextmanager
+def connected(cluster: Any) -> Iterator[Any]:
+    """A ``distributed.Client`` for ``cluster`` (:func:`connect`), closed after, with the
+    ``LocalCluster`` it started."""
+    client, local = connect(cluster)
+    try:
+        yield client
+    finally:
+        try:
+            client.close()
+        finally:
+            if local is not None:
+                local.close()
 
 
 def connect(cluster: Any) -> tuple[Any, Any]:

@@ -8,6 +8,7 @@ and stops at the last game. A position is one labelled position stored.
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import tempfile
 import time
@@ -35,7 +36,8 @@ def selfplay_rate(load: str, games: int, workers: int = 1, cluster: str | None =
     with tempfile.TemporaryDirectory(prefix="banmen-train-bench-") as tmp:
         db = Path(tmp) / "bench.sqlite3"
         store = TrainStore(db)
-        client = local = None
+        client = None
+        stack = contextlib.ExitStack()
         try:
             new_run(store, "bench", RunSettings(game_name, evaluator, str(Path(tmp) / "w.npz")))
             start = run_folder(db, "bench") / "start.npz"
@@ -45,9 +47,9 @@ def selfplay_rate(load: str, games: int, workers: int = 1, cluster: str | None =
                                 0.1, trainer.units, trainer.bound, 1, 0)  # fmt: skip
             slots = workers
             if cluster is not None:
-                from banmen.arena.cluster import connect
+                from banmen.arena.cluster import connected
 
-                client, local = connect(cluster)
+                client = stack.enter_context(connected(cluster))
                 slots = max(1, len(client.scheduler_info()["workers"]))
             marks: list[tuple[float, int, int]] = []
 
@@ -56,11 +58,10 @@ def selfplay_rate(load: str, games: int, workers: int = 1, cluster: str | None =
 
             play_selfplay(store, "bench", 0, settings, games, workers, client, on_event)
         finally:
-            if client is not None:
-                client.close()
-            if local is not None:
-                local.close()
-            store.close()
+            try:
+                stack.close()
+            finally:
+                store.close()
     batches = [m for m in marks if m[2] > 0]
     if len(batches) <= slots:
         return 0.0

@@ -17,6 +17,7 @@ order (:func:`banmen.arena.runner.sprt_decisions`).
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -308,7 +309,8 @@ def train(db: Path, name: str, workers: int = 1, cluster: Any = None,
 
     emit = on_event or (lambda e: None)
     store = TrainStore(db)
-    client = local = None
+    client = None
+    stack = contextlib.ExitStack()
     try:
         run = store.run(name)
         s = RunSettings.from_dict(run.config)
@@ -318,9 +320,9 @@ def train(db: Path, name: str, workers: int = 1, cluster: Any = None,
         folder.mkdir(parents=True, exist_ok=True)
         store.set_status(name, "running")
         if cluster is not None:
-            from banmen.arena.cluster import connect
+            from banmen.arena.cluster import connected
 
-            client, local = connect(cluster)
+            client = stack.enter_context(connected(cluster))
         current = store.start_weights(name)
         exact = "perfect" if why_not(game, "perfect") is None else None
         exact_plies = s.exact_plies if s.exact_plies is not None else trainer.exact_plies
@@ -405,11 +407,10 @@ def train(db: Path, name: str, workers: int = 1, cluster: Any = None,
             pass
         raise
     finally:
-        if client is not None:
-            client.close()
-        if local is not None:
-            local.close()
-        store.close()
+        try:
+            stack.close()
+        finally:
+            store.close()
 
 
 def _write_out(path: Path, data: bytes) -> None:
