@@ -45,6 +45,28 @@ def test_the_fit_recovers_known_weights_and_holds_one_game_in_ten_out(tmp_path: 
     assert list(tmp_path.iterdir()) == []  # the feature rows are removed
 
 
+def test_the_damping_pulls_toward_the_weights_the_iteration_starts_from(tmp_path: Path) -> None:
+    """A weight no position picks keeps the ``center``'s value (zero without one); the
+    weights the positions pick are fitted as before."""
+    rng = np.random.default_rng(5)
+    truth = rng.normal(0, 5, N_WEIGHTS)
+    truth[0] = 0.0
+    games = [_game(i, rng, truth) for i in range(40)]
+    for g in games:  # no position picks weight 0 (it was worth nothing: the labels hold)
+        g.states[g.states == 0] = -1
+    center = rng.normal(0, 5, N_WEIGHTS)
+    fits = {}
+    for name, c in (("zero", None), ("center", center)):
+        fits[name] = fit_weights(((g, False) for g in games), _features, N_WEIGHTS,
+                                 np.zeros(N_WEIGHTS), tmp_path, Labels("search"), damp=1.0,
+                                 iter_lim=500, center=c).weights  # fmt: skip
+    assert abs(fits["zero"][0]) < 1e-9
+    assert fits["center"][0] == pytest.approx(center[0])
+    # the labels are made with the true weight 0 nowhere: the others are found either way
+    np.testing.assert_allclose(fits["center"][1:], truth[1:], atol=0.3)
+    np.testing.assert_allclose(fits["zero"][1:], truth[1:], atol=0.3)
+
+
 def test_labels_follow_their_rule() -> None:
     g = SelfPlayGame(0, 0, b"", ["int64"], np.zeros((3, 1), np.int64),
                      np.array([4.0, -2.0, 8.0]), np.array([10.0, 10.0, -10.0]),

@@ -184,6 +184,18 @@ def test_bad_input_is_one_line_and_loses_nothing(env: dict[str, str], tmp_path: 
     assert "shape" in _one_line(banmen(env, *base, "subtract4", "ntuple", "--from", str(shape),
                                        "--out", str(tmp_path / "x.npz")))  # fmt: skip
     assert "needs --out" in _one_line(banmen(env, *base, "subtract4", "ntuple"))
+    assert "expected previous or zero" in _one_line(
+        banmen(
+            env,
+            *base,
+            "subtract4",
+            "ntuple",
+            "--out",
+            str(tmp_path / "x.npz"),
+            "--damp-toward",
+            "up",
+        )  # fmt: skip
+    )
     assert "a folder" in _one_line(
         banmen(env, *base, "subtract4", "ntuple", "--out", str(tmp_path))
     )

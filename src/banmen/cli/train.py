@@ -183,6 +183,14 @@ def run(
             "Label exactly within this many plies of the end.",
         ),
     ] = None,  # fmt: skip
+    damp_toward: Annotated[
+        str,
+        typer.Option(
+            "--damp-toward",
+            help="What the fit's damping pulls a weight toward: previous (the weights the "
+            "iteration starts from) or zero.",
+        ),
+    ] = "previous",
     db: DbOption = None,
 ) -> None:
     """Self-play, label, fit, gate: K iterations; the kept weights go to --out."""
@@ -206,12 +214,15 @@ def run(
             raise fail(str(e).strip("'\"")) from None
         run_name = name or f"{g.name}-{evaluator}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}"
         bounds = _elo_bounds(gate_elo)
+        if damp_toward not in ("previous", "zero"):
+            raise fail(f"--damp-toward {damp_toward!r}: expected previous or zero")
         _writable(out)
         settings = RunSettings(
             g.name, evaluator, str(out.expanduser().resolve()), games=games,
             iterations=iterations, seed=seed, size=size, depth=depth, playouts=playouts,
             exact_plies=exact,
             randomness=randomness, gate_games=gate_games, gate_elo=bounds,
+            damp_toward=damp_toward,
             source=str(source.expanduser().resolve()) if source else None,
         )  # fmt: skip
         store = _store(path)

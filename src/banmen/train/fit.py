@@ -2,7 +2,8 @@
 
 The positions' feature indices (:meth:`~banmen.trainable.Trainer.features`) are
 written once to a file of int32 rows (``numpy.memmap``); scipy's ``lsqr`` then solves
-``min |X w - y|^2 + damp^2 |w|^2`` through a ``LinearOperator`` that reads that file a
+``min |X w - y|^2 + damp^2 |w - w0|^2`` (``w0``: the ``center``, the weights the
+iteration started from, or zero) through a ``LinearOperator`` that reads that file a
 block of rows at a time (``X w``: the sum of the weights each row picks; ``X^T r``: its
 transpose; both compiled loops over a block). The memory a fit holds is the weights (a
 few vectors of them, lsqr's), the labels and one block — not the matrix: a million
@@ -198,10 +199,13 @@ def fit_weights(
     iter_lim: int = 300,
     bound: float = 0.0,
     on_progress: Callable[[str, int], None] | None = None,
+    center: npt.NDArray[np.float64] | None = None,
 ) -> FitResult:
     """Fit weights to ``games`` (each with whether its search's weights were zeros): the
     module docstring. ``before``: the weights they would replace (for the held-out error
-    beside the new one); ``folder``: where the feature rows are written (and removed)."""
+    beside the new one); ``folder``: where the feature rows are written (and removed);
+    ``center``: the weights the damping pulls toward (``None``: zero) — a weight that
+    the positions say little about stays near it."""
     from scipy.sparse.linalg import LinearOperator, lsqr
 
     t0 = time.perf_counter()
@@ -248,8 +252,13 @@ def fit_weights(
             return matvec(w)
 
         op = LinearOperator((train.n, n_weights), matvec=counted, rmatvec=rmatvec, dtype=np.float64)
+        if center is not None:  # solve for the change from the center
+            center = np.asarray(center, dtype=np.float64)
+            y = y - predict(x, center, 0.0)
         sol = lsqr(op, y, damp=damp, atol=1e-5, btol=1e-5, iter_lim=iter_lim)
         w = np.asarray(sol[0], dtype=np.float64)
+        if center is not None:
+            w = w + center
         rmse, mae = _errors(hx, hy, hph, w, bound)
         rmse0, mae0 = _errors(hx, hy, hph, before, bound)
         result = FitResult(

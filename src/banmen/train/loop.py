@@ -65,6 +65,10 @@ class RunSettings:
     window: int = 2
     #: lsqr's damping (``None``: the trainer's)
     damp: float | None = None
+    #: what the damping pulls a weight toward: ``"previous"``, the weights the iteration
+    #: starts from (a weight its positions say little about keeps its value), or
+    #: ``"zero"`` (the runs recorded before this setting)
+    damp_toward: str = "previous"
     lsqr_iterations: int = 300
     #: the gate: games per pairing at most, the SPRT's Elo bounds and error rates
     gate_games: int = 400
@@ -83,6 +87,7 @@ class RunSettings:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunSettings:
         known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
+        known.setdefault("damp_toward", "zero")  # (recorded before there was a choice)
         if "gate_elo" in known:
             known["gate_elo"] = tuple(known["gate_elo"])
         return cls(**known)
@@ -372,6 +377,7 @@ def train(db: Path, name: str, workers: int = 1, cluster: Any = None,
                         s.damp if s.damp is not None else trainer.damp, s.lsqr_iterations,
                         trainer.bound,
                         fitting,
+                        weights_now if s.damp_toward == "previous" else None,
                     )  # fmt: skip
                     meta["positions"] = str(result.positions)
                     trainer.write(fresh, cur_path, result.weights, meta)
