@@ -90,7 +90,7 @@ def _train_selfplay(quick: bool) -> dict[str, Any]:
 
     if quick:
         return throughput({"connect-four-depth4": 60}, 1)
-    return throughput({"connect-four-depth4": 2000, "othello-depth2": 200}, 3)
+    return throughput({"connect-four-depth4": 2000, "othello-depth2": 3000}, 3)
 
 
 def _web_lag(quick: bool) -> dict[str, Any]:

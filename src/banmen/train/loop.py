@@ -209,12 +209,14 @@ def play_selfplay(store: TrainStore, name: str, k: int, settings: Settings, game
 
     pending: dict[Any, list[int]] = {}
     queue = list(todo)
+    # a Dask task costs the scheduler more than a local one: longer tasks on a cluster
+    task_seconds, most = (TASK_SECONDS, 64) if client is None else (CLUSTER_TASK_SECONDS, 256)
     try:
         while queue or pending:
             while queue and len(pending) < 2 * slots:
-                # a task is about TASK_SECONDS of play (one pair until games are timed):
+                # a task is about task_seconds of play (one pair until games are timed):
                 # quick games in batches, so a task's overhead stays small
-                size = min(len(queue), batch_size(game_seconds, TASK_SECONDS, 64, len(queue),
+                size = min(len(queue), batch_size(game_seconds, task_seconds, most, len(queue),
                                                   slots))  # fmt: skip
                 chunk, queue = queue[:size], queue[size:]
                 pending[submit(chunk)] = chunk
@@ -240,8 +242,10 @@ def play_selfplay(store: TrainStore, name: str, k: int, settings: Settings, game
     return played_positions / busy if busy > 0 else 0.0
 
 
-#: the play time a self-play task aims at (its games batched to it)
+#: the play time a self-play task aims at (its games batched to it), on local workers
+#: and on a Dask cluster
 TASK_SECONDS = 0.5
+CLUSTER_TASK_SECONDS = 2.0
 
 
 # --------------------------------------------------------------------------- the gate
