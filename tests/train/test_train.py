@@ -184,6 +184,11 @@ def test_bad_input_is_one_line_and_loses_nothing(env: dict[str, str], tmp_path: 
     assert "shape" in _one_line(banmen(env, *base, "subtract4", "ntuple", "--from", str(shape),
                                        "--out", str(tmp_path / "x.npz")))  # fmt: skip
     assert "needs --out" in _one_line(banmen(env, *base, "subtract4", "ntuple"))
+    assert "expected mix, search or outcome" in _one_line(
+        banmen(
+            env, *base, "subtract4", "ntuple", "--out", str(tmp_path / "x.npz"), "--labels", "truth"
+        )  # fmt: skip
+    )
     assert "expected previous or zero" in _one_line(
         banmen(
             env,

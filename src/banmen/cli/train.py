@@ -183,6 +183,14 @@ def run(
             "Label exactly within this many plies of the end.",
         ),
     ] = None,  # fmt: skip
+    labels: Annotated[
+        str,
+        typer.Option(
+            "--labels",
+            help="A position's label: mix (the mean of the search's value and the outcome), "
+            "search or outcome; a position solved exactly keeps its proved value.",
+        ),
+    ] = "mix",
     damp_toward: Annotated[
         str,
         typer.Option(
@@ -214,6 +222,8 @@ def run(
             raise fail(str(e).strip("'\"")) from None
         run_name = name or f"{g.name}-{evaluator}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}"
         bounds = _elo_bounds(gate_elo)
+        if labels not in ("mix", "search", "outcome"):
+            raise fail(f"--labels {labels!r}: expected mix, search or outcome")
         if damp_toward not in ("previous", "zero"):
             raise fail(f"--damp-toward {damp_toward!r}: expected previous or zero")
         _writable(out)
@@ -222,7 +232,7 @@ def run(
             iterations=iterations, seed=seed, size=size, depth=depth, playouts=playouts,
             exact_plies=exact,
             randomness=randomness, gate_games=gate_games, gate_elo=bounds,
-            damp_toward=damp_toward,
+            damp_toward=damp_toward, labels=labels,
             source=str(source.expanduser().resolve()) if source else None,
         )  # fmt: skip
         store = _store(path)
