@@ -182,3 +182,12 @@ def test_a_search_option_the_search_has_no_use_for_is_one_line(tmp_path: Path) -
         lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
         assert p.returncode == 2 and len(lines) == 1 and says in lines[0], p.stderr
         assert "Traceback" not in p.stderr
+
+
+def test_no_held_out_choice_gives_no_figure() -> None:
+    """A run of fewer than ten games holds none out: its held-out figures are empty."""
+    from banmen.games.go import features as F
+    from banmen.games.go.training import _Choices
+
+    zero = F.Weights.from_canonical(np.zeros((GROUPS, F.MAX_LEVEL)), {}, {})
+    assert _Choices().figures(zero) == ([None] * 4, [None] * 4)

@@ -35,7 +35,7 @@ from banmen._jit import njit
 from banmen.train.selfplay import SelfPlayGame, state_of, unpack_ctx
 from banmen.trainable import Features
 
-__all__ = ["Labels", "FitResult", "fit_weights", "label_of", "PHASES", "BLOCK"]
+__all__ = ["Labels", "FitResult", "fit_weights", "label_of", "PHASES", "BLOCK", "fit_set"]
 
 #: the phases of the held-out error: the quarters of a game's plies
 PHASES = 4
@@ -272,3 +272,41 @@ def fit_weights(
             if not rows.file.closed:
                 rows.file.close()
             rows.remove()
+
+
+def fit_set(game: str, evaluator: str) -> Any:
+    """The compiled code a fit of ``evaluator`` for ``game`` runs — the fit's loops and the
+    trainer's features — as a kernel set (:mod:`banmen.warm`): the loop ensures it before
+    the fit, so a first fit says it compiles, and a later one loads it."""
+    from banmen.warm import KernelSet
+
+    return KernelSet("train", f"fit-{game}-{evaluator}", f"the {game} {evaluator} training fit",
+                     f"banmen.train.fit:_load_fit:{game}:{evaluator}", estimate=5,
+                     default=False)  # fmt: skip
+
+
+def _load_fit(game_name: str, evaluator: str) -> None:
+    """Compile (or load) :func:`fit_set`: the fit's loops, and the trainer's features on
+    the game's start (a choice trainer's on a game of one move)."""
+    from banmen.games.registry import get_game
+    from banmen.train.trainers import ChoiceTrainer, LinearTrainer, trainer_for
+
+    rows = np.zeros((2, 2), dtype=np.int32)
+    w, out = np.zeros(3), np.zeros(2)
+    _gather(rows, w, out)
+    _scatter(rows, out, w)
+    game = get_game(game_name)
+    trainer = trainer_for(game, evaluator)
+    with tempfile.TemporaryDirectory(prefix="banmen-fit-") as tmp:
+        path = Path(tmp) / "w.npz"
+        trainer.start(path, None, None)
+        board = game.start_position(None)
+        if isinstance(trainer, LinearTrainer) and game.search_position is not None:
+            ctx, st = game.search_position(board)
+            trainer.features(path)(ctx, [st])
+        elif isinstance(trainer, ChoiceTrainer):
+            move = next(iter(board.legal_moves))
+            name = board.move_name(move)
+            g = SelfPlayGame(0, 0, b"", [], np.zeros((1, 0), np.int64), np.zeros(1),
+                             np.zeros(1), np.zeros(1, bool), 0.5, [name], 0.0, [name])  # fmt: skip
+            trainer.fit([g], None, path, Path(tmp) / "x.npz", {}, lambda step, n: None)

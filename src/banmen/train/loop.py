@@ -359,6 +359,10 @@ def train(db: Path, name: str, workers: int = 1, cluster: Any = None,
             selfplay_seconds = time.perf_counter() - t0
             cand_path = folder / f"candidate-{k}.npz"
             if it.candidate is None:
+                from banmen.train.fit import fit_set
+                from banmen.warm import ensure
+
+                ensure(fit_set(s.game, s.evaluator))  # (said, if it must compile)
                 emit(Event("fit", k))
                 window = list(range(max(0, k - s.window + 1), k + 1))
                 zeros = {i.iteration: i.zero for i in store.iterations(name)}

@@ -153,7 +153,7 @@ class _Choices:
 
         feats = np.concatenate(self.feats) if self.feats else np.zeros((0, NGROUPS), np.int64)
         counts = np.array(self.counts, dtype=np.int64)
-        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        starts = (np.cumsum(counts) - counts).astype(np.int64)  # (none for no decision)
         chosen = starts + np.array(self.chosen, dtype=np.int64)
         return feats, starts, chosen, np.array(self.phase, dtype=np.int64)
 
