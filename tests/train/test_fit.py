@@ -113,3 +113,6 @@ def test_banmen_players_says_which_evaluators_train() -> None:
     assert "[banmen train othello patterns]" in lines["patterns"]
     assert "[banmen train othello ntuple]" in lines["ntuple"]
     assert "banmen train" not in lines["handset"] and "banmen train" not in lines["rollout"]
+    go = CliRunner().invoke(app, ["players", "go"]).output
+    policy = [line for line in go.splitlines() if line.strip().startswith("policy:")]
+    assert len(policy) == 1 and "[banmen train go policy]" in policy[0]
