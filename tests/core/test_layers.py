@@ -263,7 +263,7 @@ def test_no_layer_outside_a_game_names_it() -> None:
 FLOORS: dict[int, tuple[str, ...]] = {
     0: ("banmen", "banmen.search.limits", "banmen._jit", "banmen.jit", "banmen._bits",
         "banmen._reaper", "banmen._random", "banmen._flock", "banmen._sqlite", "banmen._fields",
-        "banmen._atomic", "banmen.stats", "banmen.numbers", "banmen._files"),
+        "banmen._atomic", "banmen.stats", "banmen.numbers", "banmen._files", "banmen.clock"),
     1: ("banmen.engine", "banmen.kinds", "banmen.warm", "banmen.analysis", "banmen.clients",
         "banmen.weights", "banmen.trainable"),
     2: ("banmen.search",),

@@ -1,0 +1,117 @@
+"""banmen.clock (issue 39): a time control is parsed from one string and written back the
+same way, a malformed one is one line saying what was expected, a clock charges moves by
+the rules of its kind, and a move that keeps to its budget's maximum never drops the flag."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from banmen.clock import Clock, TimeControl, parse_time_control
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "written"),
+    [
+        ("inf", "none", "inf"),
+        ("60", "sudden", "60"),
+        ("1:30", "sudden", "90"),
+        ("60+0.6", "fischer", "60+0.6"),
+        ("40/60+0.6", "moves", "40/60+0.6"),
+        ("40/1:00", "moves", "40/60"),
+        ("st=1", "fixed", "st=1"),
+        ("st=0.25", "fixed", "st=0.25"),
+        ("byoyomi=600+5x30", "byoyomi", "byoyomi=600+5x30"),
+        ("canadian=600+25/300", "canadian", "canadian=600+25/300"),
+        ("  Byoyomi=0+1x3 ", "byoyomi", "byoyomi=0+1x3"),
+    ],
+)
+def test_a_time_control_is_read_and_written_back(text: str, kind: str, written: str) -> None:
+    tc = parse_time_control(text)
+    assert tc.kind == kind and str(tc) == written
+    assert parse_time_control(str(tc)) == tc
+    assert TimeControl.from_dict(tc.to_dict()) == tc
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "0", "-5", "abc", "40/", "/60", "0/60", "st=0", "st=", "60+", "60+x", "byoyomi=600",
+     "byoyomi=600+0x30", "byoyomi=600+5x0", "canadian=600+0/300", "1:2:3", "nan", "inf+1"],
+)  # fmt: skip
+def test_a_malformed_time_control_is_one_line(text: str) -> None:
+    with pytest.raises(ValueError) as e:
+        parse_time_control(text)
+    msg = str(e.value)
+    assert "\n" not in msg and "expected" in msg and "40/60+0.6" in msg
+
+
+def test_each_kind_charges_a_move_by_its_rules() -> None:
+    c = Clock.start(parse_time_control("10"))
+    assert c.spend(4) and c.left == 6
+    assert not c.spend(6.5) and c.flagged and not c.spend(0)  # the flag stays down
+
+    c = Clock.start(parse_time_control("10+1"))
+    assert c.spend(4) and c.left == 7  # the increment after the move
+    assert not c.spend(7.01)
+
+    c = Clock.start(parse_time_control("2/10"))
+    assert c.spend(3) and c.moves_left == 1 and c.left == 7
+    assert c.spend(5) and c.moves_left == 2 and c.left == 12  # the next period's 10 s
+
+    c = Clock.start(parse_time_control("st=1"))
+    assert c.spend(1) and c.spend(0.2) and not c.spend(1.01)
+
+    c = Clock.start(parse_time_control("byoyomi=10+2x5"))
+    assert c.spend(8) and not c.overtime and c.left == 2
+    assert c.spend(6) and c.overtime and c.periods_left == 2  # 2 s of main, 4 of a period
+    assert c.spend(5) and c.periods_left == 2  # exactly a period: kept
+    assert c.spend(7) and c.periods_left == 1  # one period lost
+    assert not c.spend(5.5) and c.flagged
+
+    c = Clock.start(parse_time_control("canadian=0+2/10"))
+    assert c.overtime and c.moves_left == 2 and c.left == 10
+    assert c.spend(6) and c.moves_left == 1 and c.left == 4
+    assert c.spend(3) and c.moves_left == 2 and c.left == 10  # a new period
+    assert not c.spend(10.5)
+
+    c = Clock.start(parse_time_control("inf"))
+    assert c.spend(1e9) and c.budget().maximum == float("inf")
+
+
+def test_a_clock_crosses_a_pipe_as_data() -> None:
+    c = Clock.start(parse_time_control("byoyomi=10+2x5"))
+    c.spend(12)
+    d = c.to_dict()
+    assert Clock.from_dict(d) == c
+    with pytest.raises(ValueError, match="not a clock"):
+        Clock.from_dict({"control": "60"})
+
+
+CONTROLS = st.one_of(
+    st.builds(lambda s: f"{s}", st.integers(1, 600)),
+    st.builds(lambda s, i: f"{s}+{i}", st.integers(1, 600), st.sampled_from([0.1, 0.5, 2])),
+    st.builds(lambda m, s, i: f"{m}/{s}+{i}", st.integers(1, 40), st.integers(1, 300),
+              st.sampled_from([0, 0.1, 1])),  # fmt: skip
+    st.builds(lambda s: f"st={s}", st.sampled_from([0.1, 1, 5])),
+    st.builds(lambda m, n, p: f"byoyomi={m}+{n}x{p}", st.integers(0, 300), st.integers(1, 5),
+              st.sampled_from([0.5, 1, 30])),  # fmt: skip
+    st.builds(lambda m, n, p: f"canadian={m}+{n}/{p}", st.integers(0, 300), st.integers(1, 25),
+              st.sampled_from([1, 30, 300])),  # fmt: skip
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=CONTROLS, shares=st.lists(st.floats(0.0, 1.0), min_size=1, max_size=150),
+       ahead=st.integers(1, 60))  # fmt: skip
+def test_a_move_within_its_budget_never_drops_the_flag(text: str, shares: list[float],
+                                                       ahead: int) -> None:  # fmt: skip
+    """Whatever share of its hard maximum each move takes, the flag stays up: the budget
+    is the engine's guarantee against losing on time."""
+    tc = parse_time_control(text)
+    assert parse_time_control(str(tc)) == tc
+    c = Clock.start(tc)
+    for share in shares:
+        b = c.budget(ahead, safety=0.0)
+        assert 0.0 <= b.minimum <= b.recommended <= b.maximum
+        assert c.spend(share * b.maximum), (str(tc), c, b)
