@@ -91,13 +91,25 @@ def test_a_clock_crosses_a_pipe_as_data() -> None:
 CONTROLS = st.one_of(
     st.builds(lambda s: f"{s}", st.integers(1, 600)),
     st.builds(lambda s, i: f"{s}+{i}", st.integers(1, 600), st.sampled_from([0.1, 0.5, 2])),
-    st.builds(lambda m, s, i: f"{m}/{s}+{i}", st.integers(1, 40), st.integers(1, 300),
-              st.sampled_from([0, 0.1, 1])),  # fmt: skip
+    st.builds(
+        lambda m, s, i: f"{m}/{s}+{i}",
+        st.integers(1, 40),
+        st.integers(1, 300),
+        st.sampled_from([0, 0.1, 1]),
+    ),  # fmt: skip
     st.builds(lambda s: f"st={s}", st.sampled_from([0.1, 1, 5])),
-    st.builds(lambda m, n, p: f"byoyomi={m}+{n}x{p}", st.integers(0, 300), st.integers(1, 5),
-              st.sampled_from([0.5, 1, 30])),  # fmt: skip
-    st.builds(lambda m, n, p: f"canadian={m}+{n}/{p}", st.integers(0, 300), st.integers(1, 25),
-              st.sampled_from([1, 30, 300])),  # fmt: skip
+    st.builds(
+        lambda m, n, p: f"byoyomi={m}+{n}x{p}",
+        st.integers(0, 300),
+        st.integers(1, 5),
+        st.sampled_from([0.5, 1, 30]),
+    ),  # fmt: skip
+    st.builds(
+        lambda m, n, p: f"canadian={m}+{n}/{p}",
+        st.integers(0, 300),
+        st.integers(1, 25),
+        st.sampled_from([1, 30, 300]),
+    ),  # fmt: skip
 )
 
 
