@@ -127,3 +127,13 @@ def test_a_move_within_its_budget_never_drops_the_flag(text: str, shares: list[f
         b = c.budget(ahead, safety=0.0)
         assert 0.0 <= b.minimum <= b.recommended <= b.maximum
         assert c.spend(share * b.maximum), (str(tc), c, b)
+
+
+def test_a_limit_with_a_target_crosses_a_pipe_whole() -> None:
+    """``Limit.to_dict`` used to drop ``target``: a soft target could not reach a worker.
+    A limit without one is written as it always was."""
+    from banmen.search.limits import Limit
+
+    soft = Limit(time=2.0, target=0.5)
+    assert Limit.from_dict(soft.to_dict()) == soft and Limit.from_dict(soft.to_dict()).target == 0.5
+    assert Limit(time=1.0, depth=3).to_dict() == {"time": 1.0, "depth": 3, "nodes": None}

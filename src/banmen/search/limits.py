@@ -65,11 +65,17 @@ class Limit:
         return self.time is None and self.depth is None and self.nodes is None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"time": self.time, "depth": self.depth, "nodes": self.nodes}
+        """The limit as JSON-ready data (``target`` only when set: a limit without one is
+        written as it always was), read back by :meth:`from_dict`."""
+        d: dict[str, Any] = {"time": self.time, "depth": self.depth, "nodes": self.nodes}
+        if self.target is not None:
+            d["target"] = self.target
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Limit:
-        return cls(time=d.get("time"), depth=d.get("depth"), nodes=d.get("nodes"))
+        return cls(time=d.get("time"), depth=d.get("depth"), nodes=d.get("nodes"),
+                   target=d.get("target"))  # fmt: skip
 
 
 class StopFlag:
