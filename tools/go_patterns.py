@@ -33,6 +33,7 @@ import numpy as np
 
 from banmen.games.go import features as F
 from banmen.games.go.board import PASS, Board, parse_vertex
+from banmen.games.go.training import pattern_levels, pattern_vocab
 
 #: candidate moves of one position, at most
 _MAX = 19 * 19
@@ -90,32 +91,12 @@ def _held_out(seed: int) -> bool:
     return zlib.crc32(str(seed).encode()) % 10 == 0
 
 
-def _vocab(raw: np.ndarray, chosen: np.ndarray, ncells: int, min_count: int) -> dict[int, int]:
-    """Canonical pattern -> level (1..), for patterns played at least ``min_count`` times."""
-    canon: dict[int, int] = {}
-    counts: dict[int, int] = {}
-    for code in raw[chosen].tolist():
-        c = canon.get(code)
-        if c is None:
-            c = canon[code] = F.canonical(code, ncells)
-        counts[c] = counts.get(c, 0) + 1
-    kept = sorted(c for c, k in counts.items() if k >= min_count)
-    return {c: i + 1 for i, c in enumerate(kept)}
-
-
-def _levels(raw: np.ndarray, vocab: dict[int, int], ncells: int) -> np.ndarray:
-    """Each raw code's level (0 if its canonical pattern is not in ``vocab``)."""
-    uniq, inv = np.unique(raw, return_inverse=True)
-    lv = np.array([vocab.get(F.canonical(int(u), ncells), 0) for u in uniq], dtype=np.int64)
-    return lv[inv]
-
-
 def _design(data: dict[str, Any], v3: dict[int, int], v12: dict[int, int]) -> tuple[Any, Any]:
     """Global feature ids (one column per group) and the offsets of each group."""
     sizes = [len(v3) + 1, len(v12) + 1] + [F.LEVELS[g] for g in F.GROUPS[2:]]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     f = data["feats"]
-    cols = [_levels(f[:, 0], v3, 8), _levels(f[:, 1], v12, 12)]
+    cols = [pattern_levels(f[:, 0], v3, 8), pattern_levels(f[:, 1], v12, 12)]
     cols += [f[:, g] for g in range(2, F.NGROUPS)]
     ids = np.stack([c + offsets[g] for g, c in enumerate(cols)], axis=1)
     return ids, offsets
@@ -170,8 +151,8 @@ def fit(args: argparse.Namespace) -> None:
     chosen_all = data["chosen"]
     train_mask = ~held[dec_all]
     # vocabularies from the training games only
-    v3 = _vocab(data["feats"][:, 0], chosen_all[~held], 8, args.min3)
-    v12 = _vocab(data["feats"][:, 1], chosen_all[~held], 12, args.min12)
+    v3 = pattern_vocab(data["feats"][chosen_all[~held], 0], 8, args.min3)
+    v12 = pattern_vocab(data["feats"][chosen_all[~held], 1], 12, args.min12)
     print(f"patterns: {len(v3)} 3x3, {len(v12)} 12-point", file=sys.stderr)
     ids, offsets = _design(data, v3, v12)
 

@@ -129,9 +129,7 @@ def parse_time_control(text: str) -> TimeControl:
     back. One :class:`ValueError` line for anything else."""
     t = text.strip().lower()
     try:
-        if t in ("inf", "none", "infinite", ""):
-            if t == "":
-                raise ValueError
+        if t in ("inf", "none", "infinite"):
             return TimeControl()
         m = re.fullmatch(r"st=" + _SECONDS, t)
         if m:
@@ -288,12 +286,10 @@ class Clock:
             return MoveTime(0.0, min(rec, hard), hard)
         if not self.overtime:
             # main time shared out, each move's share topped with a period's time
+            # (byo-yomi: a period; Canadian: one move's share of a period)
             extra = c.period if c.kind == "byoyomi" else c.period / max(c.moves, 1)
             rec = self.left / ahead + 0.8 * extra
-            hard = self.left + (c.period if c.kind == "byoyomi" else 0.0) - safety
-            if c.kind == "canadian":
-                hard = self.left + c.period / max(c.moves, 1) - safety
-            hard = max(0.0, min(hard, max(rec * 4, rec)))
+            hard = max(0.0, min(self.left + extra - safety, max(rec * 4, rec)))
             return MoveTime(0.0, min(rec, hard), hard)
         if c.kind == "byoyomi":
             hard = max(0.0, c.period - safety)

@@ -181,9 +181,10 @@ def play_game(s: Settings, index: int) -> SelfPlayGame:
         proved.append(is_exact)
         offsets.append(offset)
         movers.append(int(board.turn))
-        best.append(board.move_name(board.parse_move(result.move)) if result.move else "")
-        if result.move is not None and rng.random() >= s.randomness:
-            move = board.parse_move(result.move)
+        chosen = board.parse_move(result.move) if result.move else None
+        best.append("" if chosen is None else board.move_name(chosen))
+        if chosen is not None and rng.random() >= s.randomness:
+            move = chosen
         else:
             legal = list(board.legal_moves)
             move = legal[rng.randrange(len(legal))]

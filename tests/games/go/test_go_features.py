@@ -300,8 +300,10 @@ def test_mm_fit_raises_the_likelihood_every_iteration() -> None:
     weights beat uniform on held-out games."""
     tool = _tool()
     data = tool.extract([DATA9], 9)
-    v3 = tool._vocab(data["feats"][:, 0], data["chosen"], 8, 3)
-    v12 = tool._vocab(data["feats"][:, 1], data["chosen"], 12, 5)
+    from banmen.games.go.training import pattern_vocab
+
+    v3 = pattern_vocab(data["feats"][data["chosen"], 0], 8, 3)
+    v12 = pattern_vocab(data["feats"][data["chosen"], 1], 12, 5)
     ids, offsets = tool._design(data, v3, v12)
     ndec = len(data["chosen"])
     lls = []

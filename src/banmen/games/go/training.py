@@ -35,7 +35,7 @@ import numpy.typing as npt
 from banmen.engine import SpecError
 from banmen.trainable import ChoiceTrainer, Progress
 
-__all__ = ["PolicyTrainer", "fit_choices"]
+__all__ = ["PolicyTrainer", "fit_choices", "pattern_vocab", "pattern_levels"]
 
 #: quarters of a game: the held-out figures' phases
 PHASES = 4
@@ -208,14 +208,13 @@ def fit_choices(data: _Choices, min3: int, min12: int, max_iterations: int,
     (module docstring), and the fit's figures."""
     from scipy.optimize import minimize
 
-    from banmen.games.go.features import GROUPS, LEVELS, MAX_LEVEL, NGROUPS, Weights, canonical
+    from banmen.games.go.features import GROUPS, LEVELS, MAX_LEVEL, NGROUPS, Weights
 
     feats, starts, chosen, _phase = data.arrays()
-    vocab = [_vocab(feats[chosen, 0], 8, min3), _vocab(feats[chosen, 1], 12, min12)]
+    vocab = [pattern_vocab(feats[chosen, 0], 8, min3), pattern_vocab(feats[chosen, 1], 12, min12)]
     sizes = [len(vocab[0]) + 1, len(vocab[1]) + 1] + [LEVELS[g] for g in GROUPS[2:]]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    cols = [_levels(feats[:, 0], vocab[0], 8, canonical),
-            _levels(feats[:, 1], vocab[1], 12, canonical)]  # fmt: skip
+    cols = [pattern_levels(feats[:, 0], vocab[0], 8), pattern_levels(feats[:, 1], vocab[1], 12)]
     cols += [feats[:, g] for g in range(2, NGROUPS)]
     ids = np.stack([c + offsets[g] for g, c in enumerate(cols)], axis=1)
     nf = int(offsets[-1])
@@ -257,7 +256,7 @@ def fit_choices(data: _Choices, min3: int, min12: int, max_iterations: int,
     return Weights.from_canonical(levels, pat3, pat12), figures
 
 
-def _vocab(codes: npt.NDArray[np.int64], ncells: int, min_count: int) -> dict[int, int]:
+def pattern_vocab(codes: npt.NDArray[np.int64], ncells: int, min_count: int) -> dict[int, int]:
     """Canonical pattern -> level (1 ..), for those chosen at least ``min_count`` times."""
     from banmen.games.go.features import canonical
 
@@ -270,9 +269,11 @@ def _vocab(codes: npt.NDArray[np.int64], ncells: int, min_count: int) -> dict[in
     return {c: i + 1 for i, c in enumerate(kept)}
 
 
-def _levels(raw: npt.NDArray[np.int64], vocab: dict[int, int], ncells: int,
-            canonical: Any) -> npt.NDArray[np.int64]:  # fmt: skip
+def pattern_levels(raw: npt.NDArray[np.int64], vocab: dict[int, int],
+            ncells: int) -> npt.NDArray[np.int64]:  # fmt: skip
     """Each raw code's level (0: its canonical pattern is not in ``vocab``)."""
+    from banmen.games.go.features import canonical
+
     uniq, inv = np.unique(raw, return_inverse=True)
     lv = np.array([vocab.get(canonical(int(u), ncells), 0) for u in uniq], dtype=np.int64)
     return lv[inv].reshape(-1)
