@@ -38,7 +38,16 @@ import re
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-__all__ = ["TimeControl", "Clock", "MoveTime", "parse_time_control", "EXPECTED"]
+__all__ = ["TimeControl", "Clock", "MoveTime", "parse_time_control", "EXPECTED",
+           "EXPIRY_MARGIN", "DEFAULT_MOVES_AHEAD"]  # fmt: skip
+
+#: seconds a move may overrun its clock before the flag falls (cutechess's expiry
+#: margin): the referee measures a move from outside the engine (a worker's pipe, a
+#: process waking up on a loaded machine); the clock is charged the whole time, and a
+#: move within the margin leaves it at zero
+EXPIRY_MARGIN = 0.25
+#: moves of its own a side is expected still to play when its game says nothing
+DEFAULT_MOVES_AHEAD = 30
 
 #: what a time control looks like (the one-line error's second half)
 EXPECTED = ("expected inf, SECONDS (sudden death: 60 or 1:30), SECONDS+INC (Fischer: 60+0.6), "
@@ -206,13 +215,34 @@ class Clock:
         if self.control.kind == "canadian":
             self.moves_left = self.control.moves
 
-    def spend(self, seconds: float) -> bool:
+    def until_flag(self) -> float:
+        """The longest the next move may take before the flag falls (infinite with no
+        clock): the main time left and, in byo-yomi, the periods after it."""
+        c = self.control
+        if c.kind == "none":
+            return math.inf
+        if self.flagged:
+            return 0.0
+        if c.kind == "fixed":
+            return c.period
+        if c.kind == "byoyomi":
+            periods = self.periods_left if self.overtime else c.periods
+            return (0.0 if self.overtime else self.left) + periods * c.period
+        if c.kind == "canadian" and not self.overtime:
+            return self.left + c.period
+        return self.left
+
+    def spend(self, seconds: float, margin: float = 0.0) -> bool:
         """Charge one move of ``seconds``; ``False`` (and :attr:`flagged`) if the flag
-        fell on it. A clock whose flag fell stays so."""
+        fell on it. A move that overran by no more than ``margin`` seconds (the
+        referee's expiry margin) is charged as if it had just made it. A clock whose
+        flag fell stays so."""
         if self.flagged:
             return False
         c = self.control
         t = max(0.0, float(seconds))
+        if margin > 0 and c.kind != "none":
+            t = min(t, max(self.until_flag(), t - margin))
         if c.kind == "none":
             return True
         if c.kind == "fixed":

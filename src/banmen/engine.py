@@ -48,6 +48,8 @@ __all__ = [
     "FORFEIT_MARGIN",
     "UNTIMED_MOVE",
     "allowance",
+    "move_allowance",
+    "moves_ahead",
 ]
 
 
@@ -199,7 +201,7 @@ class Engine(ABC, Generic[BoardT]):
         if not self.__dict__.get("_warmed"):
             self.__dict__["_warmed"] = True
             self.warm_up()
-        request = Request(self.limit_for(limit), on_info, stop)
+        request = Request(self.limit_for(limit).on_clock(moves_ahead(board)), on_info, stop)
         if self.ends_at_game_over and board.is_game_over():
             return self.game_over(board, request)
         return self.choose(board, request)
@@ -254,6 +256,32 @@ FORFEIT_MARGIN = 2.0
 #: the longest a user's engine may take for a move with no time limit (a depth, its own
 #: settings), in seconds; the protocol front ends' ``--max-move-time`` by default
 UNTIMED_MOVE = 60.0
+
+
+def moves_ahead(board: Any) -> int | None:
+    """How many more moves the side to move of ``board`` is expected to play: the board's
+    own estimate (an optional ``moves_ahead()`` method: Othello's half the empty squares,
+    Go's half the empty points), else ``None`` (the clock's default is used)."""
+    estimate = getattr(board, "moves_ahead", None)
+    if estimate is None:
+        return None
+    try:
+        return max(1, int(estimate()))
+    except Exception:  # a board's estimate is advice: a broken one is none
+        return None
+
+
+def move_allowance(limit: Limit) -> float:
+    """How long a user's engine may take for a move under ``limit`` before its client
+    gives it up: on a game clock, until its flag falls plus the referee's expiry margin
+    (:data:`banmen.clock.EXPIRY_MARGIN`) and a little more, so that the referee, not the
+    client, calls the loss on time; otherwise :func:`allowance` of its time limit."""
+    if limit.timed:
+        from banmen.clock import EXPIRY_MARGIN
+
+        assert limit.clock is not None
+        return limit.clock.until_flag() + EXPIRY_MARGIN + 0.5
+    return allowance(limit.time)
 
 
 def allowance(seconds: float | None) -> float:

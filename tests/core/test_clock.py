@@ -137,3 +137,51 @@ def test_a_limit_with_a_target_crosses_a_pipe_whole() -> None:
     soft = Limit(time=2.0, target=0.5)
     assert Limit.from_dict(soft.to_dict()) == soft and Limit.from_dict(soft.to_dict()).target == 0.5
     assert Limit(time=1.0, depth=3).to_dict() == {"time": 1.0, "depth": 3, "nodes": None}
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=CONTROLS, shares=st.lists(st.floats(0.0, 1.5), min_size=1, max_size=80))
+def test_until_flag_is_exactly_where_the_flag_falls(text: str, shares: list[float]) -> None:
+    """A move of ``until_flag()`` seconds keeps the flag up; a little more drops it —
+    and within the expiry margin it does not (charged as if it had just made it)."""
+    c = Clock.start(parse_time_control(text))
+    for share in shares:
+        edge = c.until_flag()
+        over, within = c.copy(), c.copy()
+        assert not over.spend(edge + 0.01)
+        assert within.spend(edge + 0.2, margin=0.25)
+        assert c.spend(min(edge, share * edge))
+
+
+def test_a_limit_on_a_clock_takes_its_time_from_the_budget() -> None:
+    """``Limit.on_clock``: the hard maximum and the recommended time of the mover's clock,
+    within the limit's own time; the clocks cross the pipe; equality ignores them."""
+    from banmen.search.limits import Limit
+
+    clock = Clock.start(parse_time_control("60+1"))
+    b = clock.budget(20)
+    lim = Limit(depth=8).with_clocks(clock, Clock.start(parse_time_control("30")))
+    on = lim.on_clock(20)
+    assert on.time == pytest.approx(b.maximum) and on.target == pytest.approx(b.recommended)
+    assert on.depth == 8 and on.clock is not None and on.clock.left == 60
+    capped = Limit(time=0.5).with_clocks(clock).on_clock(20)
+    assert capped.time == 0.5 and capped.target is not None and capped.target <= 0.5
+    back = Limit.from_dict(on.to_dict())
+    assert back == on and back.clock == on.clock and back.opponent == on.opponent
+    assert back.opponent is not None and back.opponent.left == 30
+    assert Limit().with_clocks(Clock.start(TimeControl())).on_clock(5) == Limit()
+    assert not Limit().with_clocks(Clock.start(TimeControl())).timed
+    assert Limit().with_clocks(clock).timed and not Limit().with_clocks(clock).unbounded
+
+
+def test_a_spent_clock_still_gives_a_move_some_time() -> None:
+    """A clock at zero (a move made it within the margin) gives a positive time, so a
+    limit can be built; a flagged one is ``MoveTime(0, 0, 0)``."""
+    from banmen.search.limits import Limit
+
+    c = Clock.start(parse_time_control("1"))
+    assert c.spend(1.1, margin=0.25) and c.left == 0
+    on = Limit().with_clocks(c).on_clock()
+    assert on.time is not None and 0 < on.time <= 0.01
+    assert not c.spend(0.5)
+    assert c.budget().maximum == 0

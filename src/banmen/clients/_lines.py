@@ -39,7 +39,7 @@ import time
 from typing import IO, TypeVar
 
 from banmen import _reaper
-from banmen.engine import Engine, EngineFailure, GameBoard, Request, allowance
+from banmen.engine import Engine, EngineFailure, GameBoard, Request, move_allowance
 
 __all__ = [
     "LineProcess",
@@ -343,11 +343,12 @@ class EngineClient(Engine[B]):
 
     def _begin(self, request: Request) -> float:
         """A move starts: its deadline (``time.monotonic()``) is the request's start plus
-        :func:`~banmen.engine.allowance` of its time limit."""
+        :func:`~banmen.engine.move_allowance` of its limit (on a game clock: until its
+        flag falls, and the referee's margin)."""
         self._request = request
         self._stop_seen = None
         self._told = False
-        self._deadline = time.monotonic() - request.elapsed() + allowance(request.limit.time)
+        self._deadline = time.monotonic() - request.elapsed() + move_allowance(request.limit)
         self._move_deadline = self._deadline
         return self._deadline
 
@@ -364,8 +365,11 @@ class EngineClient(Engine[B]):
     def _allowed(self) -> str:
         """The move's allowance, for a message: ``3 s (its limit of 1 s plus 2 s)``."""
         assert self._request is not None
-        t = self._request.limit.time
-        total = allowance(t)
+        limit = self._request.limit
+        t = limit.time
+        total = move_allowance(limit)
+        if limit.timed:
+            return f"{total:g} s (until its flag falls, and the margin)"
         if t is None:
             return f"{total:g} s (a move with no time limit)"
         return f"{total:g} s (its limit of {t:g} s plus {total - t:g} s)"

@@ -66,7 +66,7 @@ _SIGN = {"win": 1, "draw": 0, "loss": -1}
 
 def _no_bound(limit: Limit) -> bool:
     """Neither a time nor a node limit (a depth means nothing to df-pn)."""
-    return limit.time is None and limit.nodes is None
+    return limit.time is None and limit.nodes is None and not limit.timed
 
 
 class ProofEngine(Engine[GameBoard]):
@@ -123,7 +123,7 @@ class ProofEngine(Engine[GameBoard]):
                 callback(progress_info(info))
 
         limit = request.limit
-        seconds = limit.time
+        seconds = limit.time if limit.target is None else limit.target  # (a clock's aim)
         if seconds is not None:
             seconds = max(0.001, seconds - request.elapsed())
         try:

@@ -59,7 +59,7 @@ C_PUCT = 0.4
 
 def _no_bound(limit: Limit) -> bool:
     """Neither a time nor a simulation limit (a depth means nothing to this search)."""
-    return limit.time is None and limit.nodes is None
+    return limit.time is None and limit.nodes is None and not limit.timed
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -236,7 +236,7 @@ class TreeEngine(Engine[GameBoard]):
                               names(mi.pv), mi.seconds))  # fmt: skip
 
         limit = request.limit
-        seconds = limit.time
+        seconds = limit.time if limit.target is None else limit.target  # (a clock's aim)
         if seconds is not None:
             seconds = max(0.005, seconds - request.elapsed() - _MARGIN)
         r = self.search.search(ctx, root, scratch, Limit(time=seconds, nodes=limit.nodes),

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from banmen.clock import DEFAULT_MOVES_AHEAD, Clock
+
 if TYPE_CHECKING:  # numpy is imported by the first StopFlag: a Limit alone needs none
     import numpy as np
     import numpy.typing as npt
@@ -40,6 +42,14 @@ class Limit:
     (the Go engine) stops near it and goes on towards ``time`` only while the search
     is unsettled; ``time`` stays the hard bound for every engine.
 
+    ``clock`` is the mover's game clock (:class:`banmen.clock.Clock`) and ``opponent``
+    the other side's, when the game is played on one (python-chess's ``white_clock``,
+    ``white_inc``, ``remaining_moves``: here the whole state, byo-yomi periods included).
+    :meth:`on_clock` turns them into this move's ``time`` and ``target`` — one
+    computation for every engine (:meth:`banmen.engine.Engine.think` calls it); a
+    program over a protocol is told the clocks themselves (GTP's ``time_left``, UGI's
+    ``p1time``). Two limits that differ only in their clocks compare equal.
+
     >>> Limit(time=0.5)
     Limit(time=0.5, depth=None, nodes=None)
     """
@@ -48,6 +58,8 @@ class Limit:
     depth: int | None = None
     nodes: int | None = None
     target: float | None = field(default=None, repr=False)
+    clock: Clock | None = field(default=None, repr=False, compare=False)
+    opponent: Clock | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.time is not None and not (self.time > 0 and math.isfinite(self.time)):
@@ -62,20 +74,61 @@ class Limit:
 
     @property
     def unbounded(self) -> bool:
-        return self.time is None and self.depth is None and self.nodes is None
+        return (
+            self.time is None
+            and self.depth is None
+            and self.nodes is None
+            and (self.clock is None or self.clock.control.unlimited)
+        )
+
+    @property
+    def timed(self) -> bool:
+        """Is the move on a game clock (a limited one)?"""
+        return self.clock is not None and not self.clock.control.unlimited
+
+    def on_clock(self, moves_ahead: int | None = None) -> Limit:
+        """This limit with the move's ``time`` (the hard maximum) and ``target`` (the
+        recommended time) taken from :attr:`clock`'s budget
+        (:meth:`banmen.clock.Clock.budget`), each within the limit's own ``time``;
+        ``moves_ahead``: the mover's moves the game expects still to play (``None``:
+        :data:`~banmen.clock.DEFAULT_MOVES_AHEAD`). The clocks are kept. A limit on no
+        clock is returned as it is."""
+        if not self.timed:
+            return self
+        assert self.clock is not None
+        ahead = DEFAULT_MOVES_AHEAD if moves_ahead is None else moves_ahead
+        b = self.clock.budget(ahead)
+        hard = max(0.001, b.maximum)
+        if self.time is not None:
+            hard = min(hard, self.time)
+        target = min(hard, max(0.001, b.recommended))
+        return Limit(hard, self.depth, self.nodes, target, self.clock, self.opponent)
+
+    def with_clocks(self, clock: Clock | None, opponent: Clock | None = None) -> Limit:
+        """This limit with the mover's clock (copied) and the opponent's."""
+        return Limit(self.time, self.depth, self.nodes, self.target,
+                     None if clock is None else clock.copy(),
+                     None if opponent is None else opponent.copy())  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
-        """The limit as JSON-ready data (``target`` only when set: a limit without one is
-        written as it always was), read back by :meth:`from_dict`."""
+        """The limit as JSON-ready data (``target`` and the clocks only when set: a limit
+        without them is written as it always was), read back by :meth:`from_dict`."""
         d: dict[str, Any] = {"time": self.time, "depth": self.depth, "nodes": self.nodes}
         if self.target is not None:
             d["target"] = self.target
+        if self.clock is not None:
+            d["clock"] = self.clock.to_dict()
+        if self.opponent is not None:
+            d["opponent"] = self.opponent.to_dict()
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Limit:
+        clock, opponent = d.get("clock"), d.get("opponent")
         return cls(time=d.get("time"), depth=d.get("depth"), nodes=d.get("nodes"),
-                   target=d.get("target"))  # fmt: skip
+                   target=d.get("target"),
+                   clock=None if clock is None else Clock.from_dict(clock),
+                   opponent=None if opponent is None else Clock.from_dict(opponent))  # fmt: skip
 
 
 class StopFlag:

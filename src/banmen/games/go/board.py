@@ -446,6 +446,13 @@ class Board:
         codes = self._codes[self._points]
         return [int(p) for p in self._points[codes == K.LEGAL]] + [PASS]
 
+    def moves_ahead(self) -> int:
+        """The side to move's moves still to come, about (a game clock shares its time
+        among them): half the empty points, at least ten (a game's end is filled in
+        quickly, and passes)."""
+        empty = self.size * self.size - len(self.stones(1)) - len(self.stones(2))
+        return max(10, empty // 2)
+
     def is_game_over(self) -> bool:
         return int(self._pos.meta[K.M_PASSES]) >= 2
 

@@ -266,6 +266,10 @@ class Game:
         """The colour that resigned, if one did."""
         return self._resigned
 
+    def moves_ahead(self) -> int:
+        """The side to move's moves still to come, about: the board's estimate."""
+        return self.board.moves_ahead()
+
     # ---- the end
 
     def is_game_over(self) -> bool:

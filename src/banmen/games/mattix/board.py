@@ -192,6 +192,11 @@ class Board(StackBoard[_Undo]):
         """Squares the side to move may take, in square order."""
         return [sq for sq in self.line() if self.cells[sq] is not None]
 
+    def moves_ahead(self) -> int:
+        """The side to move's moves still to come, at most (a game clock shares its time
+        among them): half the pieces left on the board."""
+        return max(1, sum(1 for c in self.cells if c is not None) // 2)
+
     def is_legal(self, sq: int) -> bool:
         return 0 <= sq < self.size * self.size and sq in self.legal_moves
 

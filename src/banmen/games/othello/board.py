@@ -120,6 +120,11 @@ class Board(StackBoard[_Undo]):
     def empties(self) -> int:
         return 64 - (self.black | self.white).bit_count()
 
+    def moves_ahead(self) -> int:
+        """The side to move's moves still to come, about (a game clock shares its time
+        among them): half the empty squares."""
+        return max(1, (self.empties() + 1) // 2)
+
     def final_margin(self, color: int | None = None) -> int:
         """Disc difference for ``color`` (default: side to move) with the empty squares
         given to the winner, the usual rule for a finished game (and for endgame solvers)."""

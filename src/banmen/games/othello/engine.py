@@ -111,7 +111,10 @@ class OthelloEngine(Engine[Board]):
                 return r
             if budget is not None:
                 budget = max(0.01, budget - request.elapsed())
-        mid = Limit(time=budget, depth=lim.depth, nodes=lim.nodes)
+        target = lim.target
+        if target is not None and budget is not None:  # (the clock's aim, what is left of it)
+            target = min(budget, max(0.005, target - request.elapsed()))
+        mid = Limit(time=budget, depth=lim.depth, nodes=lim.nodes, target=target)
         return self._midgame(board, replace(request, limit=mid))
 
     def _midgame(self, board: Board, request: Request) -> Result:
