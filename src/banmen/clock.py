@@ -209,6 +209,53 @@ class Clock:
             clock._enter_overtime()
         return clock
 
+    @classmethod
+    def reported(cls, control: TimeControl, left: float, stones: int = 0) -> Clock:
+        """The clock a controller reports the way GTP's ``time_left SECONDS STONES``
+        does: ``stones`` 0 is main time (``left`` of it; byo-yomi's periods all still
+        to come), else overtime — Canadian: ``stones`` moves to make in ``left``
+        seconds; byo-yomi: ``stones`` periods, ``left`` seconds of the current one.
+        No main time left (``0 0``) in byo-yomi or Canadian is the start of overtime.
+        ``fixed`` and an unlimited control keep their only state; ``moves`` keeps its
+        moves to go at a period's. Negative seconds count as 0.
+        :meth:`report` gives the two numbers back."""
+        c = control
+        left = max(0.0, float(left))
+        clock = cls.start(c)
+        if c.kind in ("none", "fixed"):
+            return clock
+        if c.kind not in ("byoyomi", "canadian"):
+            clock.left = left
+            return clock
+        if stones <= 0 and left > 0:
+            clock.overtime, clock.left, clock.periods_left = False, left, c.periods
+            clock.moves_left = 0
+            return clock
+        clock._enter_overtime()
+        if stones > 0:
+            clock.left = left
+            if c.kind == "byoyomi":
+                clock.periods_left = stones
+            else:
+                clock.moves_left = stones
+        return clock
+
+    def report(self) -> tuple[float, int]:
+        """The clock as GTP's ``time_left`` tells it: seconds left and, in overtime,
+        the Canadian moves to make or the byo-yomi periods left (0 in main time);
+        :meth:`reported` reads them back. A fixed time a move is one move in its
+        period; an unlimited clock has nothing to tell (``inf``, 0)."""
+        c = self.control
+        if c.kind == "none":
+            return math.inf, 0
+        if self.flagged:
+            return 0.0, 0
+        if c.kind == "fixed":
+            return c.period, 1
+        if c.kind in ("byoyomi", "canadian") and self.overtime:
+            return self.left, self.periods_left if c.kind == "byoyomi" else self.moves_left
+        return self.left, 0
+
     def _enter_overtime(self) -> None:
         self.overtime = True
         self.left = self.control.period
@@ -270,9 +317,9 @@ class Clock:
             self._enter_overtime()
         if c.kind == "byoyomi":
             # a move that fits in a period keeps it; each period overrun is lost
-            lost = int(t // c.period) if t > 0 else 0
-            if t > 0 and t % c.period == 0:
-                lost -= 1  # (exactly a period's time keeps that period)
+            # (exactly a period's time keeps that period; a rounding error of the
+            # main time's subtraction above does not cost one)
+            lost = max(0, math.ceil(t / c.period - 1e-9) - 1) if t > 0 else 0
             self.periods_left -= lost
             if self.periods_left <= 0:
                 self.periods_left = 0
@@ -281,9 +328,10 @@ class Clock:
             self.left = c.period
             return True
         self.left -= t  # canadian: so many moves in the period
-        if self.left < 0:
+        if self.left < -1e-9:  # (not a rounding error of the main time's subtraction)
             self.flagged = True
             return False
+        self.left = max(0.0, self.left)
         self.moves_left -= 1
         if self.moves_left == 0:
             self.left = c.period
@@ -321,8 +369,8 @@ class Clock:
             rec = self.left / ahead + 0.8 * extra
             hard = max(0.0, min(self.left + extra - safety, max(rec * 4, rec)))
             return MoveTime(0.0, min(rec, hard), hard)
-        if c.kind == "byoyomi":
-            hard = max(0.0, c.period - safety)
+        if c.kind == "byoyomi":  # (a controller may say a period is partly spent)
+            hard = max(0.0, min(self.left, c.period) - safety)
             return MoveTime(0.0, 0.8 * hard, hard)
         share = self.left / max(self.moves_left, 1)
         hard = max(0.0, min(self.left - safety, share * 3))

@@ -22,6 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 from banmen.cli import app
+from banmen.clock import Clock, parse_time_control
 from banmen.engine import Result, SpecError
 from banmen.games.go import BLACK, PASS, WHITE, Board, Game, free_handicap_points
 from banmen.games.go.gtp_client import GTPCommandError, GTPEngine, GTPError
@@ -597,34 +598,59 @@ def test_loadsgf_and_printsgf_round_trip(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- time
 
 
+def expected(s: GTPSession, color: int, control: str, mine: Clock | None = None,
+             theirs: Clock | None = None) -> Limit:  # fmt: skip
+    """The limit the session's move for ``color`` must have: the one computation,
+    :meth:`Limit.on_clock`, over the clocks (fresh ones on ``control`` by default)."""
+    tc = parse_time_control(control)
+    mine = mine or Clock.start(tc)
+    theirs = theirs or Clock.start(tc)
+    own = getattr(s.engine, "limit", None)
+    depth, nodes = (own.depth, own.nodes) if isinstance(own, Limit) else (None, None)
+    base = Limit(time=s.max_move_time, depth=depth, nodes=nodes)
+    return base.with_clocks(mine, theirs).on_clock(s.game.position_for(color).moves_ahead())
+
+
+def same(a: Limit | None, b: Limit) -> bool:
+    return a is not None and (a.time, a.depth, a.nodes, a.target) == pytest.approx(
+        (b.time, b.depth, b.nodes, b.target)
+    )
+
+
+def clock_state(c: Clock) -> tuple[float, int, int, bool, bool]:
+    return (round(c.left, 6), c.moves_left, c.periods_left, c.overtime, c.flagged)
+
+
 def test_time_control_sets_the_move_limit() -> None:
     engine = FirstMove()
     s = new_session(9, engine)
     ok(s, "genmove b")
     assert engine.limits[-1] is None  # no clock: the engine's own limit
+    ok(s, "time_left b 10 0")  # no time control: accepted, nothing changes
+    assert s.move_limit(BLACK) is None and s.clocks == {}
     ok(s, "time_settings 60 0 0")  # 60 s absolute
-    # 80 empty points: 60 s / max(20, 40) moves, 90% of that less 0.05 s
-    assert s.move_time(WHITE) == pytest.approx(0.9 * 60 / 40 - 0.05)
+    assert s.control == parse_time_control("60")
+    want = expected(s, WHITE, "60")  # (before the move is played)
     ok(s, "genmove w")
     limit = engine.limits[-1]
-    target = 0.9 * 60 / 40 - 0.05
-    assert limit is not None and limit.target == pytest.approx(target)
-    # an unsettled search may go on to 2.5 times that (a quarter of the time left is more)
-    assert limit.time == pytest.approx(2.5 * target)
-    ok(s, "time_left b 10 0")  # 10 s of main time, 79 empty points
-    assert s.move_time(BLACK) == pytest.approx(0.9 * 10 / 39 - 0.05)
-    ok(s, "boardsize 5")  # 25 empty points: at least 20 moves to go
-    assert s.move_time(BLACK) == pytest.approx(0.9 * 10 / 20 - 0.05)
+    assert same(limit, want) and limit is not None
+    assert limit.clock is not None and limit.opponent is not None  # the engine sees both
+    assert limit.target is not None and limit.time is not None
+    assert 0 < limit.target < limit.time <= 60  # a target, and a hard time past it
+    ok(s, "time_left b 10 0")  # 10 s of main time
+    mine = Clock.reported(parse_time_control("60"), 10)
+    assert clock_state(s.clocks[BLACK]) == clock_state(mine)
+    assert same(s.move_limit(BLACK), expected(s, BLACK, "60", mine, s.clocks[WHITE]))
+    ok(s, "time_settings 0 20 10")  # Canadian from the start: 20 s for 10 moves
+    assert s.control == parse_time_control("canadian=0+10/20")
+    assert s.clocks[WHITE].overtime and s.clocks[WHITE].moves_left == 10
+    assert same(s.move_limit(WHITE), expected(s, WHITE, "canadian=0+10/20"))
     ok(s, "time_left black 10 5")  # byo-yomi: 10 s for 5 stones
-    assert s.move_time(BLACK) == pytest.approx(0.9 * 2 - 0.05)
-    ok(s, "time_left b 0 0")
-    assert s.move_time(BLACK) == 0.05  # the floor
-    ok(s, "time_settings 5 30 1")  # main time, then 30 s a move: at least that
-    assert s.move_time(BLACK) == pytest.approx(0.9 * 30 - 0.05)
-    ok(s, "time_settings 0 20 10")  # byo-yomi from the start
-    assert s.move_time(WHITE) == pytest.approx(0.9 * 2 - 0.05)
+    assert clock_state(s.clocks[BLACK]) == (10.0, 5, 0, True, False)
+    ok(s, "time_settings 5 30 1")  # main time, then 30 s a move
+    assert s.control == parse_time_control("canadian=5+1/30")
     ok(s, "time_settings 0 1 0")  # byo-yomi time but no stones: no time limit
-    assert s.move_time(WHITE) is None
+    assert s.move_time(WHITE) is None and s.control.unlimited
     ok(s, "genmove w")
     assert engine.limits[-1] is None
     # the clock's time replaces the engine's own; its depth or node bound stays
@@ -632,34 +658,51 @@ def test_time_control_sets_the_move_limit() -> None:
     ok(s, "time_settings 60 0 0")
     limit = s.move_limit(BLACK)
     assert limit is not None and limit.nodes == 5000 and limit.time is not None
-    assert limit.target == pytest.approx(0.9 * 60 / 20 - 0.05)
+    assert same(limit, expected(s, BLACK, "60"))
+
+
+def test_genmoves_are_charged_to_the_clock() -> None:
+    """The session's clock counts on between time_left commands: each genmove's time is
+    charged to the mover, and the next move's limit comes from what is left."""
+    engine = FirstMove()
+    s = new_session(9, engine)
+    ok(s, "time_settings 10 0 0")
+    before = s.clocks[BLACK].left
+    ok(s, "genmove b")
+    assert 0 < s.clocks[BLACK].left <= before and s.clocks[WHITE].left == 10.0
+    s._spend(BLACK, 4.0)
+    left = s.clocks[BLACK].left
+    assert s.move_limit(BLACK) is not None
+    assert same(s.move_limit(BLACK), expected(s, BLACK, "10", s.clocks[BLACK], s.clocks[WHITE]))
+    s._spend(BLACK, left + 1)  # past the flag: nothing more to spend
+    assert s.clocks[BLACK].flagged
+    limit = s.move_limit(BLACK)
+    assert limit is not None and limit.time == pytest.approx(0.001)
+    ok(s, "time_left b 3 0")  # the controller's word sets it again
+    assert clock_state(s.clocks[BLACK]) == (3.0, 0, 0, False, False)
 
 
 def test_the_hard_limit_keeps_the_clock_safe() -> None:
-    """Past the target, a move may take 2.5 times as long, but no more than a quarter of
-    the main time left, half a Canadian period's time left, or nothing in Japanese
-    byo-yomi (an overrun costs a period)."""
+    """The hard time never reaches the flag: within the main time left (less a safety
+    margin), a Canadian period's time left, or one byo-yomi period."""
     s = new_session(19, FirstMove())
     ok(s, "time_settings 600 0 0")
-    ok(s, "time_left b 40 0")  # 40 s for ~180 moves: 0.9 * 40 / 180 - 0.05 a move
-    limit = s.move_limit(BLACK)
-    assert limit is not None and limit.target is not None and limit.time is not None
-    assert limit.time == pytest.approx(2.5 * limit.target)
-    ok(s, "time_left b 1 0")  # nearly flagged: the target's floor (0.05 s), 2.5x that
-    limit = s.move_limit(BLACK)
-    assert limit is not None and limit.target == 0.05 and limit.time == pytest.approx(0.125)
-    ok(s, "time_left b 0.1 0")  # a quarter of what is left is less than 2.5x the floor
-    limit = s.move_limit(BLACK)
-    assert limit is not None and limit.time == pytest.approx(0.05)
+    for left in ("40", "1", "0.1", "0"):
+        ok(s, f"time_left b {left} 0")
+        limit = s.move_limit(BLACK)
+        assert limit is not None and limit.time is not None and limit.target is not None
+        assert limit.time <= max(0.001, float(left)) and limit.target <= limit.time
     ok(s, "time_settings 0 30 10")  # Canadian: 30 s for 10 stones
-    ok(s, "time_left b 4 2")  # 4 s for the last two stones: target 1.75 s, at most 2 s
+    ok(s, "time_left b 4 2")  # 4 s for the last two stones
     limit = s.move_limit(BLACK)
-    assert limit is not None and limit.target == pytest.approx(0.9 * 2 - 0.05)
-    assert limit.time == pytest.approx(2.0)
+    assert limit is not None and limit.time is not None and limit.time < 4
     ok(s, "kgs-time_settings byoyomi 0 10 3")  # Japanese: 10 s a move, three periods
     ok(s, "time_left b 10 3")
     limit = s.move_limit(BLACK)
-    assert limit is not None and limit.time == limit.target == pytest.approx(0.9 * 10 - 0.05)
+    assert limit is not None and limit.time is not None and limit.time < 10
+    ok(s, "time_left b 7 3")  # 7 s left in this period: an overrun would cost one
+    limit = s.move_limit(BLACK)
+    assert limit is not None and limit.time is not None and limit.time < 7
 
 
 def test_huge_times_are_clamped_to_the_longest_move() -> None:
@@ -675,17 +718,22 @@ def test_huge_times_are_clamped_to_the_longest_move() -> None:
     ok(s, "time_left w 1" + "0" * 29 + " 0")
     assert s.move_time(WHITE) == 60.0
     ok(s, "time_left w -5 0")  # a clock past zero counts as zero
-    assert s.move_time(WHITE) == 0.05
+    assert s.clocks[WHITE].left == 0
+    limit = s.move_limit(WHITE)
+    assert limit is not None and limit.time == pytest.approx(0.001)
     ok(s, "time_settings 0 99999999999999999999 1")  # byo-yomi
     assert s.move_time(WHITE) == 60.0
+    before = (s.control, {c: clock_state(k) for c, k in s.clocks.items()})
     for line in ("time_settings 1e400 0 0", "time_settings nan 0 0", "time_left b inf 0",
-                 "time_settings 10 5 " + "9" * 40, "time_left b -1e400 0"):  # fmt: skip
+                 "time_settings 10 5 " + "9" * 40, "time_left b -1e400 0",
+                 "time_left b 10 -1", "time_left b 10 1.5"):  # fmt: skip
         assert fails(s, line).startswith("syntax error"), line
+    assert before == (s.control, {c: clock_state(k) for c, k in s.clocks.items()})
     short = new_session(9, engine, max_move_time=0.5)
     ok(short, "time_settings 3600 0 0")  # 90 s a move by the clock: the cap is less
     assert short.move_time(BLACK) == 0.5
     ok(short, "time_settings 10 0 0")
-    assert short.move_time(BLACK) == pytest.approx(0.9 * 10 / 40 - 0.05)
+    assert same(short.move_limit(BLACK), expected(short, BLACK, "10"))
     for bad in (0.0, -1.0, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="max_move_time"):
             new_session(9, engine, max_move_time=bad)
@@ -1039,29 +1087,36 @@ def test_kgs_time_settings_japanese_byoyomi_and_the_other_systems() -> None:
     s = new_session(9, engine)
     assert ok(s, "known_command kgs-time_settings") == "true"
     ok(s, "kgs-time_settings byoyomi 0 10 5")  # 10 s a move, 5 periods
-    assert s.move_time(BLACK) == pytest.approx(0.9 * 10 - 0.05)  # a whole period, not 10/5
+    assert s.control == parse_time_control("byoyomi=0+5x10")
+    assert same(s.move_limit(BLACK), expected(s, BLACK, "byoyomi=0+5x10"))
     s._spend(BLACK, 4.0)  # within the period: it starts again, no period lost
-    assert (s.clocks[BLACK].left, s.clocks[BLACK].stones) == (10.0, 5)
+    assert clock_state(s.clocks[BLACK]) == (10.0, 0, 5, True, False)
     s._spend(BLACK, 23.0)  # 13 s over: two periods used up
-    assert (s.clocks[BLACK].left, s.clocks[BLACK].stones) == (10.0, 3)
+    assert clock_state(s.clocks[BLACK]) == (10.0, 0, 3, True, False)
     ok(s, "time_left b 7 3")  # KGS: 7 s left in the period, 3 periods
-    assert s.move_time(BLACK) == pytest.approx(0.9 * 7 - 0.05)
-    ok(s, "kgs-time_settings byoyomi 600 30 5")  # main time first: at least one period
-    assert s.move_time(WHITE) == pytest.approx(0.9 * 30 - 0.05)
+    assert clock_state(s.clocks[BLACK]) == (7.0, 0, 3, True, False)
+    limit = s.move_limit(BLACK)
+    assert limit is not None and limit.time is not None and limit.time < 7
+    ok(s, "kgs-time_settings byoyomi 600 30 5")  # main time first
+    assert clock_state(s.clocks[WHITE]) == (600.0, 0, 5, False, False)
     s._spend(WHITE, 595.0)
-    assert s.clocks[WHITE].stones == 0 and s.clocks[WHITE].left == pytest.approx(5.0)
+    assert not s.clocks[WHITE].overtime and s.clocks[WHITE].left == pytest.approx(5.0)
     s._spend(WHITE, 40.0)  # main time runs out 35 s into byo-yomi: one period used up
-    assert (s.clocks[WHITE].left, s.clocks[WHITE].stones) == (30.0, 4)
+    assert clock_state(s.clocks[WHITE]) == (30.0, 0, 4, True, False)
+    ok(s, "time_left w 100 0")  # back in main time, all five periods to come
+    assert clock_state(s.clocks[WHITE]) == (100.0, 0, 5, False, False)
     ok(s, "kgs-time_settings canadian 0 60 10")  # as time_settings: 60 s for 10 moves
-    assert s.time_system == "canadian"
-    assert s.move_time(BLACK) == pytest.approx(0.9 * 6 - 0.05)
-    ok(s, "kgs-time_settings absolute 60")  # 80 empty points: 60 s / 40 moves
-    assert s.move_time(BLACK) == pytest.approx(0.9 * 60 / 40 - 0.05)
+    assert s.control == parse_time_control("canadian=0+10/60")
+    assert same(s.move_limit(BLACK), expected(s, BLACK, "canadian=0+10/60"))
+    ok(s, "kgs-time_settings absolute 60")
+    assert s.control == parse_time_control("60")
+    assert same(s.move_limit(BLACK), expected(s, BLACK, "60"))
     ok(s, "kgs-time_settings none")
     assert s.move_time(BLACK) is None
     for bad in ("kgs-time_settings", "kgs-time_settings fischer 60 5",
                 "kgs-time_settings byoyomi 60 0 5", "kgs-time_settings canadian 60 30",
-                "kgs-time_settings absolute -1", "kgs-time_settings none 5"):  # fmt: skip
+                "kgs-time_settings absolute -1", "kgs-time_settings none 5",
+                "kgs-time_settings byoyomi 60 10 x", "kgs-time_settings absolute nan"):  # fmt: skip
         assert fails(s, bad).startswith("syntax error"), bad
     assert s.move_time(BLACK) is None  # a refused command changed nothing
 

@@ -75,29 +75,31 @@ Choices where GTP leaves room:
   stones over the third and fourth lines
   (:func:`~banmen.games.go.board.free_handicap_points`); it may place fewer stones than
   asked when the board has no good point left (the specification allows it);
-* ``time_settings MAIN BYO STONES`` / ``time_left COLOR TIME STONES`` give the engine a
-  time per move (:meth:`GTPSession.move_time`): in main time, the time left divided by
-  ``max(20, empty points / 2)`` (an estimate of the moves still to play), but at least
-  the byo-yomi time per stone when there is byo-yomi (it follows the main time, so that
-  much is always safe); in byo-yomi, the period's time left divided by its stones left.
-  90% of that less 0.05 s (at least 0.05 s, at most the session's maximum) goes to the
-  engine, replacing the time bound of its own spec (its depth or node bound stays), as
-  the move's *target*; an engine that can tell an unsettled search (the Go engine: a
-  less visited move looking better) may go on up to 2.5 times that (its hard limit),
-  but never past a quarter of the main time left, half of a Canadian period's time
-  left, or the target in Japanese byo-yomi (:meth:`GTPSession.move_limit`).
-  ``BYO > 0`` with ``STONES = 0`` means no time limit (the specification's convention);
-  without ``time_settings`` the engine uses its own limit. The session also counts its own
-  thinking time down between ``time_left`` updates. Times must be finite numbers of
-  seconds (``syntax error`` otherwise, and for a negative ``time_settings``); a negative
+* ``time_settings MAIN BYO STONES``, ``kgs-time_settings`` and ``time_left`` set the
+  game's clock, a :class:`~banmen.clock.TimeControl` with a :class:`~banmen.clock.Clock`
+  for each side: ``time_settings`` is absolute time (``BYO`` 0: sudden death of
+  ``MAIN`` seconds) or Canadian overtime (``BYO`` seconds for every ``STONES`` moves
+  after the main time); ``BYO > 0`` with ``STONES = 0`` means no time limit (the
+  specification's convention). ``kgs-time_settings`` (KGS, GoGui) names the system:
+  ``none``; ``absolute MAIN``; ``canadian MAIN BYO STONES`` (as ``time_settings``);
+  ``byoyomi MAIN PERIOD PERIODS``, Japanese byo-yomi: after the main time each move must
+  be made within one PERIOD, and a move that overruns it uses up periods. Either starts
+  both clocks afresh. ``time_left COLOR TIME STONES`` sets that side's clock
+  (:meth:`Clock.reported <banmen.clock.Clock.reported>`): ``STONES`` 0 is main time;
+  otherwise, in Canadian overtime, ``STONES`` moves to make in ``TIME`` seconds, in
+  byo-yomi ``STONES`` periods left with ``TIME`` left in the current one. Without a time
+  control ``time_left`` is accepted and changes nothing. The session charges every
+  ``genmove`` of its own the time it took (a controller that sends no ``time_left``
+  still finds its clock right). A move is searched under
+  ``Limit(time=max_move_time, depth, nodes).with_clocks(mine, theirs).on_clock(...)``
+  (:meth:`GTPSession.move_limit`): its hard time and target come from the mover's
+  clock (:meth:`Clock.budget <banmen.clock.Clock.budget>`, with the board's estimate
+  of the moves still to play: half the empty points, at least ten), the one
+  time-per-move computation every banmen front end uses; the engine's own time bound
+  is replaced, its depth and node bounds stay. Without a clock the engine uses its own
+  limit. Times must be finite numbers of seconds (``syntax error`` otherwise, and for a
+  negative ``time_settings``; a refused command changes nothing); a negative
   ``time_left`` counts as 0 and times beyond :data:`TIME_MAX` (about 31 years) as that;
-* ``kgs-time_settings`` (KGS, GoGui) names the system: ``none``; ``absolute MAIN``;
-  ``canadian MAIN BYO STONES`` (as ``time_settings``); ``byoyomi MAIN PERIOD PERIODS``,
-  Japanese byo-yomi: after the main time, each move must be made within one PERIOD, and
-  a move that overruns it uses up periods. There ``time_left COLOR TIME N`` in byo-yomi
-  gives the time left in the current period and N the periods left; the engine gets the
-  time left in the period (in main time, at least one period: it always follows). The
-  clock's bookkeeping lives in :mod:`banmen.protocols.gtp_clock`;
 * no move takes longer than the session's maximum thinking time (``banmen gtp
   --max-move-time S``, by default :data:`MAX_MOVE_TIME`, 60 s), whatever the clock or the
   engine's own spec says: past it the engine is stopped (through its stop flag) and
@@ -146,7 +148,8 @@ from typing import IO, Any
 from banmen import __version__
 from banmen._files import FileRefused, read_small_text
 from banmen.analysis import Analysis, MoveValue
-from banmen.engine import Engine, EngineFailure
+from banmen.clock import Clock, TimeControl
+from banmen.engine import Engine, EngineFailure, moves_ahead
 from banmen.games.go import (
     BLACK,
     EMPTY,
@@ -177,7 +180,6 @@ from banmen.games.go.rules import komi_value
 from banmen.games.go.scoring import capturing_move, chains, seki_stones
 from banmen.numbers import KOMI, Bounded, NumberError
 from banmen.protocols._cap import capped, check_cap
-from banmen.protocols.gtp_clock import Clock, TimeSettings, hard_time, move_time
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = ["GTPSession", "GTPFailure", "preprocess", "main", "NAME"]
@@ -301,11 +303,10 @@ class GTPSession:
         self.game = self._new_game(size)
         self.name = name
         self.done = False
-        #: (main time, byo-yomi time, byo-yomi stones) from time_settings; None: no limit
-        self.time_settings: TimeSettings | None = None
-        #: "canadian" (time_settings: BYO seconds for STONES moves) or "byoyomi"
-        #: (kgs-time_settings byoyomi: BYO seconds a move, STONES periods)
-        self.time_system = "canadian"
+        #: the game's time control (``time_settings``, ``kgs-time_settings``)
+        self.control = TimeControl()
+        #: each side's clock on it (none without a time control), set by ``time_left``
+        #: and charged with the engine's own moves in between
         self.clocks: dict[int, Clock] = {}
         self.commands: dict[str, Callable[[list[str]], str]] = {
             "protocol_version": lambda a: "2",
@@ -582,25 +583,29 @@ class GTPSession:
 
     # ---- time
 
+    def _set_control(self, control: TimeControl) -> None:
+        """Both sides start the game's clock afresh on ``control``."""
+        self.control = control
+        self.clocks = {} if control.unlimited else {c: Clock.start(control) for c in (BLACK, WHITE)}
+
     def _time_settings(self, args: list[str]) -> str:
         a = _args(args, 3)
         main, byo, stones = _seconds(a[0]), _seconds(a[1]), _int(a[2], 0, "stones")
         if main < 0 or byo < 0:
             raise GTPFailure("syntax error")
         if byo > 0 and stones == 0:
-            self.time_settings = None  # the specification's "no time limit"
-            self.clocks = {}
-            return ""
-        self.time_settings = (main, byo, stones)
-        self.time_system = "canadian"
-        self.clocks = {c: Clock.at_start(self.time_settings) for c in (BLACK, WHITE)}
+            self._set_control(TimeControl())  # the specification's "no time limit"
+        elif byo == 0 or stones == 0:
+            self._set_control(TimeControl("sudden", main=main))  # absolute
+        else:
+            self._set_control(TimeControl("canadian", main=main, moves=stones, period=byo))
         return ""
 
     def _kgs_time_settings(self, args: list[str]) -> str:
         kind = _args(args, 1)[0].lower()
         rest = args[1:]
         if kind == "none" and not rest:
-            self.time_settings, self.clocks, self.time_system = None, {}, "canadian"
+            self._set_control(TimeControl())
             return ""
         wanted = {"absolute": 1, "canadian": 3, "byoyomi": 3}.get(kind)
         if wanted is None or len(rest) != wanted:
@@ -609,49 +614,51 @@ class GTPSession:
         byo, stones = (_seconds(rest[1]), _int(rest[2], 0, "stones")) if wanted == 3 else (0.0, 0)
         if main < 0 or byo < 0 or (wanted == 3 and (byo == 0 or stones == 0)):
             raise GTPFailure("syntax error")
-        self._time_settings([str(main), str(byo), str(stones)])
-        self.time_system = "byoyomi" if kind == "byoyomi" else "canadian"
+        if kind == "absolute":
+            control = TimeControl("sudden", main=main)
+        elif kind == "canadian":
+            control = TimeControl("canadian", main=main, moves=stones, period=byo)
+        else:
+            control = TimeControl("byoyomi", main=main, period=byo, periods=stones)
+        self._set_control(control)
         return ""
 
     def _time_left(self, args: list[str]) -> str:
         a = _args(args, 3)
         color, left, stones = _color(a[0]), _seconds(a[1]), _int(a[2], 0, "stones")
-        self.clocks[color] = Clock(max(left, 0.0), stones)
+        clock = self.clocks.get(color)
+        if clock is not None:  # (without a time control: accepted, nothing to set)
+            self.clocks[color] = Clock.reported(self.control, left, stones)
         return ""
 
-    def move_time(self, color: int) -> float | None:
-        """Seconds for ``color``'s next move from the clock (module docstring), at most
-        :attr:`max_move_time`, or ``None`` when there is no time limit."""
-        clock = self.clocks.get(color)
-        if clock is None:
-            return None
-        empties = self.board.size**2 - len(self.board.stones(BLACK))
-        empties -= len(self.board.stones(WHITE))
-        return move_time(clock, self.time_settings, self.time_system, empties, self.max_move_time)
-
     def move_limit(self, color: int) -> Limit | None:
-        """The :class:`Limit` for ``color``'s next move: ``None`` (the engine's own) without
-        a clock; else the clock's time instead of the engine's own, with its depth and node
-        bounds (read from the engine's ``limit`` attribute, if it has one)."""
-        seconds = self.move_time(color)
-        if seconds is None:
+        """The :class:`Limit` for ``color``'s next move: ``None`` (the engine's own)
+        without a clock; else the engine's depth and node bounds (from its ``limit``
+        attribute, if it has one) and at most :attr:`max_move_time`, on both sides'
+        clocks, with the move's time and target from :meth:`Limit.on_clock` (the one
+        time-per-move computation, :meth:`banmen.clock.Clock.budget`)."""
+        mine = self.clocks.get(color)
+        if mine is None:
             return None
-        hard = self._hard_time(color, seconds)
         own = getattr(self.engine, "limit", None)
-        if isinstance(own, Limit):
-            return Limit(time=hard, depth=own.depth, nodes=own.nodes, target=seconds)
-        return Limit(time=hard, target=seconds)
+        depth, nodes = (own.depth, own.nodes) if isinstance(own, Limit) else (None, None)
+        base = Limit(time=self.max_move_time, depth=depth, nodes=nodes)
+        theirs = self.clocks.get(WHITE if color == BLACK else BLACK)
+        view = self.game.position_for(color)
+        return base.with_clocks(mine, theirs).on_clock(moves_ahead(view))
 
-    def _hard_time(self, color: int, target: float) -> float:
-        """How long a move with ``target`` seconds may take while the engine's search is
-        unsettled (module docstring)."""
-        return hard_time(self.clocks[color], self.time_system, target, self.max_move_time)
+    def move_time(self, color: int) -> float | None:
+        """The time ``color``'s next move aims at (:meth:`move_limit`'s target), or
+        ``None`` without a clock."""
+        limit = self.move_limit(color)
+        return None if limit is None else limit.target
 
     def _spend(self, color: int, seconds: float) -> None:
-        """Count ``color``'s move of ``seconds`` down on its clock, if it has one."""
+        """Charge ``color``'s move of ``seconds`` to its clock, if it has one (the clock
+        counts on between ``time_left`` commands)."""
         clock = self.clocks.get(color)
         if clock is not None:
-            clock.spend(seconds, self.time_settings, self.time_system)
+            clock.spend(seconds)
 
     # ---- analysis (Leela Zero's and KataGo's extensions)
 
