@@ -93,4 +93,6 @@ def stable(state: Msg) -> Msg:
     if s.get("thinking"):
         s["thinking"] = {k: v for k, v in s["thinking"].items() if k != "seconds"}
     s.pop("info", None)
+    if s.get("clocks"):  # the timed move's time so far: a clock reading too
+        s["clocks"] = {k: v for k, v in s["clocks"].items() if k != "elapsed"}
     return s

@@ -118,7 +118,7 @@ class AnalysisRuns:
         if run is None:
             run = _AnalysisRun(key, len(key[0]))
             self._run = run
-            if s.board.is_game_over():
+            if s.over():  # (a game lost on time too)
                 run.status = "over"
                 self._tell(run)
                 return

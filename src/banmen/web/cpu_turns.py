@@ -7,6 +7,14 @@ the level's capped limit, tells the session's clients how the search goes (``inf
 ``progress``, and ``queue`` with its place while every engine worker is busy), plays the
 move it finds, and pauses the game with a one-line error when the search fails. A result
 that comes after the move was abandoned (undo, new settings, everyone left) is dropped.
+
+On a game clock (:mod:`banmen.web.clocks`) the search's limit carries the CPU's clock and
+its opponent's (:meth:`~banmen.search.limits.Limit.with_clocks`): the engine takes its
+move's time from them, and the level's own time bound gives way to the clock (its depth
+or node bound stays; :data:`~banmen.web.levels.MOVE_TIME_CAP` still caps a move). The
+CPU's clock runs while its search runs — from the moment it has an engine — and the move
+is charged to it when it comes (:meth:`GameSession.charge`): a move after the flag loses
+the game on time.
 """
 
 from __future__ import annotations
@@ -18,8 +26,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from banmen.engine import Info, Result
+from banmen.search.limits import Limit
 from banmen.web.engines import waiting_for
-from banmen.web.levels import Level, capped_limit
+from banmen.web.levels import MOVE_TIME_CAP, Level, capped_limit
 from banmen.web.protocol import ProtocolError
 from banmen.worker import EngineError, Job, PoolBusy, Progress
 
@@ -72,6 +81,11 @@ class CpuTurns:
             else None,
         }
 
+    def searching(self) -> bool:
+        """Whether the CPU's search runs (it has an engine: not waiting in line)."""
+        turn = self._turn
+        return turn is not None and turn.job.started and turn.queue == 0
+
     def needs_engine(self) -> bool:
         """Whether the CPU's search (running, waiting in line, or about to start after
         its delay) leaves no engine worker for an analysis."""
@@ -82,7 +96,7 @@ class CpuTurns:
 
     def _to_move(self) -> Level | None:
         s = self.session
-        if s.closed or s.paused or s.board.is_game_over():
+        if s.closed or s.paused or s.over():
             return None
         lv = s.level(s.board.turn)
         return lv if lv.is_cpu else None
@@ -153,6 +167,7 @@ class CpuTurns:
                 s.broadcast({"type": "queue", "position": position, "message": line})
             else:  # its search has started: the thinking clock starts now
                 holder[0].started = time.monotonic()
+                s.sync_clock()  # (and the game clock, if any)
                 s.broadcast_state()
 
         try:
@@ -160,7 +175,7 @@ class CpuTurns:
                 s.game.name,
                 s.board.to_dict(),
                 lv.spec,
-                capped_limit(lv.spec, game=s.game.name),
+                self._limit(lv.spec, player),
                 on_info=on_info,
                 on_progress=on_progress,
                 owner=s.id,
@@ -173,7 +188,19 @@ class CpuTurns:
         holder.append(turn)
         self._turn = turn
         self.info = None
+        s.sync_clock()  # the CPU's clock runs if its search has started
         s.spawn(self._finish(turn))
+
+    def _limit(self, spec: str, player: int) -> Limit:
+        """The search's limit: the level's, capped; on a clock, the clock's instead of
+        the level's time (module docstring)."""
+        s = self.session
+        limit = capped_limit(spec, game=s.game.name)
+        c = s.clocks
+        if c is None:
+            return limit
+        own = Limit(time=MOVE_TIME_CAP, depth=limit.depth, nodes=limit.nodes)
+        return own.with_clocks(c.clocks[player], c.clocks[3 - player])
 
     async def _finish(self, turn: _CpuTurn) -> None:
         s = self.session
@@ -194,6 +221,9 @@ class CpuTurns:
                 sq = s.game.parse_move(s.board, result.move)
             except ProtocolError as e:
                 await self._failed(f"bad engine move {result.move!r}: {e}")
+                return
+            if not s.charge(turn.player):
+                await s.commit()  # its flag fell before its move came: lost on time
                 return
             s.board.push(sq)
             s.cpu = {

@@ -199,10 +199,13 @@ class Hub:
         board: SessionBoard | None = None,
     ) -> GameSession:
         """A new game (from ``board`` if given); unspecified settings are carried over from
-        ``current``."""
+        ``current`` (the time control too: a fresh clock on it)."""
+        clock = msg.clock
         if current is not None:
             players = dict(current.players)
             delay = current.delay_ms
+            if clock is None and current.clocks is not None:
+                clock = current.clocks.control
         else:
             players = {1: game.defaults.players[0], 2: game.defaults.players[1]}
             delay = game.defaults.delay_ms
@@ -211,7 +214,13 @@ class Hub:
         if board is None:
             board, seed = game.new_board(msg, current.board if current is not None else None)
         session = GameSession.new(
-            self.services, game, board=board, seed=seed, players=players, delay_ms=delay
+            self.services,
+            game,
+            board=board,
+            seed=seed,
+            players=players,
+            delay_ms=delay,
+            clock=clock,
         )
         self.sessions[session.id] = session
         return session

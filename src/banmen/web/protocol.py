@@ -72,6 +72,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from banmen.clock import TimeControl, parse_time_control
 from banmen.numbers import Bounded, NumberError, shown
 
 __all__ = [
@@ -81,6 +82,7 @@ __all__ = [
     "MAX_LOAD_CHARS",
     "MAX_KOMI",
     "MAX_CELLS",
+    "MAX_CLOCK_CHARS",
     "ProtocolError",
     "GameRules",
     "Join",
@@ -179,6 +181,8 @@ class NewGame:
     rules: str | None = None
     komi: float | None = None
     handicap: int = 0
+    #: the game's time control (``None``: the present game's)
+    clock: TimeControl | None = None
 
 
 @dataclass(frozen=True)
@@ -230,7 +234,7 @@ Message = Join | NewGame | Move | Undo | Stop | Settings | Load | Action | Analy
 
 _FIELDS: dict[str, tuple[str, ...]] = {
     "join": ("id",),
-    "new": ("size", "seed", "rules", "komi", "handicap", "players"),
+    "new": ("size", "seed", "rules", "komi", "handicap", "players", "clock"),
     "move": ("square",),
     "undo": (),
     "stop": (),
@@ -350,6 +354,26 @@ def _handicap(value: Any) -> int:
     return n
 
 
+#: the longest 'clock' a 'new' may give (the longest real one is about 30 characters)
+MAX_CLOCK_CHARS = 64
+
+
+def _clock(value: Any) -> TimeControl | None:
+    """A time control's text (:func:`banmen.clock.parse_time_control`), or ``None``."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ProtocolError(f'\'clock\' must be a string like "3+2" or "inf", got {_kind(value)}')
+    if len(value) > MAX_CLOCK_CHARS:
+        raise ProtocolError(
+            f"'clock' is too long ({len(value)} characters): a time control like \"3+2\""
+        )
+    try:
+        return parse_time_control(value)
+    except ValueError as e:
+        raise ProtocolError(str(e)) from None
+
+
 def decode_object(
     raw: str | bytes | None, example: str, limit: int = MAX_MESSAGE_BYTES
 ) -> dict[str, Any]:
@@ -424,6 +448,7 @@ def parse_message(raw: str | bytes | None, rules: GameRules) -> Message:
             _rule_set(data.get("rules"), rules.rule_sets),
             _komi(data.get("komi")),
             _handicap(data.get("handicap")),
+            _clock(data.get("clock")),
         )
     if kind == "move":
         if rules.cell_pairs and ("from" in data or "to" in data):

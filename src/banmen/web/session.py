@@ -16,6 +16,14 @@ Everything here runs on the event loop and never blocks it: rules checks are mic
 SQLite runs on the store's own thread, searches run in worker processes, and records are
 read and replayed on a thread of their own (:class:`~banmen.web.offload.OffLoop`: the
 hub's loads and joins).
+
+A game may be played on a clock (:mod:`banmen.web.clocks`; the ``new`` message's
+``clock``): the session is the referee. It runs the clock of the side to move, charges
+each move's real time to the mover's clock (:data:`~banmen.clock.EXPIRY_MARGIN` given),
+sets a timer for the running clock's flag and ends the game on time when it falls
+(:class:`~banmen.games.outcome.Termination` ``TIME``: the state's ``outcome``); the CPU
+searches with both clocks in its limit (:meth:`~banmen.search.limits.Limit.with_clocks`).
+Undo gives the undone moves' time back.
 """
 
 from __future__ import annotations
@@ -28,9 +36,12 @@ from collections.abc import Callable, Coroutine
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Protocol
 
+from banmen.clock import TimeControl
 from banmen.engine import GameBoard
+from banmen.games.outcome import Outcome, Termination
 from banmen.web.analysis_runs import AnalysisRuns
 from banmen.web.client import Client
+from banmen.web.clocks import GameClocks
 from banmen.web.cpu_turns import CpuTurns
 from banmen.web.games import WebGame
 from banmen.web.levels import Level
@@ -69,14 +80,16 @@ class SessionBoard(GameBoard, Protocol):
 @dataclass
 class Services:
     """What every session shares: the saved-game store, the engine pool, the games (each
-    with its levels), the server's limits, the clock the rate limits use, and the thread
-    that reads and replays game records off the event loop."""
+    with its levels), the server's limits, the clock the rate limits use, the wall clock
+    the game clocks run on (saved with a game: a reload finds them where they were), and
+    the thread that reads and replays game records off the event loop."""
 
     store: GameStore
     pool: EnginePool
     games: dict[str, WebGame[Any]]
     limits: Limits = field(default_factory=Limits)
     clock: Callable[[], float] = time.monotonic
+    wall: Callable[[], float] = time.time
     reader: OffLoop = field(default_factory=OffLoop)
 
 
@@ -94,6 +107,8 @@ class GameSession:
     delay_ms: int
     paused: bool = False
     cpu: dict[str, Any] | None = None  # the last CPU move's search result, for display
+    #: the game clocks (``None``: no clock)
+    clocks: GameClocks | None = None
     clients: set[Client] = field(default_factory=set, init=False)
     #: the CPU's moves
     turns: CpuTurns = field(init=False)
@@ -106,6 +121,7 @@ class GameSession:
         self.analysis = AnalysisRuns(self)
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed = False
+        self._flag_timer: asyncio.TimerHandle | None = None
 
     # ------------------------------------------------------------------ construction
 
@@ -119,7 +135,9 @@ class GameSession:
         seed: int | None,
         players: dict[int, str],
         delay_ms: int | None = None,
+        clock: TimeControl | None = None,
     ) -> GameSession:
+        """A new game; ``clock``: its time control (``None`` or unlimited: no clock)."""
         return cls(
             new_game_id(),
             game,
@@ -128,6 +146,7 @@ class GameSession:
             seed=seed,
             players=dict(players),
             delay_ms=game.defaults.delay_ms if delay_ms is None else delay_ms,
+            clocks=None if clock is None or clock.unlimited else GameClocks.start(clock),
         )
 
     @classmethod
@@ -161,6 +180,12 @@ class GameSession:
         cpu = record.get("cpu")
         if not (isinstance(cpu, dict) and isinstance(cpu.get("ply"), int)):
             cpu = None  # display only: drop it rather than trip over it later
+        clocks = None
+        if record.get("clocks") is not None:
+            try:
+                clocks = GameClocks.from_dict(record["clocks"])
+            except ValueError as e:
+                log.warning("game %s: its clocks could not be read (%s): no clock", game_id, e)
         return cls(
             game_id,
             game,
@@ -171,10 +196,22 @@ class GameSession:
             delay_ms=delay,
             paused=record.get("paused") is True,
             cpu=cpu,
-        )
+            clocks=clocks,
+        )._resumed()
+
+    def _resumed(self) -> GameSession:
+        """A saved session read back: a CPU's search was abandoned when it was saved (its
+        clock runs again when its search does; the time since is not its), a human's
+        clock has gone on running."""
+        c = self.clocks
+        if c is not None and c.since is not None and c.side is not None:
+            if c.side != self.board.turn or self.level(c.side).is_cpu:
+                c.since = None
+        return self
 
     def record(self) -> dict[str, Any]:
         """The JSON object saved in the store."""
+        flagged = self.lost_on_time()
         return {
             "version": RECORD_VERSION,
             "board": self.board.to_dict(),
@@ -183,9 +220,32 @@ class GameSession:
             "delay_ms": self.delay_ms,
             "paused": self.paused,
             "cpu": self.cpu,
+            "clocks": None if self.clocks is None else self.clocks.to_dict(),
+            # a loss on time, which the board cannot tell (read from the clocks)
+            "outcome": None
+            if flagged is None
+            else Outcome(Termination.TIME, 3 - flagged).to_dict(),
         }
 
     # ------------------------------------------------------------------ queries
+
+    def over(self) -> bool:
+        """Whether the game is over: by its rules, or on time."""
+        return self.board.is_game_over() or self.lost_on_time() is not None
+
+    def lost_on_time(self) -> int | None:
+        """The side whose flag fell, if one did."""
+        return None if self.clocks is None else self.clocks.flagged
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended (``None``: it goes on): on time, or as its game says
+        (:meth:`banmen.games.GameDef.outcome_of`)."""
+        flagged = self.lost_on_time()
+        if flagged is not None:
+            return Outcome(Termination.TIME, 3 - flagged)
+        if not self.board.is_game_over():
+            return None
+        return self.game.definition.outcome_of(self.board)
 
     def level(self, side: int) -> Level:
         return self.game.levels[self.players[side]]
@@ -223,16 +283,17 @@ class GameSession:
         """The full state message: the fields every game has, plus the game's own (see
         :meth:`WebGame.describe`)."""
         b = self.board
-        over = b.is_game_over()
+        over = self.over()
         thinking = self.turns.thinking()
-        # how the game ended (GameDef.outcome_of), with the line that tells it
+        # how the game ended (on time, or GameDef.outcome_of), with the line that tells it
         try:
-            ended = self.game.definition.outcome_of(b) if over else None
+            ended = self.outcome()
         except Exception:  # a game package's hook that fails: the page says less
             ended = None
         outcome = None
         if ended is not None:
             outcome = {**ended.to_dict(), "words": ended.words(self.game.sides)}
+        on_time = ended is not None and ended.termination is Termination.TIME
         return {
             "type": "state",
             "id": self.id,
@@ -241,9 +302,10 @@ class GameSession:
             "turn": b.turn,
             **self.game.describe(b, self._start),
             "over": over,
-            "result": b.result(),
-            "winner": b.winner(),
+            "result": ended.result() if on_time and ended is not None else b.result(),
+            "winner": ended.winner if on_time and ended is not None else b.winner(),
             "outcome": outcome,
+            "clocks": None if self.clocks is None else self.clocks.view(self.services.wall()),
             "players": {str(k): v for k, v in self.players.items()},
             "delay_ms": self.delay_ms,
             "paused": self.paused,
@@ -258,7 +320,7 @@ class GameSession:
         """What tells the position shown from any other: its moves, and whether the game
         is over — a Go game ends without a move (a resignation, counting asked for) and
         goes on again without one (undo of either)."""
-        return tuple(self.board.move_stack), self.board.is_game_over()
+        return tuple(self.board.move_stack), self.over()
 
     @property
     def closed(self) -> bool:
@@ -286,8 +348,82 @@ class GameSession:
             self.broadcast(self.view())
 
     def kick(self) -> None:
-        """Start the CPU's move if it is a CPU's turn and nothing is under way."""
+        """Start the CPU's move if it is a CPU's turn and nothing is under way (the
+        clocks follow)."""
+        self.sync_clock()
         self.turns.kick()
+
+    # ------------------------------------------------------------------ clocks
+
+    def sync_clock(self) -> None:
+        """Run the clock of the side to move if it should run — a human's whenever it is
+        to move, a CPU's while its search runs — and stop it otherwise (a pause, a CPU
+        waiting for an engine or for its delay, a finished game); set the timer of its
+        flag."""
+        c = self.clocks
+        if c is None:
+            return
+        now = self.services.wall()
+        side = self.board.turn
+        if self._closed or self.over():
+            c.halt(now)
+        elif self.level(side).is_cpu and not self.turns.searching():
+            c.halt(now)
+        else:
+            c.resume(side, now)
+        self._arm_flag_timer(now)
+
+    def _arm_flag_timer(self, now: float) -> None:
+        if self._flag_timer is not None:
+            self._flag_timer.cancel()
+            self._flag_timer = None
+        wait = None if self.clocks is None or self._closed else self.clocks.until_expiry(now)
+        if wait is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a test of the session alone): check_flag is called
+            return
+        # a hair after the flag: the check finds it fallen (else it sets the timer again)
+        self._flag_timer = loop.call_later(wait + 0.02, self._on_flag_timer)
+
+    def _on_flag_timer(self) -> None:
+        self._flag_timer = None
+        self.spawn(self._timer_check())
+
+    async def _timer_check(self) -> None:
+        await self.check_flag()
+
+    async def check_flag(self) -> bool:
+        """End the game on time if the running clock's flag has fallen (the referee's
+        timer calls it); whether it did."""
+        c = self.clocks
+        if c is None or self._closed:
+            return False
+        if not c.expired(self.services.wall()):
+            self.sync_clock()  # not yet (a timer early): set again
+            return False
+        c.flag(self.services.wall())
+        self._flag_fell()
+        await self.commit()
+        return True
+
+    def charge(self, side: int) -> bool:
+        """Charge the move ``side`` is about to play to its clock (no clock: nothing);
+        ``False`` if its flag fell first: the game is lost on time, no move is played."""
+        c = self.clocks
+        if c is None:
+            return True
+        ok = c.charge(side, len(self.board.move_stack), self.services.wall())
+        if not ok:
+            self._flag_fell()
+        return ok
+
+    def _flag_fell(self) -> None:
+        self.turns.cancel()  # a CPU's search, if it was its flag (or its move is moot)
+        if self._flag_timer is not None:
+            self._flag_timer.cancel()
+            self._flag_timer = None
 
     def show_analysis(self, client: Client) -> None:
         """After ``client`` joined or switched analysis on: start what it needs, or send it
@@ -309,16 +445,20 @@ class GameSession:
         self._closed = True
         self.turns.cancel()
         self.analysis.stop()
+        if self._flag_timer is not None:
+            self._flag_timer.cancel()
+            self._flag_timer = None
 
     async def save(self) -> None:
-        b = self.board
+        """Save the game (its clocks as they run: :meth:`sync_clock` first)."""
+        self.sync_clock()
         try:
             await self.services.store.asave(
                 self.id,
                 self.game.name,
                 self.record(),
-                moves=len(b.move_stack),
-                finished=b.is_game_over(),
+                moves=len(self.board.move_stack),
+                finished=self.over(),
             )
         except sqlite3.Error as e:
             log.error("could not save game %s: %s", self.id, e)
@@ -355,6 +495,12 @@ class GameSession:
 
     async def _human_move(self, msg: Move) -> None:
         b = self.board
+        flagged = self.lost_on_time()
+        if flagged is not None:
+            raise ProtocolError(
+                f"the game is over: {self.game.side_name(flagged)} lost on time "
+                "(start a new game or undo)"
+            )
         if b.is_game_over():
             raise ProtocolError(self.game.over_message(b))
         lv = self.level(b.turn)
@@ -367,6 +513,13 @@ class GameSession:
             move = self.game.move_between(b, *msg.cells)
         else:
             move = self.game.parse_move(b, msg.square)
+        side = b.turn
+        if not self.charge(side):
+            await self.commit()
+            raise ProtocolError(
+                f"{self.game.side_name(side)}'s flag fell before the move came: "
+                "the game is lost on time"
+            )
         b.push(move)
         await self.commit()
 
@@ -393,6 +546,8 @@ class GameSession:
         if target is not None:
             while len(b.move_stack) > target:
                 b.pop()
+            if self.clocks is not None:  # the undone moves' time given back
+                self.clocks.undo_to(target, self._turn_at)
             if self.cpu is not None and self.cpu.get("ply", 0) > target:
                 self.cpu = None
         if not humans:
