@@ -51,6 +51,7 @@ from typing import Any
 
 from banmen.arena.schedule import Job
 from banmen.arena.store import GameRecord
+from banmen.clock import EXPIRY_MARGIN, Clock
 from banmen.engine import (
     FORFEIT_MARGIN,
     Engine,
@@ -175,6 +176,10 @@ def play_game(
     times: list[float] = []
     proofs: list[dict[str, Any]] = []
     forfeit: dict[str, Any] | None = None
+    flag: dict[str, Any] | None = None  # a loss on time: who, and the move's time
+    clocks = {side: _start_clock(parsed[name])
+              for side, name in ((1, job.first), (2, job.second))}  # fmt: skip
+    left: list[float | None] = []  # each move's mover's clock left after it
 
     def lost(side: int, name: str, e: Exception) -> dict[str, Any]:
         cache.drop(game, parsed[name])
@@ -195,7 +200,7 @@ def play_game(
                 raise
             forfeit = forfeit or lost(side, name, e)
     capped = False
-    while forfeit is None and not board.is_game_over():
+    while forfeit is None and flag is None and not board.is_game_over():
         if len(moves) >= game.max_plies:
             capped = True  # stopped: no result by the rules
             break
@@ -203,27 +208,45 @@ def play_game(
         name = job.first if side == 1 else job.second
         spec = parsed[name]
         judged = spec.user
+        clock = clocks[side]
+        limit = None if clock is None else spec.limit.with_clocks(clock, clocks[3 - side])
         t0 = time.perf_counter()
         try:
-            result = engines[side].think(board)
+            result = engines[side].think(board, limit)
             took = time.perf_counter() - t0
-            move = _checked(board, result, took, spec.limit.time if judged else None, judged)
+            move = _checked(board, result, took, spec.limit.time if judged else None,
+                            judged and clock is None)  # fmt: skip
             if move is None:  # a live game with legal moves: no answer is no move
                 raise ValueError("gave no move in a game that goes on")
         except Exception as e:
+            took = time.perf_counter() - t0
             if not judged:
                 raise  # banmen's own engine failed: a bug, not a forfeit
-            times.append(round(time.perf_counter() - t0, 6))
-            forfeit = lost(side, name, e)
+            times.append(round(took, 6))
+            if clock is not None and took > clock.until_flag() + EXPIRY_MARGIN:
+                flag = _flag_fell(clock, side, name, took)  # its client gave up: on time
+                cache.drop(game, spec)
+                left.append(0.0)
+            else:
+                forfeit = lost(side, name, e)
             break
         times.append(round(took, 6))
+        if clock is not None:
+            before = clock.copy()
+            if not clock.spend(took, EXPIRY_MARGIN):
+                flag = _flag_fell(before, side, name, took)
+                left.append(0.0)
+                break
+            left.append(round(clock.left, 6))
+        else:
+            left.append(None)
         proof = _proof(result, len(moves), side, name)
         if proof is not None:
             proofs.append(proof)
         board.push(move)  # Go's "resign" too: it ends the game
         moves.append(result.move or "")
     extra: dict[str, Any] = {}
-    if forfeit is None and not capped and game.settle is not None:
+    if forfeit is None and flag is None and not capped and game.settle is not None:
         referee = _Referee((job.first, job.second), parsed, moves, times, lost)
         try:
             extra = game.settle(board, (engines[1], engines[2]), {}, referee)
@@ -231,8 +254,15 @@ def play_game(
             forfeit, extra = e.info, e.extra
     if proofs:
         extra = {**extra, "proofs": proofs}
+    if clocks[1] is not None or clocks[2] is not None:
+        extra = {**extra, "clock": {
+            "controls": [None if c is None else str(c.control) for c in (clocks[1], clocks[2])],
+            "margin": EXPIRY_MARGIN, "left": left[: len(moves) + 1]}}  # fmt: skip
     s1, s2 = game.scores(board)
-    if forfeit is not None:
+    if flag is not None:
+        outcome = Outcome(Termination.TIME, 3 - int(flag["side"]))
+        extra = {**extra, "flag": flag}
+    elif forfeit is not None:
         outcome = Outcome(Termination.FORFEIT, 3 - int(forfeit["side"]))
         extra = {**extra, "forfeit": forfeit}
     elif capped:
@@ -248,6 +278,25 @@ def play_game(
     return GameRecord(job.pairing, job.pair, job.swapped, job.first, job.second, job.deal_seed,
                       outcome.result(), int(s1), int(s2), moves, times, extra,
                       outcome)  # fmt: skip
+
+
+def _start_clock(spec: PlayerSpec) -> Clock | None:
+    """The game clock a player starts on: its run's time control (``--tc``, carried by
+    its spec's limit), or ``None`` (its spec's own limit, move by move)."""
+    clock = spec.limit.clock
+    if clock is None or clock.control.unlimited:
+        return None
+    return Clock.start(clock.control)
+
+
+def _flag_fell(clock: Clock, side: int, name: str, took: float) -> dict[str, Any]:
+    """The record of a loss on time: the side, the player, the move's time and what its
+    clock allowed (until the flag, and the margin)."""
+    allowed = clock.until_flag()
+    reason = (f"lost on time: took {took:.2f} s for a move with {allowed:.2f} s on its "
+              f"clock ({clock.control}) and a margin of {EXPIRY_MARGIN:g} s")  # fmt: skip
+    return {"side": side, "player": name, "took": round(took, 6),
+            "allowed": round(allowed, 6), "margin": EXPIRY_MARGIN, "reason": reason}  # fmt: skip
 
 
 class _Referee:

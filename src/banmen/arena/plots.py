@@ -10,7 +10,8 @@ from banmen.arena.report import numeric_option
 
 __all__ = [
     "write_plots", "varying_option", "render_svg", "heatmap_figure", "PLOTS",
-    "comparison_figure", "plot_comparison", "render_comparison_svg",
+    "comparison_figure", "plot_comparison", "render_comparison_svg", "clock_figure",
+    "plot_clock",
 ]  # fmt: skip
 
 
@@ -148,6 +149,44 @@ def plot_margins(report: dict[str, Any], out: Path) -> list[Path]:
     return paths
 
 
+def clock_figure(report: dict[str, Any]) -> Any:
+    """A run on clocks: each player's mean time a move and mean clock left, by its move
+    number (``None`` for a run on no clock)."""
+    clock = report.get("clock")
+    rows = [p for p in (clock or {}).get("players", []) if p["by_move"]]
+    if not rows:
+        return None
+    plt = _pyplot()
+    fig, (used, left) = plt.subplots(1, 2, figsize=(9.0, 3.4))
+    for p in rows:
+        moves = [r["move"] for r in p["by_move"]]
+        label = f"{p['name']} ({p['tc']})" if p.get("tc") else p["name"]
+        used.plot(moves, [r["mean_seconds"] for r in p["by_move"]], label=label, lw=1.2)
+        pts = [(r["move"], r["mean_left"]) for r in p["by_move"] if r["mean_left"] is not None]
+        if pts:
+            left.plot([m for m, _ in pts], [v for _, v in pts], label=label, lw=1.2)
+    used.set_xlabel("its move number", fontsize=8)
+    used.set_ylabel("mean seconds a move", fontsize=8)
+    left.set_xlabel("its move number", fontsize=8)
+    left.set_ylabel("mean clock left after it, s", fontsize=8)
+    left.set_ylim(bottom=0)
+    used.set_ylim(bottom=0)
+    used.legend(fontsize=7)
+    fig.suptitle(f"{report['run']}: time a move and clock left", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_clock(report: dict[str, Any], out: Path) -> list[Path]:
+    """:func:`clock_figure` as ``clock.png`` and ``clock.svg`` (none for a run on no clock)."""
+    fig = clock_figure(report)
+    if fig is None:
+        return []
+    paths = _save(fig, out, "clock")
+    _pyplot().close(fig)
+    return paths
+
+
 def write_plots(report: dict[str, Any], out: Path, param: str | None = None) -> list[Path]:
     """Every plot that makes sense for this run; returns the files written."""
     out.mkdir(parents=True, exist_ok=True)
@@ -158,11 +197,12 @@ def write_plots(report: dict[str, Any], out: Path, param: str | None = None) -> 
     if len(report["players"]) >= 2:
         files += plot_heatmap(report, out)
     files += plot_margins(report, out)
+    files += plot_clock(report, out)
     return files
 
 
 #: The plots a run can have, by name (as in the files ``write_plots`` writes).
-PLOTS = ("score-vs-param", "heatmap", "margins")
+PLOTS = ("score-vs-param", "heatmap", "margins", "clock")
 
 
 def render_svg(report: dict[str, Any], name: str, param: str | None = None) -> bytes | None:
@@ -178,6 +218,8 @@ def render_svg(report: dict[str, Any], name: str, param: str | None = None) -> b
             files = plot_vs_param(report, out, key) if key else []
         elif name == "heatmap":
             files = plot_heatmap(report, out)
+        elif name == "clock":
+            files = plot_clock(report, out)
         else:
             files = plot_margins(report, out)
         svg = [f for f in files if f.suffix == ".svg"]

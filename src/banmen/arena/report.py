@@ -132,6 +132,69 @@ def proofs_words(row: dict[str, Any]) -> str:
             f"{belied}")  # fmt: skip
 
 
+def _mover_plies(g: GameRecord, name: str, first_side: int) -> list[int]:
+    """The plies of ``g`` (indices into its ``times``) that ``name`` played."""
+    mine_even = (g.first == name) == (first_side == 1)
+    return [k for k in range(len(g.times)) if (k % 2 == 0) == mine_even]
+
+
+def clock_report(games: list[GameRecord], config: RunConfig,
+                 first_side: int = 1) -> dict[str, Any] | None:  # fmt: skip
+    """A run on clocks (``--tc``: ``extra["clock"]``, :mod:`banmen.arena.play`), per
+    player: its time control, the games it lost on time, the worst clock it had left
+    after a move, the share of its time it used in the games that went the distance
+    (not lost on time or forfeited: used / (used + left at the end)), and by its move
+    number the mean time a move took and the mean clock left (the report's ``clock``
+    plot). ``None`` for a run on no clock."""
+    timed = [g for g in games if g.extra.get("clock")]
+    if not timed:
+        return None
+    players = []
+    margin = None
+    for p in config.players:
+        name = str(p["name"])
+        seconds: dict[int, list[float]] = {}
+        left_by: dict[int, list[float]] = {}
+        worst: float | None = None
+        used_share: list[float] = []
+        lost = 0
+        n = 0
+        for g in timed:
+            if name not in (g.first, g.second):
+                continue
+            clock = g.extra["clock"]
+            margin = clock.get("margin", margin)
+            flag = g.extra.get("flag")
+            if flag and flag.get("player") == name:
+                lost += 1
+            side = 1 if (g.first == name) == (first_side == 1) else 2
+            if clock["controls"][side - 1] is None:
+                continue
+            n += 1
+            left = clock.get("left", [])
+            plies = _mover_plies(g, name, first_side)
+            for i, k in enumerate(plies):
+                seconds.setdefault(i + 1, []).append(g.times[k])
+                if k < len(left) and left[k] is not None:
+                    left_by.setdefault(i + 1, []).append(float(left[k]))
+                    worst = float(left[k]) if worst is None else min(worst, float(left[k]))
+            if not flag and not g.extra.get("forfeit") and plies:
+                last = left[plies[-1]] if plies[-1] < len(left) else None
+                used = sum(g.times[k] for k in plies)
+                if last is not None and used + float(last) > 0:
+                    used_share.append(used / (used + float(last)))
+        players.append({
+            "name": name, "tc": p.get("tc"), "games": n, "time_losses": lost,
+            "worst_left": worst,
+            "used_share": statistics.fmean(used_share) if used_share else None,
+            "used_share_min": min(used_share) if used_share else None,
+            "by_move": [{"move": m, "mean_seconds": statistics.fmean(seconds[m]),
+                         "mean_left": statistics.fmean(left_by[m]) if m in left_by else None,
+                         "games": len(seconds[m])} for m in sorted(seconds)],
+        })  # fmt: skip
+    return {"margin": margin, "players": players}
+
+
 def _first_side(config: RunConfig) -> int:
     """The side that moves first in the run's games: 1, unless its start position (a
     position given by text) has side 2 to move."""
@@ -262,6 +325,9 @@ def report_from(
     # raised, broke its protocol, played an illegal move or overran its time)
     report["forfeits"] = [{"player": p, "reason": r, "games": n}
                           for (p, r), n in sorted(lost.items())]  # fmt: skip
+    clocked = clock_report(games, config, first_side)
+    if clocked is not None:  # the run played on clocks (--tc): time used and left
+        report["clock"] = clocked
     # what the players' engines proved, move by move (the df-pn player: arena.play)
     proved = proof_counts(games, names)
     if proved:

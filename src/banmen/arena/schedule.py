@@ -9,7 +9,7 @@ pairings of a run meet the same deals.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from banmen.engine import PlayerSpec, SpecError
@@ -39,13 +39,31 @@ class Player:
     spec: str
     #: the spec as read (what the run stores beside the text, and the workers get)
     parsed: PlayerSpec | None = field(default=None, compare=False)
+    #: the game clock it plays on (``--tc``, ``--tc-of``): a time control's text
+    #: (:func:`banmen.clock.parse_time_control`), ``None`` for its spec's own limit
+    tc: str | None = None
 
     def to_config(self) -> dict[str, Any]:
-        """The run's record of this player: its name, its spec's text and the spec read."""
+        """The run's record of this player: its name, its spec's text and the spec read,
+        and its time control if it has one."""
         d: dict[str, Any] = {"name": self.name, "spec": self.spec}
         if self.parsed is not None:
             d["parsed"] = self.parsed.to_dict()
+        if self.tc is not None:
+            d["tc"] = self.tc
         return d
+
+    def on_clock(self, tc: str) -> Player:
+        """This player on the time control ``tc`` (``ScheduleError``, one line, if it is
+        not one), written as :func:`~banmen.clock.parse_time_control` writes it back."""
+        from banmen.clock import parse_time_control
+
+        try:
+            control = parse_time_control(tc)
+        except ValueError as e:
+            raise ScheduleError(f"player {self.name}: {e}") from None
+        written = None if control.unlimited else str(control)
+        return Player(self.name, self.spec, self.parsed, written)
 
 
 @dataclass(frozen=True)
@@ -89,7 +107,9 @@ def player_specs(game: str | GameDef[Any], players: list[dict[str, Any]]) -> dic
     """Each player's spec as the run stored it, read once for the whole run (the workers
     and the cluster get these, never the text): the stored ``parsed`` record where there is
     one (whether a player is a user's is the kind's word, never the record's), else the
-    text read now (runs stored before specs were)."""
+    text read now (runs stored before specs were). A player on a clock (``tc``) has its
+    time control's fresh clock in its spec's limit (``Limit.clock``): the referee starts
+    each game's clocks from it (:mod:`banmen.arena.play`)."""
     out: dict[str, PlayerSpec] = {}
     for p in players:
         data = p.get("parsed")
@@ -109,6 +129,15 @@ def player_specs(game: str | GameDef[Any], players: list[dict[str, Any]]) -> dic
                 spec = parse_spec(p["spec"], game)
             except SpecError as e:
                 raise ScheduleError(f"player {p['name']}: {e}") from None
+        tc = p.get("tc")
+        if tc is not None:  # its clock rides in its limit: across the pipe and the cluster
+            from banmen.clock import Clock, parse_time_control
+
+            try:
+                control = parse_time_control(str(tc))
+            except ValueError as e:
+                raise ScheduleError(f"player {p['name']}: {e}") from None
+            spec = replace(spec, limit=spec.limit.with_clocks(Clock.start(control)))
         out[p["name"]] = spec
     return out
 

@@ -18,6 +18,7 @@ import typer
 
 from banmen.cli._app import DefaultToRun, fail, number_option
 from banmen.cli._console import PIPE_WIDTH, make_console
+from banmen.clock import EXPIRY_MARGIN as _MARGIN
 from banmen.numbers import SEED, SIZE, WORKERS, Bounded
 
 # The arena (its runner, the engines, matplotlib) and rich are imported by the command
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from banmen.arena.runner import Progress
+    from banmen.arena.schedule import Player
     from banmen.arena.store import ArenaStore, RunConfig
     from banmen.arena.trust import Verdict
 
@@ -154,6 +156,17 @@ def report_tables(report: dict[str, Any]) -> Group:
         line.append(f"\n{ended}")
     for f in forfeits:
         line.append(f"\nforfeit: {f['player']} lost {f['games']} game(s): {f['reason']}")
+    clock = report.get("clock")
+    for c in (clock or {}).get("players", []):
+        if not c["games"]:
+            continue
+        share = c["used_share"]
+        line.append(
+            f"\nclock: {c['name']} on {c['tc']}: lost {c['time_losses']} on time; worst "
+            f"clock left {_fmt_seconds(c['worst_left'])}"
+            + ("" if share is None else f"; used {100 * share:.0f}% of its time in the "
+               f"games that went the distance (least {100 * c['used_share_min']:.0f}%)")
+        )  # fmt: skip
     from banmen.arena.report import proofs_words
 
     for row in report.get("proofs") or []:
@@ -203,6 +216,29 @@ def _live_view(p: Progress, config: RunConfig) -> Group:
     return Group(head, table)
 
 
+def _on_clocks(players: list[Player], tc: str | None, tc_of: list[str]) -> list[Player]:
+    """The players on their clocks: ``--tc`` for all, ``--tc-of NAME=TC`` for one (one
+    line naming what is wrong otherwise)."""
+    from banmen.arena.schedule import ScheduleError
+
+    own: dict[str, str] = {}
+    names = {p.name for p in players}
+    for item in tc_of:
+        name, eq, text = item.partition("=")
+        name = name.strip()
+        if not eq or not text.strip():
+            raise ScheduleError(f"--tc-of takes NAME=TC (e.g. d3=10+0.1), got {item!r}")
+        if name not in names:
+            raise ScheduleError(f"--tc-of {item!r}: no player named {name!r} "
+                                f"(players: {', '.join(sorted(names))})")  # fmt: skip
+        own[name] = text
+    out = []
+    for p in players:
+        mine = own.get(p.name, tc)
+        out.append(p if mine is None else p.on_clock(mine))
+    return out
+
+
 @app.command("run")
 def run(
     game: Annotated[str | None, typer.Argument(help="Game, e.g. mattix.")] = None,
@@ -237,6 +273,23 @@ def run(
             help="Start every game from this position, in the game's text (an Othello "
             "board string, a Connect Four FEN or moves: banmen players GAME); both games "
             "of a pair then differ only in who plays which side."
+        ),
+    ] = None,
+    tc: Annotated[
+        str | None,
+        typer.Option(
+            "--tc",
+            help="Play every game on a clock: a time control for every player, e.g. 60 "
+            "(sudden death), 10+0.1 (Fischer), 40/60+0.6, st=1, byoyomi=600+5x30, "
+            "canadian=600+25/300. A player past its clock and a margin of "
+            f"{_MARGIN:g} s loses on time.",
+        ),
+    ] = None,
+    tc_of: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--tc-of",
+            help="NAME=TC (repeat): that player's own time control (time odds); over --tc.",
         ),
     ] = None,
     gauntlet: Annotated[
@@ -292,8 +345,9 @@ def run(
     store = _store(db)
     try:
         if resume:
-            if game or player:
-                raise fail("--resume continues a run as configured: give no GAME or --player")
+            if game or player or tc or tc_of:
+                raise fail("--resume continues a run as configured: give no GAME, --player "
+                           "or --tc")  # fmt: skip
             run_id = resume
             config = _resume_config(store, run_id, yes=yes, db=db, cluster=cluster)
         else:
@@ -304,6 +358,7 @@ def run(
                 raise fail(f"{g.name} cannot be played in the arena yet")
             players = [parse_player(p, g) for p in (player or [])]
             make_pairings(players, gauntlet)  # validates names, count, gauntlet
+            players = _on_clocks(players, tc, tc_of or [])
             sprt_pair = None
             if sprt is not None:
                 try:

@@ -122,6 +122,8 @@ def available_plots(report: dict[str, Any]) -> list[str]:
         out.append("heatmap")
     if any(r["games"] for r in report["pairings"]):
         out.append("margins")
+    if any(p["by_move"] for p in (report.get("clock") or {}).get("players", [])):
+        out.append("clock")
     return out
 
 
