@@ -11,7 +11,9 @@ It keeps the game's board (banmen's rules, moves as ``play`` gives them) and ans
 * ``final_status_list dead``: ``--dead`` as given (comma-separated vertices; ``all-w`` /
   ``all-b``: every white / black stone on its board); without ``--dead`` the command is
   unknown (``?``);
-* ``--log FILE``: every command line it receives is appended to FILE.
+* ``--log FILE``: every command line it receives is appended to FILE;
+* ``--time``: it knows ``time_settings`` and ``time_left`` (accepted, not used);
+  ``--kgs-time``: ``kgs-time_settings`` as well. Without them they are unknown (``?``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ def main() -> None:
     ap.add_argument("--dead", default=None)
     ap.add_argument("--skip-illegal", action="store_true")
     ap.add_argument("--log", default=None)
+    ap.add_argument("--time", action="store_true")
+    ap.add_argument("--kgs-time", action="store_true")
     args = ap.parse_args()
     moves, cleanup = _list(args.moves), _list(args.cleanup)
     log = open(args.log, "a") if args.log else None  # noqa: SIM115
@@ -44,6 +48,10 @@ def main() -> None:
         commands.append("kgs-genmove_cleanup")
     if args.dead is not None:
         commands.append("final_status_list")
+    if args.time or args.kgs_time:
+        commands += ["time_settings", "time_left"]
+    if args.kgs_time:
+        commands.append("kgs-time_settings")
 
     def move_from(script: list[str], color: int, skip: bool) -> str:
         while script:
@@ -107,6 +115,8 @@ def main() -> None:
                 answer = " ".join(game.board.move_name(p) for p in stones)
             else:
                 answer = " ".join(_list(args.dead))
+        elif cmd in ("time_settings", "time_left", "kgs-time_settings") and cmd in commands:
+            answer = ""
         elif cmd == "quit":
             print(f"={ident}\n", flush=True)
             return

@@ -12,9 +12,14 @@ through it. Before each ``genmove`` the engine's board is brought to ours:
   ``undo`` for each, then the new ones.
 
 The engine's own ``genmove`` answer is played on its board too, so the usual game costs
-one ``play`` and one ``genmove`` per move pair. With a time limit, ``time_settings 0 T 1``
-and ``time_left`` tell the engine it has T seconds a move (engines without those commands
-are not asked again). In a cleanup after a dispute over dead stones (the arena's
+one ``play`` and one ``genmove`` per move pair. On a game clock (a limit that carries
+one, :attr:`Limit.clock <banmen.search.limits.Limit.clock>`), the engine is told the
+match's time control once a game (:func:`gtp_time_settings`: ``time_settings`` or
+``kgs-time_settings``) and ``time_left COLOR SECONDS STONES`` from the clock before each
+``genmove`` (stones: Canadian moves left or byo-yomi periods left in overtime, 0 in main
+time). With a time limit and no clock, ``time_settings 0 T 1`` and ``time_left`` tell the
+engine it has T seconds a move. Engines without those commands are not asked again.
+In a cleanup after a dispute over dead stones (the arena's
 :mod:`~banmen.games.go.settle`), :meth:`GTPEngine.think_cleanup` asks with
 ``kgs-genmove_cleanup`` instead, if ``known_command`` says the engine has it. ``resign``
 comes back as the move ``"resign"``, as banmen's own Go engine gives it: not a board
@@ -39,13 +44,14 @@ import math
 import time
 
 from banmen.clients._lines import START_SECONDS, EngineClient, one_line
+from banmen.clock import Clock, TimeControl
 from banmen.engine import EngineFailure, Request, Result
 from banmen.games.go.board import BLACK, PASS, WHITE, Board, parse_vertex, vertex_name
 from banmen.games.go.errors import GoError
 from banmen.games.go.game import RESIGN_NAME, Game, board_of, is_resignation
 from banmen.search.limits import Limit
 
-__all__ = ["GTPEngine", "GTPError", "GTPCommandError"]
+__all__ = ["GTPEngine", "GTPError", "GTPCommandError", "gtp_time_settings"]
 
 
 class GTPError(EngineFailure):
@@ -86,6 +92,8 @@ class GTPEngine(EngineClient[Board | Game]):
         self._setup: tuple[tuple[int, ...], tuple[int, ...]] | None = None
         self._moves: list[tuple[int, int]] = []
         self._time_sent: int | None = None
+        #: the time control sent this game (``time_settings``), if any
+        self._control_sent: TimeControl | None = None
         #: what ``known_command`` answered, by command (asked once per engine)
         self._known: dict[str, bool] = {}
         #: the command that asks for a move (``kgs-genmove_cleanup`` in a cleanup)
@@ -105,6 +113,7 @@ class GTPEngine(EngineClient[Board | Game]):
         self._size = self._komi = self._setup = None
         self._moves = []
         self._time_sent = None
+        self._control_sent = None
 
     def command(self, text: str, timeout: float | None = None) -> str:
         """Send one command; return the response's text (lines joined by newlines).
@@ -204,12 +213,32 @@ class GTPEngine(EngineClient[Board | Game]):
         self._size, self._komi, self._setup = board.size, board.komi, setup
 
     def _send_time(self, color: int, seconds: float) -> None:
+        """A limit of ``seconds`` a move and no clock: one move in a Canadian period of
+        that many seconds (whole ones, rounded up), every move."""
         t = max(1, math.ceil(seconds))
         if self._time_sent != t:
             if self._optional(f"time_settings 0 {t} 1") is None:
                 return
             self._time_sent = t
         self._optional(f"time_left {_color(color)} {t} 1")
+
+    def _send_clock(self, color: int, clock: Clock) -> None:
+        """The match's clock: its control once a game (:func:`gtp_time_settings`), then
+        ``time_left`` for the mover from ``clock`` (:meth:`Clock.report
+        <banmen.clock.Clock.report>`, whole seconds rounded down: GTP's times are
+        integers)."""
+        control = clock.control
+        if self._control_sent != control:
+            sent = False
+            for command in gtp_time_settings(control):
+                if self._optional(command) is not None:
+                    sent = True
+                    break
+            if not sent:
+                return  # the engine keeps its own time (it knows no time_settings)
+            self._control_sent = control
+        left, stones = clock.report()
+        self._optional(f"time_left {_color(color)} {max(0, math.floor(left))} {stones}")
 
     # -- the end of a game
 
@@ -262,7 +291,10 @@ class GTPEngine(EngineClient[Board | Game]):
             self._sync(board)
             color = board.turn
             limit = request.limit
-            if limit.time is not None:
+            if limit.timed:
+                assert limit.clock is not None
+                self._send_clock(color, limit.clock)
+            elif limit.time is not None:
                 self._send_time(color, limit.time)
             answer = self.command(f"{self._genmove} {_color(color)}")
         finally:
@@ -279,6 +311,43 @@ class GTPEngine(EngineClient[Board | Game]):
             raise GTPError(f"{self.name} answered genmove with {answer!r}: {e}") from None
         self._moves.append((color, move))
         return Result(board.move_name(move), seconds=seconds, stopped_by=stopped_by)
+
+
+def _whole(seconds: float) -> int:
+    """Seconds as GTP's integer: rounded down (GNU Go reads ``%d``)."""
+    return max(0, math.floor(seconds))
+
+
+def gtp_time_settings(control: TimeControl) -> list[str]:
+    """The commands that tell a GTP engine ``control``, the first it knows to be used:
+
+    * byo-yomi: ``kgs-time_settings byoyomi MAIN PERIOD PERIODS``, else
+      ``time_settings MAIN PERIOD 1`` (a Canadian period of one move: the same limit a
+      move, the periods not counted);
+    * Canadian: ``time_settings MAIN PERIOD MOVES``;
+    * sudden death and Fischer: ``time_settings MAIN 0 0`` — GTP has no increment: the
+      engine is told the main time, and the increments it earns show in each move's
+      ``time_left`` (the clock counts them);
+    * moves per period (``40/60``): ``time_settings 0 SECONDS MOVES``, a Canadian period
+      (the time a period leaves over shows in ``time_left``);
+    * a fixed time a move (``st=S``): ``time_settings 0 S 1``;
+    * no clock: ``time_settings 0 1 0`` (the specification's "no time limit").
+
+    Times are whole seconds, rounded down (at least 1 for a period)."""
+    c = control
+    main, period = _whole(c.main), max(1, _whole(c.period))
+    if c.kind == "byoyomi":
+        return [f"kgs-time_settings byoyomi {main} {period} {c.periods}",
+                f"time_settings {main} {period} 1"]  # fmt: skip
+    if c.kind == "canadian":
+        return [f"time_settings {main} {period} {c.moves}"]
+    if c.kind in ("sudden", "fischer"):
+        return [f"time_settings {main} 0 0"]
+    if c.kind == "moves":
+        return [f"time_settings 0 {max(1, _whole(c.main))} {c.moves}"]
+    if c.kind == "fixed":
+        return [f"time_settings 0 {period} 1"]
+    return ["time_settings 0 1 0"]
 
 
 def _color(color: int) -> str:
