@@ -42,6 +42,7 @@ from starlette.routing import Route
 from banmen.web.catalog import GameEntry
 from banmen.web.games import STOPPED_BY, WebGame
 from banmen.web.parts import attr as _attr
+from banmen.web.parts import clock_field
 
 __all__ = [
     "Page",
@@ -230,7 +231,7 @@ def game_page(game: WebGame[Any]) -> Page:
         styles=game.styles,
         live=True,
         frame="game",
-        parts=game.parts(),
+        parts={"clock": clock_field(game.clock_presets), **game.parts()},
         data={"stopped-by": STOPPED_BY, **game.page_data()},
     )
 

@@ -19,6 +19,7 @@ __all__ = [
     "analysis_switch",
     "attr",
     "buttons",
+    "clock_field",
     "player_cards",
     "players_panel",
     "text",
@@ -119,7 +120,8 @@ def player_cards(
 ) -> str:
     """The scoreboard: a card per side ((class, name) each; the name is HTML, a note in
     ``<small>`` may follow it) with the side's swatch and name, its controller (filled by
-    static/js/game-page.js) and the game's figures for the side: ``figures(side)``'s lines."""
+    static/js/game-page.js), its game clock (shown on a game with one: game-page.js) and
+    the game's figures for the side: ``figures(side)``'s lines."""
     cards = []
     for side, (cls, name) in enumerate(sides, start=1):
         cards += [
@@ -127,6 +129,8 @@ def player_cards(
             '          <div class="who"><span class="swatch" aria-hidden="true"></span>'
             f"{name}</div>",
             f'          <div class="ctl" id="ctl-{side}">…</div>',
+            f'          <div class="clock" id="clock-{side}" role="timer" hidden>'
+            '<span class="clock-time">–</span> <span class="clock-note"></span></div>',
             *(f"          {line}" for line in figures(side)),
             "        </div>",
         ]
@@ -136,3 +140,35 @@ def player_cards(
 #: The CPU figures of a game whose CPU is an alpha-beta search.
 SEARCH_FIGURES = (("think-depth", "depth"), ("think-score", "score"), ("think-nodes", "nodes"))
 NPS = ("think-nps", "nodes/s")
+
+
+#: what the clock field says a time control may be (the forms of banmen.clock)
+CLOCK_FORMS = "60, 3:00+2, 40/60+0.6, st=5, byoyomi=300+3x30, canadian=600+25/300 or inf"
+
+
+def clock_field(presets: Sequence[tuple[str, str]]) -> str:
+    """The new-game form's clock: a menu of ``presets`` ((label, time control) each, the
+    control as :func:`banmen.clock.parse_time_control` reads it: written here as it
+    writes it back, which is what a game's state says) and "other…", a text box for any
+    time control (static/js/game-page.js sends it; a malformed one is the server's
+    one-line error, shown under it)."""
+    from banmen.clock import parse_time_control
+
+    options = "\n".join(
+        f'            <option value="{attr(str(parse_time_control(tc)))}">'
+        f"{html.escape(label)}</option>"
+        for label, tc in presets
+    )
+    return f"""\
+        <label class="field">Clock <small>(each side's time)</small>
+          <select id="clock-preset">
+{options}
+            <option value="custom">other…</option>
+          </select>
+        </label>
+        <label class="field" id="clock-custom" hidden>Time control
+          <small>{html.escape(CLOCK_FORMS)}</small>
+          <input id="clock-text" type="text" autocomplete="off" spellcheck="false"
+                 autocapitalize="off" placeholder="3:00+2">
+        </label>
+        <p id="clock-error" class="load-error" role="alert" hidden></p>"""

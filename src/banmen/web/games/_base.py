@@ -110,6 +110,15 @@ class WebGame(ABC, Generic[B]):
     template: str | None = None
     #: the page's own stylesheets (``static/css/<style>.css``), after ``app.css``
     styles: tuple[str, ...] = ()
+    #: the clocks the new-game form offers, (label, time control) each, "no clock" first
+    #: (any other can be typed: :func:`banmen.clock.parse_time_control`)
+    clock_presets: tuple[tuple[str, str], ...] = (
+        ("no clock", "inf"),
+        ("1 min", "60"),
+        ("3 min + 2 s a move", "3:00+2"),
+        ("5 min", "5:00"),
+        ("10 min", "10:00"),
+    )
 
     def __init__(self, extra_levels: Specs | None = None, players: Specs | None = None) -> None:
         self.levels = make_levels(extra_levels, self.base_levels, players, self.name)

@@ -68,6 +68,15 @@ class GoGame(WebGame[go.Game]):
     sides = ("Black", "White")
     default_size = 9
     base_levels = GO_LEVELS
+    #: main time and Japanese byo-yomi, as Go servers play (and one Canadian overtime)
+    clock_presets = (
+        ("no clock", "inf"),
+        ("byo-yomi 3×10 s", "byoyomi=0+3x10"),
+        ("1 min + byo-yomi 5×10 s", "byoyomi=60+5x10"),
+        ("5 min + byo-yomi 3×30 s", "byoyomi=300+3x30"),
+        ("10 min + byo-yomi 5×30 s", "byoyomi=600+5x30"),
+        ("10 min + Canadian 25 moves / 5 min", "canadian=600+25/300"),
+    )
 
     def make_rules(self, levels: Mapping[str, Level]) -> GameRules:
         return GameRules(

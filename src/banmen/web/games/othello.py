@@ -42,6 +42,15 @@ class OthelloGame(WebGame[othello.Board]):
     sides = ("Black", "White")
     errors = othello.OthelloError
     base_levels = OTHELLO_LEVELS
+    #: sudden death, as Othello is played: 30 minutes a side in tournaments, less online
+    clock_presets = (
+        ("no clock", "inf"),
+        ("1 min", "60"),
+        ("2 min + 1 s a move", "2:00+1"),
+        ("5 min", "5:00"),
+        ("10 min", "10:00"),
+        ("30 min (tournament)", "30:00"),
+    )
 
     def make_rules(self, levels: Mapping[str, Level]) -> GameRules:
         return GameRules(levels, load=True, example="f5", analysis=True)

@@ -48,8 +48,15 @@
 // position are never shown: a new position (another ply, or a game that ends or goes on
 // again without a move: Go's resignation and counting) clears them, and messages for
 // another game or ply are dropped.
+//
+// A game on a clock (the state's `clocks`, see clocks.js) shows both clocks in the cards
+// and counts the running one down; the new-game form's clock (#clock-preset, or any time
+// control typed in #clock-text) goes with every "new" — a malformed one is the server's
+// one-line error, shown under the field, and nothing changes. A game lost on time (the
+// state's `outcome.termination` "time") is told here, the same for every game.
 
 import { analysisStatus } from "./analysis.js";
+import { pageClocks } from "./clocks.js";
 import { showQueueLine } from "./connection.js";
 import {
   $, fillLevelSelect, formatCount, gameIdStore, hideMessage, pageData, pageSocket, showLoadError,
@@ -80,6 +87,8 @@ export function gamePage(game, texts) {
   const analysisSwitch = $("analysis"); // null: the game offers no analysis
   const analysisKey = `banmen.${game}.analysis`;
   let analysis = null; // the latest "analysis" message for the position shown
+  let newPending = false; // a "new" was sent; a clock's error belongs under the clock field
+  const clocks = pageClocks();
   if (analysisSwitch) {
     try {
       analysisSwitch.checked = localStorage.getItem(analysisKey) === "1";
@@ -123,7 +132,15 @@ export function gamePage(game, texts) {
     return state.paused ? "paused" : "cpu";
   }
 
+  // The side whose flag fell (the game is lost on time), or null.
+  function lostOnTime() {
+    const o = state.outcome;
+    return o && o.termination === "time" && o.winner !== null ? 3 - o.winner : null;
+  }
+
   function statusText() {
+    const flagged = lostOnTime();
+    if (flagged !== null) return `Game over: ${sides[flagged]}'s flag fell.`;
     const own = texts.status?.(state);
     if (own) return own;
     const side = state.turn;
@@ -196,7 +213,11 @@ export function gamePage(game, texts) {
 
   function renderGameOver() {
     const box = $("gameover");
-    const result = texts.gameOver(state);
+    const flagged = lostOnTime();
+    const result = flagged === null
+      ? texts.gameOver(state)
+      : [`Game over: ${sideName(3 - flagged)} wins on time (${sides[flagged]}'s flag fell).`,
+        String(3 - flagged)];
     box.hidden = result === null;
     if (result === null) return;
     [box.textContent, box.dataset.winner] = result;
@@ -266,7 +287,35 @@ export function gamePage(game, texts) {
     renderGameOver();
     renderThinking();
     renderControls();
+    clocks.show(state);
     texts.render(state);
+  }
+
+  // ---------------------------------------------------------------- the clock field
+
+  function clockChoice() {
+    const preset = $("clock-preset").value;
+    return preset === "custom" ? $("clock-text").value : preset;
+  }
+
+  function showClockError(text) {
+    const line = $("clock-error");
+    line.textContent = text;
+    line.hidden = text === "";
+  }
+
+  function showClockField() {
+    $("clock-custom").hidden = $("clock-preset").value !== "custom";
+  }
+
+  // The form's clock follows the game shown: a new game repeats it unless changed.
+  function clockFollows(s) {
+    const control = s.clocks ? s.clocks.control : "inf";
+    const select = $("clock-preset");
+    const preset = [...select.options].find((o) => o.value === control);
+    select.value = preset ? preset.value : "custom";
+    if (!preset) $("clock-text").value = control;
+    showClockField();
   }
 
   // ---------------------------------------------------------------- messages
@@ -291,6 +340,11 @@ export function gamePage(game, texts) {
           hideMessage("error");
         }
         queueLine = msg.thinking?.queue ? msg.thinking.queue_message : null;
+        if (fresh) {
+          newPending = false;
+          showClockError("");
+          clockFollows(msg);
+        }
         if (loadPending && fresh) {
           loadPending = false;
           $(texts.loadField).value = "";
@@ -325,6 +379,10 @@ export function gamePage(game, texts) {
         if (loadPending) {
           loadPending = false;
           showLoadError(msg.message);
+        }
+        if (newPending) {
+          newPending = false;
+          if (/^time control|'clock'/.test(msg.message)) showClockError(msg.message);
         }
         if (state) render();
         break;
@@ -378,7 +436,14 @@ export function gamePage(game, texts) {
   $("new-game").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const players = { 1: $("level-1").value, 2: $("level-2").value };
-    sock.send({ type: "new", ...texts.newGame(), players });
+    showClockError("");
+    if (sock.send({ type: "new", ...texts.newGame(), players, clock: clockChoice() })) {
+      newPending = true;
+    }
+  });
+  $("clock-preset").addEventListener("change", () => {
+    showClockField();
+    if ($("clock-preset").value === "custom") $("clock-text").focus();
   });
   for (const side of [1, 2]) {
     $(`level-${side}`).addEventListener("change", (ev) => {
