@@ -7,7 +7,8 @@ not UGI, then nothing), ``longline`` (writes without end and never a line end),
 ``chatter`` (``info`` lines without end, never a ``bestmove``), ``forkexit`` (starts a
 ``sleep`` that keeps its output open, then exits), ``busy`` (computes forever, after
 writing the file TAG.busy), ``ok`` (always plays). ``silent`` never answers a ``go``;
-``forker`` plays well but starts a ``sleep`` at every new game (and leaves it). TAG, an
+``forker`` plays well but starts a ``sleep`` at every new game (and leaves it); ``log``
+plays well and appends every line it receives to the file TAG. Otherwise TAG, an
 argument nobody reads, marks the process and its children in the process table.
 """
 
@@ -26,7 +27,11 @@ def main() -> None:
     assert game.ugi is not None
     board = game.sample() if game.sample else None
     goes = 0
+    log = open(sys.argv[3], "a") if mode == "log" else None  # noqa: SIM115
     for line in sys.stdin:
+        if log is not None:
+            log.write(line)
+            log.flush()
         words = line.split()
         if not words:
             continue

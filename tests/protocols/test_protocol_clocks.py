@@ -5,15 +5,21 @@ a wall time."""
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
+from typing import Any
 
 import paths
 import pytest
 
-from banmen.clock import Clock, parse_time_control
+from banmen.clients.ugi import go_clock_words
+from banmen.clock import Clock, TimeControl, parse_time_control
+from banmen.engine import Result, moves_ahead
 from banmen.games.go import Board
 from banmen.games.go.gtp_client import GTPEngine, gtp_time_settings
+from banmen.games.registry import get_game, make_engine
+from banmen.protocols.ugi import UGISession, go_limit
 from banmen.search.limits import Limit
 
 GTP_FAKE = paths.TESTS / "gtp_fake.py"
@@ -121,3 +127,118 @@ def test_a_reported_clock_reads_back(control: str, left: float, stones: int,
     assert (c.left, c.moves_left, c.periods_left, c.overtime) == state
     again = Clock.reported(c.control, *c.report())
     assert (again.left, again.moves_left, again.periods_left, again.overtime) == state
+
+
+# --------------------------------------------------------------------------- UGI
+
+
+UGI_FAKE = paths.TESTS / "ugi_fake.py"
+
+
+def fischer(seconds: float, inc: float = 0.0) -> Clock:
+    return Clock.start(TimeControl("fischer" if inc else "sudden", main=seconds, increment=inc))
+
+
+def test_go_clock_words_put_each_clock_on_its_side() -> None:
+    mine, theirs = fischer(60, 0.6), fischer(30.5)
+    assert go_clock_words(mine, theirs, True) == "go p1time 60000 p2time 30500 p1inc 600 p2inc 0"
+    assert go_clock_words(mine, theirs, False) == "go p1time 30500 p2time 60000 p1inc 0 p2inc 600"
+    per = Clock.start(parse_time_control("40/60+1"))
+    per.spend(10.0)  # 51 s left (the increment earned), 39 moves to go
+    assert go_clock_words(per, None, False) == (
+        "go p1time 60000 p2time 51000 p1inc 1000 p2inc 1000 movestogo 39"
+    )
+    byo = Clock.reported(parse_time_control("byoyomi=0+3x5"), 4.5, 2)  # in overtime
+    assert go_clock_words(byo, None, True).endswith("p1inc 0 p2inc 0 movestogo 1")
+    assert go_clock_words(byo, None, True).startswith("go p1time 4500 p2time 5000")
+    fixed = Clock.start(parse_time_control("st=0.25"))
+    assert go_clock_words(fixed, fixed, True) == "go movetime 250"
+
+
+def test_a_ugi_player_is_sent_the_clocks(tmp_path: Path) -> None:
+    game = get_game("mattix")
+    log = tmp_path / "ugi.log"
+    engine = make_engine(game, f"ugi:{sys.executable} {UGI_FAKE} mattix log {log}")
+    try:
+        board = game.start_position(None)
+        p1 = board.turn == 1
+        r = engine.think(board, Limit(depth=3).with_clocks(fischer(9.5, 0.1), fischer(7)))
+        assert r.move is not None
+        board.push_name(r.move)
+        r = engine.think(board, Limit().with_clocks(fischer(7), fischer(9.6, 0.1)))
+    finally:
+        engine.close()
+    goes = [x.strip() for x in log.read_text().splitlines() if x.startswith("go")]
+    first = ("go p1time 9500 p2time 7000 p1inc 100 p2inc 0" if p1
+             else "go p1time 7000 p2time 9500 p1inc 0 p2inc 100")  # fmt: skip
+    second = ("go p1time 9600 p2time 7000 p1inc 100 p2inc 0" if p1
+              else "go p1time 7000 p2time 9600 p1inc 0 p2inc 100")  # fmt: skip
+    assert goes == [first + " depth 3", second]
+
+
+def test_banmen_ugi_reads_the_clocks() -> None:
+    both = ["p1time", "60000", "p2time", "30000", "p1inc", "600", "p2inc", "0"]
+    for p1 in (True, False):
+        limit = go_limit(both, p1, 20, 60.0)
+        mine, theirs = (fischer(60, 0.6), fischer(30)) if p1 else (fischer(30), fischer(60, 0.6))
+        want = Limit(time=60.0).with_clocks(mine, theirs).on_clock(20)
+        assert (limit.time, limit.target) == pytest.approx((want.time, want.target))
+        assert limit.clock is not None and limit.opponent is not None
+        assert limit.clock.control == mine.control and limit.clock.left == mine.left
+        assert limit.opponent.left == theirs.left
+    # moves per period: the mover's moves to go; the cap bounds the hard time
+    limit = go_limit(["p1time", "20000", "p2time", "20000", "movestogo", "4"], True, 30, 1.5)
+    assert limit.clock is not None and limit.clock.control.kind == "moves"
+    assert limit.clock.moves_left == 4 and limit.time == 1.5
+    want = Limit().with_clocks(limit.clock).on_clock(30)  # 5 s a move, not 20/30
+    assert limit.target == pytest.approx(min(1.5, want.target or 0))
+    assert go_limit(["movetime", "250", "depth", "4"], True) == Limit(time=0.25, depth=4)
+    assert go_limit(["nodes", "1000"], False) == Limit(nodes=1000)
+    assert go_limit(["depth", "7", "p2time", "5000"], True) == Limit(depth=7)  # not my clock
+    assert go_limit(["infinite"], True).unbounded
+    for bad in (["p1time"], ["p1time", "-1"], ["p1time", "soon"], ["bogus", "1"],
+                ["movestogo", "x"], ["p1time", "1e400"]):  # fmt: skip
+        with pytest.raises(ValueError):
+            go_limit(bad, True)
+
+
+class Recorder:
+    """A player that records the limits it is given and plays the first legal move."""
+
+    name = "recorder"
+
+    def __init__(self) -> None:
+        self.limits: list[Limit | None] = []
+
+    def warm_up(self) -> None:
+        pass
+
+    def new_game(self) -> None:
+        pass
+
+    def think(self, board: Any, limit: Limit | None = None, *_: Any) -> Result:
+        self.limits.append(limit)
+        return Result(board.move_name(board.legal_moves[0]))
+
+
+def test_a_ugi_session_searches_on_the_clock_it_is_told() -> None:
+    game = get_game("othello")
+    out = io.StringIO()
+    engine = Recorder()
+    s = UGISession(out, game, engine, max_move_time=30)  # type: ignore[arg-type]
+    s.handle("position startpos")
+    s.handle("go p1time 10000 p2time 8000 p1inc 100 p2inc 100")
+    s.finish()
+    limit = engine.limits[-1]
+    want = go_limit(["p1time", "10000", "p2time", "8000", "p1inc", "100", "p2inc", "100"],
+                    s.board.turn == 1, moves_ahead(s.board), 30)  # fmt: skip
+    assert limit is not None and limit.clock is not None
+    assert (limit.time, limit.target) == (want.time, want.target)
+    assert "bestmove" in out.getvalue()
+    before, count = out.getvalue(), len(engine.limits)
+    for bad in ("go p1time", "go p1time -5 p2time 3", "go wtime 100", "go movestogo many"):
+        s.handle(bad)
+        s.finish()
+    lines = out.getvalue()[len(before) :].splitlines()
+    assert len(lines) == 4 and all(x.startswith("info string error: go") for x in lines)
+    assert len(engine.limits) == count  # nothing was searched

@@ -10,7 +10,10 @@ one for any game (default: one second a move). What is sent, and when:
 - for every move: ``position fen START moves M1 M2 …`` — the game's start position in the
   game's own text (``GameDef.ugi``: Mattix's layout string, Othello's board string, Go's
   one-line position, shogi's SFEN) and every move since, in the game's notation — then
-  ``go movetime MS`` (or ``go depth N``, ``go nodes N``);
+  ``go movetime MS`` (or ``go depth N``, ``go nodes N``); on a game clock (a limit that
+  carries one) ``go p1time MS p2time MS p1inc MS p2inc MS`` from both sides' clocks, as
+  cutegames sends it, with ``movestogo N`` for moves per period
+  (:func:`go_clock_words`), and the spec's ``depth``/``nodes`` after it;
 - the engine answers ``bestmove MOVE``; ``info depth … score cp … nodes … pv …`` lines on
   the way feed banmen's thinking display;
 - a search still running :data:`STOP_GRACE` past its time limit, or one the caller asks to
@@ -27,10 +30,12 @@ not answer: :class:`UGIError`, one line naming the engine and what it did.
 
 from __future__ import annotations
 
+import math
 import time
 from typing import TYPE_CHECKING, Any
 
 from banmen.clients._lines import START_SECONDS, STOP_GRACE, EngineClient
+from banmen.clock import Clock
 from banmen.engine import EngineFailure, GameBoard, Info, PlayerSpec, Request, Result
 
 if TYPE_CHECKING:
@@ -124,8 +129,18 @@ class UGIEngine(EngineClient[GameBoard]):
         return f"position fen {fen}" + (f" moves {' '.join(names)}" if names else "")
 
     @staticmethod
-    def _go(request: Request) -> str:
+    def _go(request: Request, p1_to_move: bool = True) -> str:
+        """The ``go`` command for ``request``'s limit (module docstring); ``p1_to_move``:
+        the mover is the first player (its clock is ``p1time``)."""
         lim = request.limit
+        if lim.timed:
+            assert lim.clock is not None
+            go = go_clock_words(lim.clock, lim.opponent, p1_to_move)
+            if lim.depth is not None:
+                go += f" depth {lim.depth}"
+            if lim.nodes is not None:
+                go += f" nodes {lim.nodes}"
+            return go
         if lim.time is not None:
             return f"go movetime {max(1, round(lim.time * 1000))}"
         if lim.depth is not None:
@@ -147,12 +162,15 @@ class UGIEngine(EngineClient[GameBoard]):
             self._send("uginewgame")
             self._new = False
         self._send(self._position(board))
-        self._send(self._go(request))
+        self._send(self._go(request, board.turn == 1))
         lim = request.limit
         started = time.monotonic()
         # A time limit is the engine's to keep: STOP_GRACE past it, it is told to stop;
         # it is given up at its allowance, whatever it says on the way (_line).
         stop_at = started + lim.time + STOP_GRACE if lim.time is not None else None
+        if lim.timed:  # on a clock, the engine keeps its own time: a stop at its flag
+            assert lim.clock is not None
+            stop_at = started + lim.clock.until_flag()
         info: dict[str, Any] = {}
         while True:
             line = self._line(what="no bestmove", soft=stop_at)
@@ -184,6 +202,41 @@ class UGIEngine(EngineClient[GameBoard]):
         return Result(move, info.get("score"), info.get("depth", 0), info.get("nodes", 0),
                       0.0, list(info.get("pv", [])), False, by,
                       request.elapsed())  # fmt: skip
+
+
+def _ms(seconds: float) -> int:
+    """Seconds as UGI's whole milliseconds, rounded down."""
+    return max(0, math.floor(seconds * 1000))
+
+
+def go_clock_words(mine: Clock, theirs: Clock | None, p1_to_move: bool) -> str:
+    """``go p1time MS p2time MS p1inc MS p2inc MS [movestogo N]`` for the mover's clock
+    ``mine`` and the other side's (the mover's control, fresh, if none is known):
+    milliseconds left (rounded down) and each side's increment. Moves per period add
+    the mover's moves to go; a byo-yomi or Canadian clock, which UGI cannot name, is
+    told as what is safe: in main time the main time left, in overtime the current
+    period's time (byo-yomi: one move to make in it; Canadian: its moves left). A fixed
+    time a move is ``go movetime``."""
+    if mine.control.kind == "fixed":
+        return f"go movetime {max(1, _ms(mine.control.period))}"
+    other = theirs if theirs is not None else Clock.start(mine.control)
+
+    def side(clock: Clock) -> tuple[int, int, int]:
+        c = clock.control
+        togo = 0
+        if c.kind == "moves":
+            togo = clock.moves_left
+        elif c.kind in ("byoyomi", "canadian") and clock.overtime:
+            togo = 1 if c.kind == "byoyomi" else clock.moves_left
+        left = 0.0 if clock.flagged else clock.left
+        return _ms(left), _ms(c.increment), togo
+
+    (t1, i1, g1), (t2, i2, g2) = (side(mine), side(other))
+    if not p1_to_move:
+        (t1, i1, g1), (t2, i2, g2) = (t2, i2, g2), (t1, i1, g1)
+    words = f"go p1time {t1} p2time {t2} p1inc {i1} p2inc {i2}"
+    togo = g1 if p1_to_move else g2
+    return words + (f" movestogo {togo}" if togo else "")
 
 
 def ugi_engine(game: GameDef[Any], spec: PlayerSpec) -> UGIEngine:

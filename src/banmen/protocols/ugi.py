@@ -17,7 +17,7 @@ manager → engine                            engine → manager
 ``go movetime MS`` / ``go depth N`` /       ``info depth … score cp … nodes … nps … time …
 ``go nodes N`` / ``go infinite`` /          pv …`` as it deepens, then ``bestmove MOVE``
 ``go p1time MS p2time MS [p1inc MS p2inc    (``bestmove none`` for a finished game)
-MS]``
+MS] [movestogo N]``
 ``stop``                                    (the search answers at once)
 ``query p1turn`` / ``gameover`` /           ``response true|false``, ``response p1win|
 ``result``                                  p2win|draw|none`` — from banmen's rules
@@ -25,8 +25,15 @@ MS]``
 ``quit``                                    (the search is stopped; the engine exits)
 ==========================================  ===============================================
 
-With a clock (``p1time``/``p2time``) the side to move thinks for a twentieth of its time
-left plus its increment, at most half its time. A command that cannot be carried out (a bad
+With a clock (``p1time``/``p2time`` and ``p1inc``/``p2inc`` in milliseconds, as
+cutegames sends them, and ``movestogo`` for moves per period) both sides' clocks become
+:class:`~banmen.clock.Clock` s (:func:`go_clock`: sudden death, Fischer, or moves per
+period) and the move's time and target come from the mover's, through
+:meth:`Limit.on_clock <banmen.search.limits.Limit.on_clock>` — the one time-per-move
+computation of every banmen front end (with the game's estimate of the moves still to
+play). ``depth`` and ``nodes`` may come with a clock or ``movetime`` and bound the search
+too. A bad ``go`` (an unknown word, a missing or negative number) is one ``info string
+error: …`` line and nothing is searched. A command that cannot be carried out (a bad
 position or move, an unknown command) is answered by one ``info string error: …`` line and
 changes nothing; nothing a manager sends ends the session but ``quit`` and the end of the
 input. A ``go`` while a search runs stops that one first (its ``bestmove`` comes first).
@@ -48,12 +55,13 @@ from typing import IO, Any
 
 from banmen import __version__
 from banmen.clients._lines import one_line, write_line
-from banmen.engine import Engine, GameBoard, Info
+from banmen.clock import Clock, TimeControl
+from banmen.engine import Engine, GameBoard, Info, moves_ahead
 from banmen.numbers import DEPTH, NODES, Bounded, NumberError
 from banmen.protocols._cap import capped, check_cap
 from banmen.search.limits import Limit, StopFlag
 
-__all__ = ["UGISession", "main", "go_limit", "MAX_MOVE_TIME"]
+__all__ = ["UGISession", "main", "go_limit", "go_clock", "MAX_MOVE_TIME"]
 
 #: the longest a bounded ``go`` may think by default, in seconds
 MAX_MOVE_TIME = 60.0
@@ -70,8 +78,27 @@ _DEPTH = Bounded("depth", 0, DEPTH.hi, integer=True, clamp=True)
 _NODES = Bounded("nodes", 0, NODES.hi, integer=True, clamp=True)
 
 
-def go_limit(args: list[str], p1_to_move: bool) -> Limit:
-    """The search's limit for ``go ARGS`` (``ValueError`` naming a bad argument)."""
+_GO_KEYS = ("movetime", "depth", "nodes", "p1time", "p2time", "p1inc", "p2inc", "movestogo")
+
+
+def go_clock(left_ms: int, inc_ms: int = 0, movestogo: int | None = None) -> Clock:
+    """One side's clock as ``go`` tells it: ``left_ms`` milliseconds left, ``inc_ms`` a
+    move, and (``movestogo``) so many moves to make in them before the next period (a
+    ``moves`` control); otherwise sudden death or Fischer on what is left."""
+    left, inc = min(left_ms, MS_MAX) / 1000, min(inc_ms, MS_MAX) / 1000
+    if movestogo:
+        control = TimeControl("moves", main=left, increment=inc, moves=movestogo)
+        return Clock(control, left=left, moves_left=movestogo)
+    return Clock.start(TimeControl("fischer" if inc else "sudden", main=left, increment=inc))
+
+
+def go_limit(args: list[str], p1_to_move: bool, moves_ahead: int | None = None,
+             cap: float | None = None) -> Limit:  # fmt: skip
+    """The search's limit for ``go ARGS`` (``ValueError`` naming a bad argument):
+    ``movetime`` as the move's time; else, with the mover's ``p1time``/``p2time``, both
+    sides' clocks (:func:`go_clock`) and the move's time and target from them
+    (:meth:`Limit.on_clock`, over ``moves_ahead``, the board's estimate, and within
+    ``cap`` seconds); ``depth`` and ``nodes`` bound the search as well."""
     values: dict[str, int] = {}
     i = 0
     while i < len(args):
@@ -79,28 +106,32 @@ def go_limit(args: list[str], p1_to_move: bool) -> Limit:
         if key == "infinite":
             i += 1
             continue
-        if key not in ("movetime", "depth", "nodes", "p1time", "p2time", "p1inc", "p2inc"):
-            raise ValueError(f"go: unknown argument {key!r}")
+        if key not in _GO_KEYS:
+            raise ValueError(f"go: unknown argument {key!r}: expected one of "
+                             f"{', '.join(_GO_KEYS)}, infinite")  # fmt: skip
         if i + 1 >= len(args):
             raise ValueError(f"go {key} needs a whole number, got nothing")
-        bounded = _DEPTH if key == "depth" else _NODES if key == "nodes" else _MS
+        bounded = _DEPTH if key == "depth" else _NODES if key in ("nodes", "movestogo") else _MS
         try:
             values[key] = bounded(args[i + 1])
         except NumberError as e:
             raise ValueError(f"go {e}") from None
         i += 2
+    depth = max(1, values["depth"]) if "depth" in values else None
+    nodes = max(1, values["nodes"]) if "nodes" in values else None
     if "movetime" in values:
-        return Limit(time=max(1, min(values["movetime"], MS_MAX)) / 1000)
-    if "depth" in values:
-        return Limit(depth=max(1, values["depth"]))
-    if "nodes" in values:
-        return Limit(nodes=max(1, values["nodes"]))
-    me = "p1" if p1_to_move else "p2"
+        return Limit(time=max(1, min(values["movetime"], MS_MAX)) / 1000, depth=depth,
+                     nodes=nodes)  # fmt: skip
+    me, them = ("p1", "p2") if p1_to_move else ("p2", "p1")
     if f"{me}time" in values:
-        left = min(values[f"{me}time"], MS_MAX) / 1000
-        inc = min(values.get(f"{me}inc", 0), MS_MAX) / 1000
-        return Limit(time=max(0.01, min(left / 2, left / 20 + inc)))
-    return Limit()  # infinite: until stop
+        togo = values.get("movestogo") or None
+        mine = go_clock(values[f"{me}time"], values.get(f"{me}inc", 0), togo)
+        theirs = None
+        if f"{them}time" in values:
+            theirs = go_clock(values[f"{them}time"], values.get(f"{them}inc", 0), togo)
+        base = Limit(time=cap, depth=depth, nodes=nodes)
+        return base.with_clocks(mine, theirs).on_clock(moves_ahead)
+    return Limit(depth=depth, nodes=nodes)  # (neither: infinite, until stop)
 
 
 class UGISession:
@@ -212,9 +243,9 @@ class UGISession:
         self.send(f"info string banmen's {self.engine.name} has no options: ignored")
 
     def _go(self, args: list[str]) -> None:
-        limit = go_limit(args, self.board.turn == 1)
-        self._stop([])
         board = self.board
+        limit = go_limit(args, board.turn == 1, moves_ahead(board), self.max_move_time)
+        self._stop([])
         if board.is_game_over():
             self.send("bestmove none")
             return
