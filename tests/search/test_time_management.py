@@ -75,3 +75,22 @@ def test_alphabeta_stops_deepening_at_the_target() -> None:
     assert r.depth == 1 and r.stopped_by == "time"
     r = engine.think(board, Limit(depth=3))
     assert r.depth == 3
+
+
+ENGINES = [("go", "mcts"), ("go", "puct"), ("mattix", "mcts"), ("mattix", "puct"),
+           ("othello", "alphabeta"), ("mattix", "alphabeta"), ("mattix", "dfpn")]  # fmt: skip
+
+
+@pytest.mark.parametrize(("game_name", "spec"), ENGINES)
+def test_every_engine_keeps_a_limit_with_only_a_clock(game_name: str, spec: str) -> None:
+    """A limit with only a clock is a bound: no engine takes it for "none given" and
+    falls back to its own default time."""
+    from banmen.games.registry import get_game, make_engine, parse_spec
+
+    game = get_game(game_name)
+    engine = make_engine(game, parse_spec(spec, game))
+    clock = Clock.start(parse_time_control("100"))
+    kept = engine.limit_for(Limit().with_clocks(clock))
+    assert kept.clock is not None and kept.time is None
+    on = kept.on_clock(20)
+    assert on.time == pytest.approx(clock.budget(20).maximum)

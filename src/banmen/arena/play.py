@@ -92,7 +92,8 @@ class EngineCache:
         if engine is None:
             if spec.kind == "random":
                 return None
-            engine = make_engine(game, spec)
+            # (built without the run's clock: the referee hands each move its clocks)
+            engine = make_engine(game, replace(spec, limit=spec.limit.with_clocks(None)))
             engine.warm_up()  # kept only once it runs: a failed start is tried again
             self._engines[key] = engine
         return engine

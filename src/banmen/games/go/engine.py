@@ -132,7 +132,7 @@ def widen_for(size: int) -> int:
 
 def _no_bound(limit: Limit) -> bool:
     """Neither a time nor a playout limit (a depth means nothing to this search)."""
-    return limit.time is None and limit.nodes is None
+    return limit.time is None and limit.nodes is None and not limit.timed
 
 
 class GoEngine(Engine[Board | Game]):
