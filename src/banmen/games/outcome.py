@@ -41,9 +41,9 @@ class Termination(enum.Enum):
     #: the arena stopped the game at the game's ``max_plies``: not a result by the rules
     #: (no winner; counted as half a point for each side, and reported apart from draws)
     PLY_CAP = "ply_cap"
-    #: a player's clock ran out. Reserved: banmen keeps no game clock yet (a time limit
-    #: per move overrun by a user's player is a :attr:`FORFEIT`); a front end with clocks
-    #: records a loss on time as this
+    #: a player's game clock ran out (:mod:`banmen.clock`): the game pages' referee
+    #: (:mod:`banmen.web.clocks`) records a loss on time as this, as any front end with
+    #: clocks does (a time limit per move overrun by a user's player is a :attr:`FORFEIT`)
     TIME = "time"
 
     @property
