@@ -13,12 +13,17 @@ from typing import Any
 import paths
 import pytest
 
+from banmen.clients.nboard import ggf_with_clocks
 from banmen.clients.ugi import go_clock_words
 from banmen.clock import Clock, TimeControl, parse_time_control
 from banmen.engine import Result, moves_ahead
 from banmen.games.go import Board
 from banmen.games.go.gtp_client import GTPEngine, gtp_time_settings
+from banmen.games.othello import BLACK as OTHELLO_BLACK
+from banmen.games.othello import WHITE as OTHELLO_WHITE
+from banmen.games.othello import Board as OthelloBoard
 from banmen.games.registry import get_game, make_engine
+from banmen.protocols.nboard import NBoardSession, ggf_clocks
 from banmen.protocols.ugi import UGISession, go_limit
 from banmen.search.limits import Limit
 
@@ -242,3 +247,68 @@ def test_a_ugi_session_searches_on_the_clock_it_is_told() -> None:
     lines = out.getvalue()[len(before) :].splitlines()
     assert len(lines) == 4 and all(x.startswith("info string error: go") for x in lines)
     assert len(engine.limits) == count  # nothing was searched
+
+
+# --------------------------------------------------------------------------- NBoard
+
+
+def othello_game(*moves: str) -> OthelloBoard:
+    b = OthelloBoard()
+    for m in moves:
+        b.push_name(m)
+    return b
+
+
+def test_ggf_clocks_count_as_nboard_does() -> None:
+    b = othello_game("f5", "d6", "c3")
+    ggf = b.to_ggf({"TI": "5:00/2"}).replace("B[F5]", "B[F5/0.5/10.5]")
+    ggf = ggf.replace("W[D6]", "W[D6//3]").replace("B[C3]", "B[C3/1/0]")
+    clocks = ggf_clocks(ggf)
+    assert clocks[OTHELLO_BLACK].left == pytest.approx(300 - 10.5 + 2 + 0 + 2)
+    assert clocks[OTHELLO_WHITE].left == pytest.approx(300 - 3 + 2)
+    assert clocks[OTHELLO_BLACK].control == parse_time_control("300+2")
+    odds = ggf_clocks(b.to_ggf({"TB": "1:00:00", "TW": "90"}))
+    assert odds[OTHELLO_BLACK].left == 3600 and odds[OTHELLO_WHITE].left == 90
+    assert ggf_clocks(b.to_ggf()) == {} and ggf_clocks(b.to_ggf({"TI": "0"})) == {}
+    for bad in ("x", "5:-1", "1:2:3:4", "5:00/y"):
+        with pytest.raises(ValueError):
+            ggf_clocks(b.to_ggf({"TI": bad}))
+
+
+def test_the_nboard_client_tells_the_clocks_in_the_ggf() -> None:
+    """What the ``nboard:`` client writes, NBoard's way of counting reads back."""
+    b = othello_game("f5", "d6", "c3", "d3")  # black to move
+    mine, theirs = fischer(100.7, 2), fischer(55)
+    text = ggf_with_clocks(b, Limit().with_clocks(mine, theirs))
+    assert "TB[100/2]TW[55]" in text and "B[F5//2]W[D6//0]" in text
+    clocks = ggf_clocks(text)
+    assert (clocks[OTHELLO_BLACK].left, clocks[OTHELLO_WHITE].left) == (100, 55)
+    b.push_name("c4")  # white to move: its clock is the limit's own
+    text = ggf_with_clocks(b, Limit().with_clocks(fischer(30), fischer(20)))
+    assert "TB[20]TW[30]" in text and "//" not in text
+    assert ggf_with_clocks(b, Limit(time=1.0)) == b.to_ggf()  # no clock: the game alone
+
+
+def test_an_nboard_session_searches_on_the_ggf_clock() -> None:
+    out = io.StringIO()
+    engine = Recorder()
+    s = NBoardSession(out, max_move_time=20, engine=engine)  # type: ignore[arg-type]
+    s.handle("set depth 12")
+    s.handle(f"set game {othello_game('f5').to_ggf({'TI': '1:00/1'})}")
+    s.handle("go")
+    want = Limit(time=20, depth=12).with_clocks(fischer(60, 1), fischer(60, 1))
+    want = want.on_clock(s.board.moves_ahead())
+    limit = engine.limits[-1]
+    assert limit is not None and limit.depth == 12 and limit.clock is not None
+    assert (limit.time, limit.target) == pytest.approx((want.time, want.target))
+    s.handle("move d6/0.5/12.25")  # white's move and its time
+    assert s.clocks[OTHELLO_WHITE].left == pytest.approx(60 - 12.25 + 1)
+    before = (str(s.board), {c: k.left for c, k in s.clocks.items()})
+    for bad in ("move c3/0/soon", "move c3/0/-4", f"set game {s.board.to_ggf({'TI': '1:x'})}"):
+        s.handle(bad)
+    assert (str(s.board), {c: k.left for c, k in s.clocks.items()}) == before
+    errors = [x for x in out.getvalue().splitlines() if x.startswith("status error")]
+    assert len(errors) == 3
+    s.handle(f"set game {othello_game().to_ggf()}")  # no clock: the depth alone
+    s.handle("go")
+    assert engine.limits[-1] == Limit(depth=12) and s.clocks == {}

@@ -8,9 +8,9 @@ GUI → engine               engine → GUI
 ``nboard 2``               ``set myname banmen``
 ``set depth N``            (midgame depth, 1-60; more counts as 60; the endgame is
                            solved exactly near the end)
-``set game <GGF>``         (the position is the end of that game)
+``set game <GGF>``         (the position is the end of that game; its clock, below)
 ``set contempt N``         (accepted, not used)
-``move f5[/eval/time]``    (a move was played)
+``move f5[/eval/time]``    (a move was played, in ``time`` seconds of its clock)
 ``go``                     ``status …``, ``nodestats N S``, ``=== f5/eval/time``
 ``hint N``                 ``search f5 eval 0 depth`` for the N best moves, ``status``
 ``ping N``                 ``pong N`` (any search is stopped first, see below)
@@ -27,7 +27,20 @@ Searches are bounded and interruptible, as the protocol asks:
 * Every ``go`` and ``hint`` thinks for at most the session's maximum time
   (``banmen nboard --max-move-time S``, by default :data:`MAX_MOVE_TIME`, 60 s), whatever
   the depth: then the search stops and answers with what it has (``===`` with the best move
-  found, or the moves ``hint`` scored so far). NBoard's GGF clock is not used.
+  found, or the moves ``hint`` scored so far).
+* The protocol has no clock command; the game's clock travels in the GGF of ``set game``
+  (the specification: "NBoard 1.1 does not use the clock but it is planned"): ``TI[MAIN
+  [/INCREMENT[/GRACE]]]`` for both sides, or ``TB[…]`` and ``TW[…]`` each, times as
+  NBoard's ``OsClock`` writes them (``300``, ``5:00``, ``1:00:00``), and each move's time
+  as its third field (``B[F5/0.5/2.25]``). The session counts each side's clock as NBoard
+  does (:func:`ggf_clocks`: the main time less every move's time, the increments added;
+  GGS's grace after a timeout is not counted), charges each later ``move f5/eval/time``
+  to its player, and a ``go`` on a clock searches under ``Limit(time=max-move-time,
+  depth).with_clocks(mine, theirs).on_clock(...)``: its time and target from the mover's
+  clock (the one time-per-move computation of every banmen front end), the ``set
+  depth`` still a bound. A main time of 0 (NBoard's ``TI[0]``) or no ``TI`` is no clock:
+  ``go`` searches to the depth, within the maximum time. A malformed clock or move time
+  is one ``status error: …`` line and changes nothing.
 * Commands are read by their own thread while the engine thinks. The specification says
   of ``ping n``: stop thinking, then answer ``pong n`` — the GUI sends it before it changes
   the position and takes anything the engine sends before the ``pong`` as being about the
@@ -44,7 +57,9 @@ Specification: Chris Welty's "NBoard Protocol" (``instructions/Protocol.htm`` in
 
 from __future__ import annotations
 
+import math
 import queue
+import re
 import sys
 import threading
 import time
@@ -53,8 +68,10 @@ from contextlib import contextmanager
 from typing import IO
 
 from banmen.clients._lines import one_line, write_line
-from banmen.engine import Engine, EngineFailure, Result
-from banmen.games.othello import PASS, Board, OthelloEngine, OthelloError
+from banmen.clock import Clock, TimeControl
+from banmen.engine import Engine, EngineFailure, Result, moves_ahead
+from banmen.games.othello import BLACK, PASS, WHITE, Board, OthelloEngine, OthelloError
+from banmen.games.othello.formats import parse_ggf
 from banmen.numbers import Bounded, NumberError
 from banmen.protocols._cap import capped, check_cap
 from banmen.search.limits import Limit, StopFlag
@@ -98,6 +115,8 @@ class NBoardSession:
         #: the search behind ``hint`` (banmen's own: a user's player may give no values)
         self.hints = self.engine if isinstance(self.engine, OthelloEngine) else None
         self.engine.warm_up()  # the compiled code loaded before the first command
+        #: each side's clock (BLACK, WHITE), when ``set game`` names one (else empty)
+        self.clocks: dict[int, Clock] = {}
         self._out_lock = threading.Lock()
         self._lock = threading.Lock()  # the counters and the running search's flag
         #: pings read (by :meth:`notice`) and answered (by :meth:`handle`): while more were
@@ -193,7 +212,13 @@ class NBoardSession:
                 return
         elif what == "game":
             text = line.split("game", 1)[1].strip()
-            self.board = Board.from_ggf(text)  # raises, and leaves the old board, if bad
+            board = Board.from_ggf(text)  # raises, and leaves the old board, if bad
+            try:
+                clocks = ggf_clocks(text)
+            except ValueError as e:  # a bad clock: the old game is kept as well
+                self.error(f"set game: {e}")
+                return
+            self.board, self.clocks = board, clocks
         elif what == "contempt":
             pass
         else:
@@ -203,11 +228,30 @@ class NBoardSession:
         if not args:
             self.error("move needs a square, like 'move f5'")
             return
-        text = args[0].split("/")[0]
-        self.board.push_name(text)
+        fields = args[0].split("/")
+        try:
+            seconds = _move_seconds(fields[2] if len(fields) > 2 else "")
+        except ValueError as e:
+            self.error(str(e))
+            return
+        mover = self.board.turn
+        self.board.push_name(fields[0])
+        clock = self.clocks.get(mover)
+        if clock is not None:
+            clock.spend(seconds)
 
     def _limit(self) -> Limit:
-        return Limit(depth=self.depth)
+        """``go``'s limit: the depth (``set depth``) and, when the game is on a clock
+        (``set game``'s ``TI``/``TB``/``TW``), the mover's: its time and target from
+        :meth:`Limit.on_clock` (the one time-per-move computation), within the session's
+        maximum time."""
+        base = Limit(depth=self.depth)
+        mine = self.clocks.get(self.board.turn)
+        if mine is None:
+            return base
+        theirs = self.clocks.get(WHITE if self.board.turn == BLACK else BLACK)
+        timed = Limit(time=self.max_move_time, depth=self.depth).with_clocks(mine, theirs)
+        return timed.on_clock(moves_ahead(self.board))
 
     # ---- searches
 
@@ -288,6 +332,83 @@ class NBoardSession:
         for value, name, depth in scored[:n]:
             self.send(f"search {name} {value:.2f} 0 {depth}")
         self.send("status")
+
+
+#: a GGF move with its optional eval and time: ``B[F5/1.5/2.25]`` (not ``PB[``, ``TB[``…)
+_GGF_MOVE = re.compile(r"(?<![A-Z])([BW])\[([^\]]*)\]")
+
+
+def ggf_seconds(text: str) -> float:
+    """A GGF time, ``[[[D.]H:]M:]S`` (NBoard's ``OsClock``: ``300``, ``5:00``,
+    ``1:00:00``, ``1.12:00:00`` for a day and twelve hours), in seconds; a
+    ``ValueError`` line if it is none."""
+    t = text.strip()
+    parts = t.split(":")
+    days = 0.0
+    try:
+        if len(parts) > 1 and "." in parts[0]:  # D.H:M:S (a lone "2.5" is seconds)
+            d, parts[0] = parts[0].split(".", 1)
+            days = float(d)
+        values = [float(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"GGF time {t[:20]!r}: expected [[[D.]H:]M:]S") from None
+    if len(values) > 3 or any(not (math.isfinite(v) and v >= 0) for v in [days, *values]):
+        raise ValueError(f"GGF time {t[:20]!r}: expected [[[D.]H:]M:]S, at least 0")
+    values[0] += days * 24
+    total = 0.0
+    for v in values:
+        total = total * 60 + v
+    if not (math.isfinite(total) and total >= 0):
+        raise ValueError(f"GGF time {t[:20]!r}: expected a number of seconds, at least 0")
+    return total
+
+
+def ggf_control(text: str) -> TimeControl:
+    """A GGF clock, ``MAIN[/INCREMENT[/GRACE]]`` (``5:00``, ``15:00/10``, ``5:00//2:00``),
+    as a :class:`TimeControl`: sudden death or Fischer; none for a main time of 0 (what
+    NBoard writes for no clock). GGS's grace (time given once after a timeout) is not
+    counted: banmen plans to finish within the main time."""
+    fields = text.split("/")
+    main = ggf_seconds(fields[0]) if fields[0].strip() else 0.0
+    inc = ggf_seconds(fields[1]) if len(fields) > 1 and fields[1].strip() else 0.0
+    if len(fields) > 2 and fields[2].strip():
+        ggf_seconds(fields[2])  # (checked, not used)
+    if main <= 0:
+        return TimeControl()
+    return TimeControl("fischer" if inc else "sudden", main=main, increment=inc)
+
+
+def _move_seconds(text: str) -> float:
+    """A move's time as a GGF move or NBoard's ``move`` gives it (missing: 0)."""
+    if not text.strip():
+        return 0.0
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise ValueError(f"move time {text[:20]!r}: expected a number of seconds") from None
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise ValueError(f"move time {text[:20]!r}: expected a number of seconds, at least 0")
+    return seconds
+
+
+def ggf_clocks(text: str) -> dict[int, Clock]:
+    """Each side's clock at the end of a GGF game (as NBoard's ``COsGame`` counts it):
+    ``TI`` for both sides (or ``TB`` and ``TW`` each), then every move's time
+    (``B[F5/EVAL/TIME]``) charged to its player, increments added. Empty when the game
+    names no clock (or a main time of 0). A ``ValueError`` line for a malformed one."""
+    tags = parse_ggf(text).tags
+    controls = {c: ggf_control(tags.get(k, tags.get("TI", "0"))) for c, k in
+                ((BLACK, "TB"), (WHITE, "TW"))}  # fmt: skip
+    if all(c.unlimited for c in controls.values()):
+        return {}
+    clocks = {c: Clock.start(tc) for c, tc in controls.items()}
+    body = text[text.index("BO[") :] if "BO[" in text else text
+    for colour, value in _GGF_MOVE.findall(body.split(";)", 1)[0]):
+        fields = value.split("/")
+        clocks[BLACK if colour == "B" else WHITE].spend(
+            _move_seconds(fields[2] if len(fields) > 2 else "")
+        )
+    return clocks
 
 
 def main(
