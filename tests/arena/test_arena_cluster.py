@@ -331,3 +331,23 @@ def test_a_client_given_to_the_api_is_used_and_left_open(cluster: Cluster, tmp_p
     assert run_arena(store, run, cluster=cluster.client).done == 40
     assert cluster.client.status == "running"
     assert cluster.client.submit(sum, [1, 2], pure=False).result() == 3
+
+
+def test_the_clocks_cross_the_cluster(tmp_path: Path) -> None:
+    """A run on clocks (time odds) played by a Dask cluster's workers: each game's record
+    keeps both players' controls and the clock left after every move of the player on
+    one (the clocks ride in the specs' limits)."""
+    store = ArenaStore(tmp_path / "a.db")
+    run = store.create_run(RunConfig(game="mattix", games=4, seed=2, size=4, players=[
+        {"name": "a", "spec": "alphabeta", "tc": "30+0.1"},
+        {"name": "b", "spec": "alphabeta:depth=2"}]), "c")  # fmt: skip
+    assert run_arena(store, run, cluster="local:1").done == 4
+    for g in store.games(run):
+        clock = g.extra["clock"]
+        a = 0 if g.first == "a" else 1
+        assert clock["controls"][a] == "30+0.1" and clock["controls"][1 - a] is None
+        left = clock["left"]
+        assert len(left) == len(g.moves)
+        mine = range(a, len(left), 2)  # (each move of a adds 0.1 s)
+        assert all(left[k] is not None and 0 < left[k] <= 30 + 0.1 * (k // 2 + 1) for k in mine)
+        assert all(left[k] is None for k in range(1 - a, len(left), 2))
