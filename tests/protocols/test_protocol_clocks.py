@@ -83,12 +83,12 @@ def test_a_gtp_player_is_told_the_match_clock(tmp_path: Path) -> None:
     sent = gtp_log(tmp_path, "byoyomi=30+3x5", "--kgs-time")
     assert sent == ["kgs-time_settings byoyomi 30 5 3", "time_left b 30 0", "genmove b",
                     "time_left b 30 0", "genmove b"]  # fmt: skip
-    # one that does not (it answers '?'): time_settings with a one-move period; in
-    # overtime, the periods left
+    # one that does not (it answers '?'): time_settings with a one-move period, and in
+    # overtime one stone to play in it (the periods cannot be told)
     sent = gtp_log(tmp_path, "byoyomi=30+3x5", "--time", overtime=True, left=5.0,
                    periods_left=2)  # fmt: skip
     assert sent == ["kgs-time_settings byoyomi 30 5 3", "time_settings 30 5 1",
-                    "time_left b 5 2", "genmove b", "time_left b 5 2", "genmove b"]  # fmt: skip
+                    "time_left b 5 1", "genmove b", "time_left b 5 1", "genmove b"]  # fmt: skip
     # Canadian overtime: the stones left in the period
     sent = gtp_log(tmp_path, "canadian=0+10/60", "--time", left=33.9, moves_left=4)
     assert sent == ["time_settings 0 60 10", "time_left b 33 4", "genmove b",

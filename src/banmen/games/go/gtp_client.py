@@ -94,6 +94,7 @@ class GTPEngine(EngineClient[Board | Game]):
         self._time_sent: int | None = None
         #: the time control sent this game (``time_settings``), if any
         self._control_sent: TimeControl | None = None
+        self._byoyomi_as_canadian = False
         #: what ``known_command`` answered, by command (asked once per engine)
         self._known: dict[str, bool] = {}
         #: the command that asks for a move (``kgs-genmove_cleanup`` in a cleanup)
@@ -229,15 +230,19 @@ class GTPEngine(EngineClient[Board | Game]):
         integers)."""
         control = clock.control
         if self._control_sent != control:
-            sent = False
+            sent = None
             for command in gtp_time_settings(control):
                 if self._optional(command) is not None:
-                    sent = True
+                    sent = command
                     break
-            if not sent:
+            if sent is None:
                 return  # the engine keeps its own time (it knows no time_settings)
             self._control_sent = control
+            #: byo-yomi told as one-move Canadian periods (no kgs-time_settings)
+            self._byoyomi_as_canadian = control.kind == "byoyomi" and sent.startswith("time_")
         left, stones = clock.report()
+        if stones and self._byoyomi_as_canadian:
+            stones = 1  # (one move in the period, as time_settings said)
         self._optional(f"time_left {_color(color)} {max(0, math.floor(left))} {stones}")
 
     # -- the end of a game
@@ -323,7 +328,7 @@ def gtp_time_settings(control: TimeControl) -> list[str]:
 
     * byo-yomi: ``kgs-time_settings byoyomi MAIN PERIOD PERIODS``, else
       ``time_settings MAIN PERIOD 1`` (a Canadian period of one move: the same limit a
-      move, the periods not counted);
+      move, the periods not counted; ``time_left`` then says 1 stone in overtime);
     * Canadian: ``time_settings MAIN PERIOD MOVES``;
     * sudden death and Fischer: ``time_settings MAIN 0 0`` — GTP has no increment: the
       engine is told the main time, and the increments it earns show in each move's
