@@ -78,7 +78,8 @@ export function pageClocks() {
     for (const side of [1, 2]) {
       const box = boxes[side - 1];
       if (!box) continue;
-      const e = side === running ? clocks.elapsed + since : 0;
+      // (a clock halted mid-move, a paused CPU's: the time its move took so far)
+      const e = side === running ? clocks.elapsed + since : side === clocks.side ? clocks.elapsed : 0;
       const face = clockFace(clocks, side, e);
       const flagged = clocks.flagged === side || clocks[String(side)].flagged;
       box.querySelector(".clock-time").textContent = clockText(flagged ? 0 : face.seconds);
