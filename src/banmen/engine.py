@@ -8,7 +8,8 @@ heuristic score, and ``stopped_by`` says which limit ended it. An engine subclas
 :class:`Engine` and implements :meth:`Engine.choose`; :meth:`Engine.think` makes the
 caller's arguments whole (a :class:`Request`) in one place for all of them.
 
-This module is a leaf: it imports only ``banmen.search.limits``. It holds what a player
+This module is a leaf: it imports only ``banmen.search.limits`` and the game clock
+``banmen.clock``. It holds what a player
 spec *is* once read (:class:`PlayerSpec`: typed data), not what any kind is: each kind of
 search, player and evaluator declares its own options (:mod:`banmen.kinds`) and the
 registry finds them by entry point and reads a spec's text once
@@ -33,6 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
+from banmen.clock import EXPIRY_MARGIN
 from banmen.search.limits import Limit, StopFlag
 
 __all__ = [
@@ -258,7 +260,7 @@ FORFEIT_MARGIN = 2.0
 UNTIMED_MOVE = 60.0
 
 
-def moves_ahead(board: Any) -> int | None:
+def moves_ahead(board: object) -> int | None:
     """How many more moves the side to move of ``board`` is expected to play: the board's
     own estimate (an optional ``moves_ahead()`` method: Othello's half the empty squares,
     Go's half the empty points), else ``None`` (the clock's default is used)."""
@@ -277,8 +279,6 @@ def move_allowance(limit: Limit) -> float:
     (:data:`banmen.clock.EXPIRY_MARGIN`) and a little more, so that the referee, not the
     client, calls the loss on time; otherwise :func:`allowance` of its time limit."""
     if limit.timed:
-        from banmen.clock import EXPIRY_MARGIN
-
         assert limit.clock is not None
         return limit.clock.until_flag() + EXPIRY_MARGIN + 0.5
     return allowance(limit.time)
