@@ -110,6 +110,12 @@ def test_banmen_engines_play_on_their_clocks_across_the_pipe(tmp_path: Path) -> 
     a = {p["name"]: p for p in report["clock"]["players"]}["a"]
     assert a["time_losses"] == 0 and a["games"] == 4 and a["by_move"][0]["games"] == 4
     assert 0 < a["used_share"] <= 1 and a["worst_left"] > 0
+    from banmen.arena.plots import render_svg
+    from banmen.web.arena import available_plots
+
+    assert "clock" in available_plots(report)
+    svg = render_svg(report, "clock")
+    assert svg is not None and svg.lstrip().startswith(b"<?xml") and b"<svg" in svg
     store.close()
 
 
