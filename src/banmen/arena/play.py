@@ -224,7 +224,7 @@ def play_game(
             if not judged:
                 raise  # banmen's own engine failed: a bug, not a forfeit
             times.append(round(took, 6))
-            if clock is not None and took > clock.until_flag() + EXPIRY_MARGIN:
+            if clock is not None and not clock.copy().spend(took, EXPIRY_MARGIN):
                 flag = _flag_fell(clock, side, name, took)  # its client gave up: on time
                 cache.drop(game, spec)
                 left.append(0.0)
@@ -258,7 +258,7 @@ def play_game(
     if clocks[1] is not None or clocks[2] is not None:
         extra = {**extra, "clock": {
             "controls": [None if c is None else str(c.control) for c in (clocks[1], clocks[2])],
-            "margin": EXPIRY_MARGIN, "left": left[: len(moves) + 1]}}  # fmt: skip
+            "margin": EXPIRY_MARGIN, "left": left}}  # fmt: skip
     s1, s2 = game.scores(board)
     if flag is not None:
         outcome = Outcome(Termination.TIME, 3 - int(flag["side"]))

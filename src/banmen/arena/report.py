@@ -271,8 +271,7 @@ def report_from(
         mine = [g for g in games if p.name in (g.first, g.second)]
         pts = sum(_points(g, p.name) for g in mine)
         # (side 1 is the job's first player; the even moves are the first side's)
-        moves = [t for g in mine for k, t in enumerate(g.times) if
-                 (k % 2 == 0) == ((g.first == p.name) == (first_side == 1))]  # fmt: skip
+        moves = [g.times[k] for g in mine for k in _mover_plies(g, p.name, first_side)]
         half = z * math.sqrt(cov[i][i]) if math.isfinite(cov[i][i]) else math.inf
         per_player.append({
             "name": p.name,

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from banmen.clock import Clock, TimeControl, parse_time_control
 from banmen.engine import PlayerSpec, SpecError
 from banmen.games import GameDef
 from banmen.games.registry import make_evaluator, parse_spec, search_kinds
@@ -56,12 +57,7 @@ class Player:
     def on_clock(self, tc: str) -> Player:
         """This player on the time control ``tc`` (``ScheduleError``, one line, if it is
         not one), written as :func:`~banmen.clock.parse_time_control` writes it back."""
-        from banmen.clock import parse_time_control
-
-        try:
-            control = parse_time_control(tc)
-        except ValueError as e:
-            raise ScheduleError(f"player {self.name}: {e}") from None
+        control = _time_control(self.name, tc)
         written = None if control.unlimited else str(control)
         return Player(self.name, self.spec, self.parsed, written)
 
@@ -103,6 +99,14 @@ def parse_player(text: str, game: str | GameDef[Any] | None = None) -> Player:
     return Player(name, spec, parsed)
 
 
+def _time_control(name: str, text: str) -> TimeControl:
+    """Player ``name``'s time control read from ``text`` (``ScheduleError``, one line)."""
+    try:
+        return parse_time_control(text)
+    except ValueError as e:
+        raise ScheduleError(f"player {name}: {e}") from None
+
+
 def player_specs(game: str | GameDef[Any], players: list[dict[str, Any]]) -> dict[str, PlayerSpec]:
     """Each player's spec as the run stored it, read once for the whole run (the workers
     and the cluster get these, never the text): the stored ``parsed`` record where there is
@@ -131,12 +135,7 @@ def player_specs(game: str | GameDef[Any], players: list[dict[str, Any]]) -> dic
                 raise ScheduleError(f"player {p['name']}: {e}") from None
         tc = p.get("tc")
         if tc is not None:  # its clock rides in its limit: across the pipe and the cluster
-            from banmen.clock import Clock, parse_time_control
-
-            try:
-                control = parse_time_control(str(tc))
-            except ValueError as e:
-                raise ScheduleError(f"player {p['name']}: {e}") from None
+            control = _time_control(p["name"], str(tc))
             spec = replace(spec, limit=spec.limit.with_clocks(Clock.start(control)))
         out[p["name"]] = spec
     return out
