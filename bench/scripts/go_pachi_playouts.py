@@ -20,11 +20,12 @@ import argparse
 import json
 import os
 import re
-import sqlite3
 import statistics
 import subprocess
 import time
 from pathlib import Path
+
+from _arena_games import games
 
 from banmen.games.go import Board
 from banmen.games.go.engine import GoEngine
@@ -36,17 +37,8 @@ GAMES_S = re.compile(r"\((\d+) games/s")
 
 
 def positions(db: Path, run: str, plies: tuple[int, ...] = (10, 30, 50)) -> list[list[str]]:
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        rows = con.execute("SELECT moves FROM arena_games WHERE run_id = ? ORDER BY pairing, "
-                           "pair, swapped", (run,)).fetchall()  # fmt: skip
-    finally:
-        con.close()
-    out = []
-    for (moves,) in rows:
-        ms = json.loads(moves)
-        out += [ms[:p] for p in plies if p < len(ms) - 2]
-    return out
+    """The moves up to each of ``plies`` of each game of the run (games long enough)."""
+    return [g.moves[:p] for g in games(db, run) for p in plies if p < len(g.moves) - 2]
 
 
 def pachi_rate(pachi: str, moves: list[str], playouts: int) -> tuple[float, float]:

@@ -20,9 +20,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sqlite3
 import statistics
 from pathlib import Path
+
+from _arena_games import positions as arena_positions
 
 from banmen.games.othello import Board
 from banmen.games.othello.engine import OthelloEngine
@@ -32,27 +33,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def positions(db: Path, run: str, count: int) -> list[Board]:
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        rows = con.execute("SELECT deal_seed, moves FROM arena_games WHERE run_id = ? "
-                           "ORDER BY pairing, pair, swapped", (run,)).fetchall()  # fmt: skip
-    finally:
-        con.close()
-    from banmen.games.registry import get_game
-
-    game = get_game("othello")
-    assert game.new_board is not None
+    """Midgame positions with a choice: 30, 35 or 40 empties, in the run's games' order."""
     out: list[Board] = []
-    for seed, moves in rows:
-        board = game.new_board(int(seed), None)
-        for m in json.loads(moves):
-            if (
-                30 <= board.empties() <= 40
-                and len(board.legal_moves) > 1
-                and board.empties() % 5 == 0
-            ):
-                out.append(board.copy())
-            board.push(board.parse_move(m))
+    for boards in arena_positions(db, run, "othello"):
+        out += [b for b in boards if b.empties() in (30, 35, 40) and len(b.legal_moves) > 1]
         if len(out) >= count:
             break
     return out[:count]

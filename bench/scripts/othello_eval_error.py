@@ -23,9 +23,10 @@ import argparse
 import json
 import math
 import os
-import sqlite3
 import subprocess
 from pathlib import Path
+
+from _arena_games import positions as arena_positions
 
 from banmen.games.othello import Board
 from banmen.games.othello.endgame import EndgameSolver
@@ -36,24 +37,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def positions(db: Path, run: str, empties: int, count: int) -> list[Board]:
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        rows = con.execute("SELECT deal_seed, moves FROM arena_games WHERE run_id = ? "
-                           "ORDER BY pairing, pair, swapped", (run,)).fetchall()  # fmt: skip
-    finally:
-        con.close()
-    from banmen.games.registry import get_game
-
-    game = get_game("othello")
-    assert game.new_board is not None
+    """Each game's first position with ``empties`` empty squares and a choice of moves."""
     out: list[Board] = []
-    for seed, moves in rows:
-        board = game.new_board(int(seed), None)
-        for m in json.loads(moves):
-            if board.empties() == empties and len(board.legal_moves) > 1:
-                out.append(board.copy())
-                break
-            board.push(board.parse_move(m))
+    for boards in arena_positions(db, run, "othello"):
+        out += [b for b in boards if b.empties() == empties and len(b.legal_moves) > 1][:1]
         if len(out) >= count:
             break
     return out
