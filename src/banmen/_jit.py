@@ -35,6 +35,18 @@ compiles:
   code in use, stale. The stamp numba checks is that file's with a digest of every
   compiling file of its package (:func:`compiled_files`), and of banmen's.
 
+* **banmen's own compiled code is cached once per machine, per version.** numba caches
+  beside the sources (``__pycache__``), so every clone of banmen compiled everything
+  again — tens of seconds — though numba's stamps are digests of the sources, the same
+  in every clone. :class:`MachineCacheLocator` puts the cache of banmen's package in the
+  user's cache folder (``~/.cache/banmen/numba/<tag>/``), ``<tag>`` a digest of banmen's
+  compiled files, numba's and Python's versions: a later clone (or a reinstall) of the
+  same code loads it; another version gets a folder of its own, so two checkouts side by
+  side never evict each other's code. ``$NUMBA_CACHE_DIR`` still decides where
+  everything goes when it is set (the tests' cold runs); a game package outside banmen
+  is cached beside its sources as before. Only the :data:`KEEP_VERSIONS` most recently
+  used versions are kept (about 75 MB each with every game compiled).
+
 ``@kernel`` is ``njit(cache=True)`` for functions handed to a generic search: numba caches
 a function compiled for *another* jitted function as an argument only if that argument
 pickles the same way in every process. A dispatcher pickles with a random uuid, so by
@@ -79,6 +91,7 @@ if not os.environ.get("BANMEN_DEBUG"):
 def _locked_save(self: Any, key: Any, data: Any) -> None:
     """``IndexDataCacheFile.save`` with the index read, the data file chosen and both
     written under one lock on the index (see the module's note)."""
+    os.makedirs(os.path.dirname(self._index_path), exist_ok=True)  # (pruned meanwhile)
     with flock(self._index_path + ".lock"):
         overloads = self._load_index()
         name = overloads.get(key)
@@ -173,6 +186,108 @@ def _stamp_with_package(self: Any) -> Any:
 
 
 caching._SourceFileBackedLocatorMixin.get_source_stamp = _stamp_with_package  # type: ignore[method-assign]
+
+#: the most recently used versions' folders of the machine-wide cache that are kept …
+KEEP_VERSIONS = 6
+#: … and of those, the ones beyond the three most recent go when unused this many days
+KEEP_DAYS = 14
+#: the file whose modification time says when a version's folder was last used
+_USED = "last-used"
+
+
+def machine_cache_root() -> Path:
+    """Where banmen's versions keep their compiled code: ``<user cache>/banmen/numba``."""
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("banmen")) / "numba"
+
+
+@functools.cache
+def version_tag() -> str:
+    """This banmen's compiled code, named: a digest of its compiled files (their paths
+    within the package and contents) and of numba's and Python's versions."""
+    import platform
+
+    import numba
+
+    h = hashlib.sha256(_package_stamp(str(_HERE)))
+    h.update(f"{numba.__version__}|{platform.python_version()}".encode())
+    return h.hexdigest()[:16]
+
+
+@functools.cache
+def machine_cache_dir() -> Path | None:
+    """This version's folder of the machine-wide cache (made, marked as used, and older
+    versions' folders pruned, once a process), or ``None`` if it cannot be written (numba
+    then caches beside the sources, as it would without banmen)."""
+    root = machine_cache_root()
+    here = root / version_tag()
+    try:
+        here.mkdir(parents=True, exist_ok=True)
+        (here / _USED).touch()
+    except OSError:
+        return None
+    _prune(root, keep=here)
+    return here
+
+
+def _prune(root: Path, keep: Path) -> None:
+    """Keep the :data:`KEEP_VERSIONS` most recently used versions' folders, and of them the
+    three most recent and those used within :data:`KEEP_DAYS` days; never ``keep``. (A
+    process still running an older version and compiling into a removed folder makes it
+    again: :func:`_locked_save`.)"""
+    import shutil
+    import time
+
+    try:
+        folders = [d for d in root.iterdir() if d.is_dir() and (d / _USED).exists()]
+        used = sorted(folders, key=lambda d: (d / _USED).stat().st_mtime, reverse=True)
+    except OSError:
+        return
+    horizon = time.time() - KEEP_DAYS * 86400
+    for i, d in enumerate(used):
+        try:
+            old = i >= KEEP_VERSIONS or (i >= 3 and (d / _USED).stat().st_mtime < horizon)
+        except OSError:
+            continue
+        if old and d != keep:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+class MachineCacheLocator(caching.InTreeCacheLocator):
+    """numba's cache locator for banmen's own compiled files: the version's folder of the
+    machine-wide cache (see the module's note), laid out like the package."""
+
+    def __init__(self, py_func: Any, py_file: str) -> None:
+        super().__init__(py_func, py_file)  # type: ignore[no-untyped-call]
+        folder = machine_cache_dir()
+        assert folder is not None  # from_function checked
+        rel = os.path.relpath(os.path.dirname(os.path.abspath(py_file)), _HERE.parent)
+        self._cache_path = str(folder / rel)
+
+    @classmethod
+    def from_function(cls, py_func: Any, py_file: str) -> Any:
+        if not _in_banmen(py_file) or machine_cache_dir() is None:
+            return None
+        return super().from_function(py_func, py_file)  # type: ignore[no-untyped-call]
+
+
+def _in_banmen(py_file: str) -> bool:
+    try:
+        return Path(py_file).resolve().is_relative_to(_HERE)
+    except (OSError, ValueError):
+        return False
+
+
+def _install_locator() -> None:
+    """Ask :class:`MachineCacheLocator` first after ``$NUMBA_CACHE_DIR``'s locator."""
+    classes = caching.CacheImpl._locator_classes
+    if MachineCacheLocator not in classes:
+        at = 1 if classes and classes[0] is caching.UserProvidedCacheLocator else 0
+        classes.insert(at, MachineCacheLocator)
+
+
+_install_locator()
 
 
 #: per ``TargetConfig`` class: its options' defaults, and its hash (see below)

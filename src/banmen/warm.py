@@ -16,18 +16,22 @@ once itself), and ``banmen warm-up`` compiles them all ahead, in parallel proces
 
 Whether a set is cold is known before it loads: when a set has been loaded (compiled, or
 found in the cache) a **stamp** is written beside numba's cache (:func:`stamp_dir`),
-naming the banmen source files that were loaded then, with their sizes and modification
-times, and the numba and Python versions. numba recompiles a function when its source
-file changes; the stamp goes stale with it. :func:`ensure` on a set without a valid stamp
-tells the user once (``banmen: compiling the Go search, first run only…`` on stderr, or
-whatever :func:`set_notice` installed: the web app's engine workers pass it to the
-pages), and compiles under a lock shared by every process, so two processes that meet the
+naming the banmen source files that were loaded then, with their sizes and digests of
+their contents, and the numba and Python versions. numba recompiles a function when its
+source file changes; the stamp goes stale with it. banmen's own compiled code is cached
+once per machine and version (:class:`banmen._jit.MachineCacheLocator`), and its stamps
+with it: a later clone of the same code finds both warm. :func:`ensure` on a set without a
+valid stamp tells the user once (``banmen: compiling the Go search, first run only…`` on
+stderr, or whatever :func:`set_notice` installed: the web app's engine workers pass it to
+the pages), and compiles under a lock shared by every process, so two processes that meet the
 same cold set compile it once between them: the second waits, then loads.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import importlib
 import json
 import os
@@ -124,11 +128,17 @@ def loaded() -> frozenset[str]:
 
 
 def stamp_dir() -> Path:
-    """Where the warm stamps live: beside numba's cache (``$NUMBA_CACHE_DIR`` if set,
+    """Where the warm stamps live: beside numba's cache of banmen's code
+    (``$NUMBA_CACHE_DIR`` if set, else this version's folder of the machine-wide cache,
     else the package's ``__pycache__`` if it can be written, else the user's cache)."""
     env = os.environ.get("NUMBA_CACHE_DIR")
     if env:
         return Path(env) / "banmen-warm"
+    from banmen._jit import machine_cache_dir
+
+    machine = machine_cache_dir()
+    if machine is not None:
+        return machine / "banmen-warm"
     here = _PACKAGE / "__pycache__"
     if os.access(here if here.is_dir() else _PACKAGE, os.W_OK):
         return here / "banmen-warm"
@@ -138,8 +148,9 @@ def stamp_dir() -> Path:
 
 
 #: how banmen keys numba's cache (3: a package's compiled files, and banmen's, stale together,
-#: banmen._jit); a stamp from another scheme names a cache numba will not load
-CACHE_SCHEME = "3"
+#: banmen._jit; 4: stamps name files by content, banmen's own cached per machine); a
+#: stamp from another scheme names a cache numba will not load
+CACHE_SCHEME = "4"
 
 
 def _versions() -> dict[str, str]:
@@ -149,9 +160,29 @@ def _versions() -> dict[str, str]:
             "scheme": CACHE_SCHEME}  # fmt: skip
 
 
+@functools.lru_cache(maxsize=4096)
+def _digest(path: str, size: int, mtime_ns: int) -> str:
+    """A file's content digest (recomputed when its size or modification time moves)."""
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:32]
+
+
+def _entry(path: str) -> list[Any] | None:
+    """A stamp's entry for a source file: its name (relative to the folder banmen's package
+    is in, for banmen's own files: the same in every clone), size and content digest."""
+    try:
+        st = os.stat(path)
+        digest = _digest(path, st.st_size, st.st_mtime_ns)
+    except OSError:
+        return None
+    p = Path(path)
+    name = str(p.relative_to(_PACKAGE.parent)) if p.is_relative_to(_PACKAGE) else path
+    return [name, st.st_size, digest]
+
+
 def _sources(*also: str) -> list[list[Any]]:
-    """The source files a set's compiled code depends on, with their sizes and
-    modification times: every file that compiles functions in banmen's package and in the
+    """The source files a set's compiled code depends on, with their sizes and contents'
+    digests: every file that compiles functions in banmen's package and in the
     packages ``also`` (a game package's, named by its set's loader or its ``packages``).
     numba's cache holds a package's compiled code as one whole
     (:func:`banmen._jit.compiled_files`): an edit to any of them makes it compile again;
@@ -165,14 +196,8 @@ def _sources(*also: str) -> list[list[Any]]:
             root = package_root(mod.__file__)
             if root is not None:
                 roots.add(root)
-    out = []
-    for f in sorted({f for r in roots for f in compiled_files(r)}):
-        try:
-            st = os.stat(f)
-        except OSError:
-            continue
-        out.append([f, st.st_size, st.st_mtime_ns])
-    return out
+    entries = (_entry(f) for f in sorted({f for r in roots for f in compiled_files(r)}))
+    return [e for e in entries if e is not None]
 
 
 def _stamp_path(ks: KernelSet) -> Path:
@@ -185,9 +210,9 @@ def read_stamp(ks: KernelSet) -> dict[str, Any] | None:
         stamp = json.loads(_stamp_path(ks).read_text())
         if stamp.get("versions") != _versions():
             return None
-        for f, size, mtime in stamp["files"]:
-            st = os.stat(f)
-            if st.st_size != size or st.st_mtime_ns != mtime:
+        for name, size, digest in stamp["files"]:
+            path = Path(name) if os.path.isabs(name) else _PACKAGE.parent / name
+            if _entry(str(path)) != [name, size, digest]:
                 return None
     except (OSError, ValueError, KeyError, TypeError):
         return None

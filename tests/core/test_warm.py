@@ -56,18 +56,19 @@ def test_a_stamp_goes_stale_with_a_file_it_names(tmp_path: Path, monkeypatch: An
     ks = KernelSet("toy", "stale", "a toy", "warm_toy:load")
     source = tmp_path / "kernel.py"
     source.write_text("x = 1\n")
-    st = source.stat()
-    from banmen.warm import _versions
+    from banmen.warm import _entry, _versions
 
     stamp = {"set": ks.id, "seconds": 1.0, "versions": _versions(),
-             "files": [[str(source), st.st_size, st.st_mtime_ns]]}  # fmt: skip
+             "files": [_entry(str(source))]}  # fmt: skip
     (tmp_path / "banmen-warm").mkdir()
     (tmp_path / "banmen-warm" / "toy.stale.json").write_text(json.dumps(stamp))
     assert read_stamp(ks) is not None
     source.write_text("x = 22\n")  # another size: numba would recompile, the stamp is stale
     assert read_stamp(ks) is None
-    source.write_text("x = 1\n")
-    os.utime(source, ns=(st.st_atime_ns, st.st_mtime_ns))
+    source.write_text("x = 2\n")  # the same size, another content: stale too
+    assert read_stamp(ks) is None
+    source.write_text("x = 1\n")  # the content it names, written again (a later time): warm,
+    os.utime(source, ns=(1, 10**18))  # as numba, whose stamps are digests, would load it
     assert read_stamp(ks) is not None
     (tmp_path / "banmen-warm" / "toy.stale.json").write_text(
         json.dumps({**stamp, "versions": {"numba": "0.0", "python": "0"}})
