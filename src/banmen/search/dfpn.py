@@ -773,16 +773,10 @@ def _mid(
                 ws[_DNR, j] = 0
                 ws[_DDR, j] = ws[_CR, j]
                 ws[_XHR, j] = HAND_ALL
-            else:
-                cpn, cdn, cln, cdd, cxh, found = _lookup(
-                    tt, ctl, ws[_CK, j], ws[_CH, j], ws[_CR, j]
-                )
-                if found != 0:
-                    ws[_PNR, j] = cpn
-                    ws[_DNR, j] = cdn
-                    ws[_LENR, j] = cln
-                    ws[_DDR, j] = cdd
-                    ws[_XHR, j] = cxh
+            # else: the numbers the expansion read (or the child's own last answer). The
+            # table is not read again each round: a sibling's entry changed meanwhile by a
+            # transposition is seen when that sibling is searched (it answers at once). Re-
+            # reading every child each round was 70% of the table probes (issue 40).
         if not is_or and finite:
             # a reply that counts and is disproved settles the node: test nothing
             settled = False

@@ -358,22 +358,20 @@ class _Lines:
         """The main line from an attacker node whose shortest mate is ``length`` plies:
         (moves, attacker's pieces in hand at the end)."""
         b = self.b
-        options: list[int] = []
-        for m in b.attacker_moves():
-            b.play(m)
+
+        def mates() -> bool:
             pn, dn, _, _ = b.lookup(length - 1)
             if pn != 0 and dn != 0:
                 res = b.prove(length - 1, or_node=False)
                 if res.status == "unknown":
-                    b.undo()
                     raise _NoTime(res.reason)
                 pn = 0 if res.status == "proved" else 1
-            b.undo()
-            if pn == 0:
-                options.append(m)
-        if not options:
-            raise AssertionError("no mating move within the proved length")
-        return self._fewest_left(options, lambda: self.exact_and(length - 1))
+            return pn == 0
+
+        return self._fewest_left(
+            b.attacker_moves(), mates, lambda: self.exact_and(length - 1),
+            "no mating move within the proved length",
+        )  # fmt: skip
 
     def exact_and(self, bound: int) -> tuple[list[int], int]:
         """The main line from a defender node whose counted length is exactly ``bound``
@@ -396,46 +394,53 @@ class _Lines:
                 except Unknown as u:
                     raise _NoTime(u.reason) from None
             counted.append(m)
-        if len(counted) <= 1 or bound - 3 < 1:
-            # one reply (forced: it is the longest), or bound 2 (every one lasts one ply)
-            longest = counted
-        else:
-            longest = []
-            for m in counted:
-                b.play(m)
-                try:
-                    pn, dn, _, _ = b.lookup(bound - 3)  # the table may know already
-                    if pn != 0 and dn != 0:
-                        res = b.prove(bound - 3)
-                        if res.status == "unknown":
-                            raise _NoTime(res.reason)
-                        dn = 0 if res.status == "disproved" else 1
-                finally:
-                    b.undo()
-                if dn == 0:
-                    longest.append(m)
         if not counted:
             return [], b.material()  # only futile interpositions: mate here
-        if not longest:
-            raise AssertionError("no reply of a proved node holds out to its length")
-        return self._fewest_left(longest, lambda: self.exact_or(bound - 1))
+
+        def holds_out() -> bool:
+            if len(counted) <= 1 or bound - 3 < 1:
+                # one reply (forced: it is the longest), or bound 2 (each lasts one ply)
+                return True
+            pn, dn, _, _ = b.lookup(bound - 3)  # the table may know already
+            if pn != 0 and dn != 0:
+                res = b.prove(bound - 3)
+                if res.status == "unknown":
+                    raise _NoTime(res.reason)
+                dn = 0 if res.status == "disproved" else 1
+            return dn == 0
+
+        return self._fewest_left(
+            counted, holds_out, lambda: self.exact_or(bound - 1),
+            "no reply of a proved node holds out to its length",
+        )  # fmt: skip
 
     def _fewest_left(
-        self, moves: list[int], follow: Callable[[], tuple[list[int], int]]
+        self,
+        moves: list[int],
+        qualifies: Callable[[], bool],
+        follow: Callable[[], tuple[list[int], int]],
+        none: str,
     ) -> tuple[list[int], int]:
-        """Of the lines that play one of ``moves`` and go on with ``follow()``, the one that
-        leaves the attacker fewest pieces in hand (the first in move order among equals)."""
+        """Of the lines that play one of ``moves`` that ``qualifies()`` (asked with the move
+        played) and go on with ``follow()``, the one that leaves the attacker fewest pieces
+        in hand (the first in move order among equals). The moves are taken in order and
+        each is tested only when it comes: once a line leaves no piece in hand, none after
+        it can do better, and the moves left are not proved at all (in most problems the
+        first mating line found leaves nothing: the main line costs one bounded proof per
+        move before it, not one per move)."""
         b = self.b
         best: tuple[list[int], int] | None = None
         for m in moves:
             b.play(m)
             try:
-                tail, hand = follow()
+                if qualifies():
+                    tail, hand = follow()
+                    if best is None or hand < best[1]:
+                        best = ([m, *tail], hand)
             finally:
                 b.undo()
-            if best is None or hand < best[1]:
-                best = ([m, *tail], hand)
-            if best[1] == 0:
+            if best is not None and best[1] == 0:
                 break
-        assert best is not None
+        if best is None:
+            raise AssertionError(none)
         return best
