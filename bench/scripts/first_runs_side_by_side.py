@@ -10,6 +10,11 @@ per run, appended as it ends.
 
 Each tree runs with the same interpreter and packages (``PYTHONPATH`` points at its
 ``src``); wall and CPU seconds (the child's user + system) are recorded.
+
+``--second-clone`` measures, per command and tree, a user's second clone on a machine
+where the first has run: with no ``NUMBA_CACHE_DIR`` and an empty user cache
+(``XDG_CACHE_HOME``), the command runs in a copy of the tree (``first``), then in another
+copy at another path (``second``); the copies have no ``__pycache__``.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ def main() -> None:
     ap.add_argument("--busy", type=int, default=0, help="busy-loop processes beside")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--only", action="append", help="command names (default: all)")
+    ap.add_argument("--second-clone", action="store_true",
+                    help="a first clone, then a second one sharing the user's cache")  # fmt: skip
     args = ap.parse_args()
     trees = [t.split("=", 1) for t in args.tree]
     spinners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(args.busy)]
@@ -48,6 +55,12 @@ def main() -> None:
             if args.only and name not in args.only:
                 continue
             for tree, src in trees:
+                if args.second_clone:
+                    row = _two_clones(name, cmd, tree, Path(src))
+                    with args.out.open("a") as fh:
+                        fh.write(json.dumps(row) + "\n")
+                    print(json.dumps(row), flush=True)
+                    continue
                 with tempfile.TemporaryDirectory(prefix="banmen-first-") as cache:
                     env = {k: v for k, v in os.environ.items() if k != "BANMEN_DEBUG"}
                     env["NUMBA_CACHE_DIR"] = cache
@@ -65,6 +78,29 @@ def main() -> None:
     finally:
         for s in spinners:
             s.kill()
+
+
+def _two_clones(name: str, cmd: list[str], tree: str, src: Path) -> dict[str, object]:
+    import shutil
+
+    with tempfile.TemporaryDirectory(prefix="banmen-clones-") as tmp:
+        dropped = ("BANMEN_DEBUG", "NUMBA_CACHE_DIR", "PYTHONDONTWRITEBYTECODE")
+        env = {k: v for k, v in os.environ.items() if k not in dropped}
+        env["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")
+        runs = {}
+        for clone in ("first", "second"):
+            dest = Path(tmp) / clone / "src"
+            shutil.copytree(src.resolve(), dest, ignore=shutil.ignore_patterns("__pycache__"))
+            env["PYTHONPATH"] = str(dest)
+            runs[clone] = timed_run([sys.executable, "-m", "banmen", *cmd], {**env})
+    return {
+        "command": name,
+        "tree": tree,
+        "mode": "two clones",
+        **runs,
+        "load1": round(os.getloadavg()[0], 2),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
 
 
 if __name__ == "__main__":

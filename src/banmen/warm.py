@@ -1,7 +1,8 @@
 """Compiled code, loaded before any clock starts: kernel sets, warm stamps, the notice.
 
 banmen's searches are numba code, compiled the first time they run and cached on disk
-(numba's ``cache=True``: ``__pycache__`` beside the sources, or ``$NUMBA_CACHE_DIR``).
+(numba's ``cache=True``: banmen's own in the machine-wide cache, :mod:`banmen._jit`; a game
+package's in ``__pycache__`` beside its sources; or ``$NUMBA_CACHE_DIR``).
 Compiling takes seconds to tens of seconds; loading the cache a fraction of one. Neither
 may be paid for by a time limit, nor happen in silence in front of a user.
 
