@@ -88,3 +88,14 @@ def test_old_versions_are_pruned(tmp_path: Path) -> None:
     # the three most recent stay; v3 (3 days) is within KEEP_DAYS; v4, v5 are older
     # than KEEP_DAYS beyond the three; v6 is past KEEP_VERSIONS; v7 is this process's
     assert left == ["not-a-version", "v0", "v1", "v2", "v3", "v7"]
+
+
+@pytest.mark.slow
+def test_an_unwritable_user_cache_falls_back_beside_the_sources(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    clone = _clone(tmp_path / "a")
+    compiled, folder = _probe(clone, blocker / "cache")  # the user's cache cannot be made
+    assert compiled >= 1 and folder == "None"
+    assert list(clone.rglob("_bits.copy_into-*.nbi")), "cached beside the sources"
+    assert _probe(clone, blocker / "cache") == (0, "None")
