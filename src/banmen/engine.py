@@ -263,7 +263,7 @@ UNTIMED_MOVE = 60.0
 def moves_ahead(board: object) -> int | None:
     """How many more moves the side to move of ``board`` is expected to play: the board's
     own estimate (an optional ``moves_ahead()`` method: Othello's half the empty squares,
-    Go's half the empty points), else ``None`` (the clock's default is used)."""
+    Go's third of the empty points), else ``None`` (the clock's default is used)."""
     estimate = getattr(board, "moves_ahead", None)
     if estimate is None:
         return None

@@ -94,7 +94,7 @@ Choices where GTP leaves room:
   ``Limit(time=max_move_time, depth, nodes).with_clocks(mine, theirs).on_clock(...)``
   (:meth:`GTPSession.move_limit`): its hard time and target come from the mover's
   clock (:meth:`Clock.budget <banmen.clock.Clock.budget>`, with the board's estimate
-  of the moves still to play: half the empty points, at least ten), the one
+  of the moves still to play: a third of the empty points, at least ten), the one
   time-per-move computation every banmen front end uses; the engine's own time bound
   is replaced, its depth and node bounds stay. Without a clock the engine uses its own
   limit. Times must be finite numbers of seconds (``syntax error`` otherwise, and for a
