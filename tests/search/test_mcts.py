@@ -118,6 +118,16 @@ def test_time_limit_stop_flag_and_info() -> None:
     assert flag.is_set()  # the caller's request is left for the caller
 
 
+def test_the_early_stop_waits_for_min_seconds() -> None:
+    """One legal move leads at once: the search would stop about halfway through its
+    second (the lead past what the time left could bring); with ``min_seconds`` it goes on
+    until then at least (a clock-driven Go search: half its target)."""
+    m = MCTS(NIM, capacity=1 << 16, explore=0.5)
+    r = m.search(CTX, nim(1), nim(1), Limit(time=2.0), min_seconds=1.6)
+    assert r.stopped_by == "time" and r.move == 1
+    assert r.seconds >= 1.6
+
+
 def test_tree_reuse_keeps_the_subtree() -> None:
     m = MCTS(NIM, capacity=1 << 16, explore=0.5)
     m.search(CTX, nim(12), nim(12), Limit(nodes=2000))

@@ -891,6 +891,7 @@ class MCTS:
         allowed: set[int] | None = None,
         min_playouts: int = 16,
         info_period: float = 0.25,
+        min_seconds: float = 0.0,
     ) -> MctsResult:
         """Search the position ``root`` (a game state, not changed; ``scratch`` is a
         state of the same shape the playouts use — with :attr:`threads` > 1, a list of
@@ -899,9 +900,9 @@ class MCTS:
         ``limit.time`` is wall-clock seconds, ``limit.nodes`` playouts (``depth`` is
         ignored; with neither, 1 second). Under a time limit the search ends early (as
         ``"time"``) once the most visited move has more visits over the second than the
-        playouts left could bring (:attr:`early_stop`). At least ``min_playouts`` are played even if
-        ``stop`` is set already. ``on_info`` gets progress about every ``info_period``
-        seconds and at the end."""
+        playouts left could bring (:attr:`early_stop`), but not before ``min_seconds``. At
+        least ``min_playouts`` are played even if ``stop`` is set already. ``on_info`` gets
+        progress about every ``info_period`` seconds and at the end."""
         if self.threads > 1 and (not isinstance(scratch, list) or len(scratch) != self.threads):
             raise ValueError(f"{self.threads} threads need a list of {self.threads} scratch states")
         t0 = time.perf_counter()
@@ -939,7 +940,7 @@ class MCTS:
                     break
                 rate = slice_len / max(now - ts, 1e-6)
                 slice_len = int(min(max(rate * info_period, 16), 1 << 20))
-                if seconds is not None and self.early_stop:
+                if seconds is not None and self.early_stop and now - t0 >= min_seconds:
                     # the most visited move cannot be caught in the time left: done
                     left = min(rate * (seconds - (now - t0)), ctl[C_LIMIT] - done)
                     if self._lead() > left:
