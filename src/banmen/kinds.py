@@ -51,6 +51,7 @@ __all__ = [
     "read_by_form",
     "needs_rules",
     "limit_of",
+    "clock_base",
     "LIMIT_OPTIONS",
 ]
 
@@ -142,6 +143,17 @@ def read_options(
 
 #: a search's limit when its spec states none
 DEFAULT_LIMIT = Limit(time=1.0)
+
+
+def clock_base(limit: Limit, options: Mapping[str, Any]) -> Limit:
+    """What bounds a player's move on a game clock besides the clock: what its spec's
+    options state (``mcts:time=0.5`` still caps a move at half a second), or nothing — not
+    :data:`DEFAULT_LIMIT`, the second a move a spec that states no bound plays without a
+    clock: on a 60 s game clock it capped every move at a second (issue 40 found it in
+    issue 39's match against Pachi)."""
+    if limit == DEFAULT_LIMIT and all(options.get(k) is None for k in LIMIT_OPTIONS):
+        return Limit()
+    return limit
 
 
 def limit_of(options: Mapping[str, Any], default: Limit | None = DEFAULT_LIMIT) -> Limit:

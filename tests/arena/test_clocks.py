@@ -119,6 +119,26 @@ def test_banmen_engines_play_on_their_clocks_across_the_pipe(tmp_path: Path) -> 
     store.close()
 
 
+def test_on_a_clock_only_a_stated_bound_caps_a_move() -> None:
+    """A spec that states no bound plays a second a move without a clock; on a game clock
+    that default must not cap its moves (a 60 s Go game was played a second a move) —
+    what a spec states still does."""
+    from banmen.games.registry import parse_spec
+    from banmen.kinds import DEFAULT_LIMIT, clock_base
+    from banmen.search.limits import Limit
+
+    plain = parse_spec("mcts", "go")
+    assert plain.limit == DEFAULT_LIMIT  # (without a clock: a second a move)
+    assert clock_base(plain.limit, plain.options) == Limit()
+    for spec, bound in (("mcts:time=1", Limit(time=1.0)), ("mcts:playouts=500", Limit(nodes=500)),
+                        ("alphabeta:depth=3", Limit(depth=3))):  # fmt: skip
+        s = parse_spec(spec, "go")
+        assert clock_base(s.limit, s.options) == bound
+    clock = Clock.start(parse_time_control("60"))
+    timed = clock_base(plain.limit, plain.options).with_clocks(clock).on_clock(27)
+    assert timed.time is not None and timed.time > 1.0  # the clock's, not the default's
+
+
 def test_arena_cli_takes_time_controls(tmp_path: Path) -> None:
     db = tmp_path / "a.db"
     res = runner.invoke(app, ["arena", "mattix", "--size", "4", "-p", "x=alphabeta:depth=1",

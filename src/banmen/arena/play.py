@@ -63,6 +63,7 @@ from banmen.engine import (
 from banmen.games import Forfeit, GameDef, Outcome, Termination
 from banmen.games.engines import RandomEngine
 from banmen.games.registry import get_game, make_engine, parse_spec
+from banmen.kinds import clock_base
 
 __all__ = [
     "EngineCache",
@@ -210,7 +211,9 @@ def play_game(
         spec = parsed[name]
         judged = spec.user
         clock = clocks[side]
-        limit = None if clock is None else spec.limit.with_clocks(clock, clocks[3 - side])
+        limit = None
+        if clock is not None:
+            limit = clock_base(spec.limit, spec.options).with_clocks(clock, clocks[3 - side])
         t0 = time.perf_counter()
         try:
             result = engines[side].think(board, limit)
