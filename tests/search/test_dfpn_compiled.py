@@ -167,6 +167,23 @@ def test_the_sweep_keeps_the_costly_entries() -> None:
     assert min(alive) > 1000  # the cheap half went first
 
 
+def test_the_table_grows_and_keeps_its_entries() -> None:
+    """A table starts on its first buckets and doubles when 7/8 full: every entry it held
+    is found after, with its numbers."""
+    s = solver({0: []}, hash_mb=8)  # 16,384 buckets, of which it starts on 8,192
+    assert s.ctl[dfpn._TT_MASK] + 1 == dfpn._FIRST_BUCKETS < s.ctl[dfpn._TT_MAX_MASK] + 1
+    keys = [i * 7919 + 1 for i in range(50_000)]  # more than 7/8 of the first 65,536 entries
+    for i, k in enumerate(keys):
+        dfpn._store_open(s.tt, s.ctl, k, 0x0101, 2 + i, 3, 1)
+    before = {k: s.lookup(k, 0x0101, 9) for k in keys}
+    used = s.entries
+    dfpn._grow(s.tt, s.ctl)
+    assert s.ctl[dfpn._TT_MASK] + 1 == 2 * dfpn._FIRST_BUCKETS
+    assert {k: s.lookup(k, 0x0101, 9) for k in keys} == before
+    assert sum(v[0] != 1 for v in before.values()) == used  # (the entries found are all)
+    assert s.entries == used
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.integers(0, 20), min_size=7, max_size=7),

@@ -54,9 +54,11 @@ What the search takes care of (each point has a test, most against the reference
 * **Lengths, bounds and futile replies**: proofs carry the length of the line proved,
   disproofs the bound they hold for, and replies with a group are tested for futility
   (tsume-shogi's 無駄合) when that decides the node, exactly as the reference solver does.
-* **Memory**: the table is a preallocated array of 8-entry buckets (one entry = 64 bytes);
-  a full bucket evicts its cheapest entry, and when the table is 7/8 full a sweep drops the
-  entries that cost least to recompute — open entries before any proof or disproof.
+* **Memory**: the table is a preallocated array of 8-entry buckets (one entry = 64 bytes),
+  used from its first 4 MB and doubled when 7/8 full (so a short search touches few of its
+  pages); a full bucket evicts its cheapest entry, and when the whole table is 7/8 full a
+  sweep drops the entries that cost least to recompute — open entries before any proof or
+  disproof.
 * **Limits**: every 256 nodes the search reads the stop flags and the node budget; a
   :class:`Deadline` timer sets a flag for a time limit. The search runs in its own thread
   (with a stack deep enough for thousand-ply lines) while the caller's thread reports
@@ -125,6 +127,7 @@ _FUT_MASK = 11
 _PATH_MASK = 12
 _MAX_MOVES = 13
 _DEEPEST = 14
+_TT_MAX_MASK = 15  # the mask of the whole table (_TT_MASK grows to it)
 _HIST = 32  # 64 counters for the sweep's histogram
 _CTL_SIZE = 96
 
@@ -425,6 +428,33 @@ def _sweep(tt: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64]) -> None:
     ctl[_GC_RUNS] += 1
 
 
+@njit(cache=True, _nrt=False)
+def _grow(tt: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64]) -> None:
+    """Double the buckets in use (the table starts on its first few MB and grows when 7/8
+    full, up to its whole size): bucket b splits into b and b + (its old count), the entries
+    whose key now picks the new one moved there (it is empty: nothing has used it yet).
+
+    A fresh table's pages are zeroed by the system on their first touch; a search that
+    scatters its entries over all of a 256 MB table touches most of its 65,536 pages within
+    a few hundred thousand stores, a page fault each (a third of the time of a 0.2 s solve,
+    issue 40). Growing touches the pages a search fills, near each other."""
+    old = ctl[_TT_MASK] + 1
+    mask = 2 * old - 1
+    for b in range(old):
+        for i in range(b * _BUCKET, (b + 1) * _BUCKET):
+            k = tt[(i >> 3) * 8 + _KEY, i & 7]
+            if k == 0 or (_mix(k) & mask) == b:
+                continue
+            j = (b + old) * _BUCKET
+            while tt[(j >> 3) * 8 + _KEY, j & 7] != 0:
+                j += 1
+            for f in range(_FIELDS):
+                tt[(j >> 3) * 8 + f, j & 7] = tt[(i >> 3) * 8 + f, i & 7]
+            tt[(i >> 3) * 8 + _KEY, i & 7] = 0
+    ctl[_TT_MASK] = mask
+    ctl[_TT_GC_AT] = (mask + 1) * _BUCKET * 7 // 8
+
+
 # --------------------------------------------------------------------------- path and futility
 
 
@@ -703,7 +733,10 @@ def _mid(
         elif ctl[_NODES] >= ctl[_NODE_LIMIT]:
             ctl[_ABORT] = 2
         elif ctl[_TT_USED] > ctl[_TT_GC_AT]:
-            _sweep(tt, ctl)
+            if ctl[_TT_MASK] < ctl[_TT_MAX_MASK]:
+                _grow(tt, ctl)
+            else:
+                _sweep(tt, ctl)
     if ctl[_ABORT] != 0:
         return 1, 1, 0, 0, INF, 0
     if depth >= ctl[_MAX_DEPTH] or ctl[_SP] + 2 * ctl[_MAX_MOVES] > mvs.shape[0]:
@@ -1019,6 +1052,8 @@ _DEPTH_CAP = 20_000
 #: the deepest line a solver searches (deeper: a ``memory`` stop, never an answer)
 MAX_DEPTH = min(_DEPTH_CAP, (1 << 16) // 2)
 _ENTRY_BYTES = _FIELDS * 8
+#: the buckets a table starts with (4 MB); it doubles when 7/8 full up to its whole size
+_FIRST_BUCKETS = 1 << 13
 
 
 class DfPn:
@@ -1063,8 +1098,10 @@ class DfPn:
         self.fut = np.full((2 << 16, 3), -2, dtype=np.int64)
         self.gscr = np.full(1024, -1, dtype=np.int64)
         self.ctl = np.zeros(_CTL_SIZE, dtype=np.int64)
-        self.ctl[_TT_MASK] = buckets - 1
-        self.ctl[_TT_GC_AT] = buckets * _BUCKET * 7 // 8
+        self.ctl[_TT_MAX_MASK] = buckets - 1
+        first = min(buckets, _FIRST_BUCKETS)  # (then it grows: _grow)
+        self.ctl[_TT_MASK] = first - 1
+        self.ctl[_TT_GC_AT] = first * _BUCKET * 7 // 8
         # (a state that keeps a stack of positions has room for this many plies only)
         self.ctl[_MAX_DEPTH] = max(1, min(MAX_DEPTH, max_depth))
         self.ctl[_FUT_MASK] = (1 << 16) - 1
@@ -1259,6 +1296,7 @@ class DfPn:
         self.ws = _zeros(_WS_ROWS, 1)
         self.mvs = _zeros(1, 1).reshape(-1)
         self.ctl[_TT_MASK] = 0
+        self.ctl[_TT_MAX_MASK] = 0
         self._fns.clear()
         madvise = _libc_madvise()
         threading.Thread(
