@@ -31,7 +31,8 @@ def main() -> None:
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
         row = {"tree": tree, "wall": round(wall, 2), "cpu": round(cpu, 2), "status": p.returncode,
-               "load1": round(os.getloadavg()[0], 2), "date": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
+               "load1": round(os.getloadavg()[0], 2),
+               "date": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
         print(json.dumps(row), flush=True)
 
 
