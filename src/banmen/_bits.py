@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 from llvmlite import ir
+from llvmlite.binding import llvm_version_info
 from numba import types
 from numba.core import cgutils
 from numba.core.extending import intrinsic
@@ -30,21 +31,26 @@ def mix64(x: int) -> int:
     return x ^ ((x >> 31) & 0x1FFFFFFFF)
 
 
+#: LLVM's pointers carry their pointee type before LLVM 17 (llvmlite before 0.45), and
+#: ``llvm.prefetch`` is then named by its i8 pointer
+_PREFETCH_NAME = "llvm.prefetch.p0i8" if llvm_version_info[0] < 17 else "llvm.prefetch.p0"
+
+
 @intrinsic
-def prefetch(typingctx: Any, arr: Any, idx: Any) -> Any:
-    """Hint the CPU to fetch ``arr[idx]`` into cache (LLVM's ``llvm.prefetch``, read, high
-    locality). It changes no value, only when memory arrives."""
-    sig = types.void(arr, idx)
+def prefetch(typingctx: Any, arr: Any, flat: Any) -> Any:
+    """Hint the CPU to fetch element ``flat`` of the C-contiguous array ``arr`` (counted
+    from its first element, whatever its shape) into cache (LLVM's ``llvm.prefetch``,
+    read, high locality). It changes no value, only when memory arrives."""
+    sig = types.void(arr, flat)
 
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        aryty = signature.args[0]
-        ary = context.make_array(aryty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
         i8p = ir.IntType(8).as_pointer()
         i32 = ir.IntType(32)
+        ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), i8p)
         fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
-        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, _PREFETCH_NAME)
+        builder.call(fn, [ptr, i32(0), i32(3), i32(1)])  # a read, every cache level, data
         return context.get_dummy_value()
 
     return sig, codegen

@@ -76,12 +76,9 @@ from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
-from llvmlite import ir
-from llvmlite.binding import llvm_version_info
 from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
+from banmen._bits import prefetch
 from banmen._fields import IntAt
 from banmen._jit import bound, njit
 from banmen.search.limits import STOP_TIME, Deadline, Limit, StopFlag
@@ -248,32 +245,6 @@ def _weight(tt: npt.NDArray[np.int64], i: int) -> int:
     return w
 
 
-#: LLVM's pointers carry their pointee type before LLVM 17 (llvmlite before 0.45)
-_TYPED_POINTERS = llvm_version_info[0] < 17
-
-
-@intrinsic
-def _prefetch(typingctx: Any, arr: Any, flat: Any) -> Any:
-    """Ask for the cache line of ``arr.flat[flat]`` without waiting for it (a hint)."""
-    sig = types.void(arr, flat)
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        ptr = builder.gep(ary.data, [args[1]])
-        name = "llvm.prefetch.p0"
-        if _TYPED_POINTERS:  # (an LLVM before 17 names it by an i8 pointer)
-            ptr = builder.bitcast(ptr, ir.IntType(8).as_pointer())
-            name = "llvm.prefetch.p0i8"
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [ptr.type, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, name)
-        # a read, kept in every cache level, data
-        builder.call(fn, [ptr, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
 @njit(cache=True, inline="always")
 def _prefetch_bucket(tt: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64], k: int) -> None:
     """Ask for the lines a probe of key ``k`` reads: the bucket's keys, hands, lengths,
@@ -282,7 +253,7 @@ def _prefetch_bucket(tt: npt.NDArray[np.int64], ctl: npt.NDArray[np.int64], k: i
         k = 1
     row = (_mix(k) & ctl[_TT_MASK]) * _BUCKET
     for f in range(_WORK):
-        _prefetch(tt, (row + f) * _BUCKET)
+        prefetch(tt, (row + f) * _BUCKET)
 
 
 @njit(cache=True, _nrt=False)
