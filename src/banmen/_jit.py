@@ -157,13 +157,26 @@ def compiled_files(root: str) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
+@functools.lru_cache(maxsize=4096)
+def _content_digest(path: str, size: int, mtime_ns: int) -> bytes:
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).digest()
+
+
+def file_digest(path: str) -> tuple[int, bytes]:
+    """A file's size and the SHA-256 of its content, read again only when its size or
+    modification time moves (``OSError`` if it cannot be read). The cache's version tag
+    and the warm stamps (:mod:`banmen.warm`) read the same files: each is read once."""
+    st = os.stat(path)
+    return st.st_size, _content_digest(path, st.st_size, st.st_mtime_ns)
+
+
 @functools.cache
 def _package_stamp(root: str) -> bytes:
     digest = hashlib.sha256()
     for path in compiled_files(root):
-        with open(path, "rb") as f:
-            digest.update(os.path.relpath(path, root).encode() + b"\0")
-            digest.update(hashlib.sha256(f.read()).digest())
+        digest.update(os.path.relpath(path, root).encode() + b"\0")
+        digest.update(file_digest(path)[1])
     return digest.digest()
 
 

@@ -31,8 +31,6 @@ same cold set compile it once between them: the second waits, then loads.
 from __future__ import annotations
 
 import contextlib
-import functools
-import hashlib
 import importlib
 import json
 import os
@@ -161,24 +159,18 @@ def _versions() -> dict[str, str]:
             "scheme": CACHE_SCHEME}  # fmt: skip
 
 
-@functools.lru_cache(maxsize=4096)
-def _digest(path: str, size: int, mtime_ns: int) -> str:
-    """A file's content digest (recomputed when its size or modification time moves)."""
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()[:32]
-
-
 def _entry(path: str) -> list[Any] | None:
     """A stamp's entry for a source file: its name (relative to the folder banmen's package
     is in, for banmen's own files: the same in every clone), size and content digest."""
+    from banmen._jit import file_digest
+
     try:
-        st = os.stat(path)
-        digest = _digest(path, st.st_size, st.st_mtime_ns)
+        size, digest = file_digest(path)
     except OSError:
         return None
     p = Path(path)
     name = str(p.relative_to(_PACKAGE.parent)) if p.is_relative_to(_PACKAGE) else path
-    return [name, st.st_size, digest]
+    return [name, size, digest.hex()[:32]]
 
 
 def _sources(*also: str) -> list[list[Any]]:
