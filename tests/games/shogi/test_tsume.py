@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+from typing import Any
 
 import cshogi
 import paths
@@ -242,3 +243,27 @@ def test_a_stop_request_is_answered_at_once() -> None:
     res = solve(hard, Limit(time=120), stop=flag, progress=progress)
     assert res.status == "unknown" and res.reason == "stopped"
     assert at  # progress came (every 100 ms) before the stop
+
+
+def test_the_main_line_takes_the_tables_mating_move_first() -> None:
+    """At an attacker node of the composer's main line, a check the table already proves
+    mates is tried before the others: the checks before it in move order are not proved
+    not to mate (a bounded disproof each, which cost the longer problems as much time as
+    the shortening). antma's tsume7 no. 3: ten such disproofs when the moves were taken in
+    generation order; its main line ends with no piece in hand, so none is needed."""
+    from banmen.games.shogi.compiled import CompiledBackend
+
+    wasted: list[int] = []
+
+    class Counting(CompiledBackend):
+        def prove(self, r: int = 10**9, *, or_node: bool = True) -> Any:
+            res = super().prove(r, or_node=or_node)
+            if self.solver.phase == "pv" and not or_node and res.status == "disproved":
+                wasted.append(r)
+            return res
+
+    row = next(r for r in ROWS if r["name"] == "antma-tsume7-mate-3")
+    res = solve(row["sfen"], LIMIT, backend=Counting)
+    assert (res.status, res.length, res.shortest) == ("mate", 7, True)
+    check_line(row["sfen"], res.pv)
+    assert wasted == []

@@ -368,8 +368,12 @@ class _Lines:
                 pn = 0 if res.status == "proved" else 1
             return pn == 0
 
+        def known() -> bool | None:
+            pn, dn, _, _ = b.lookup(length - 1)
+            return True if pn == 0 else False if dn == 0 else None
+
         return self._fewest_left(
-            b.attacker_moves(), mates, lambda: self.exact_and(length - 1),
+            b.attacker_moves(), known, mates, lambda: self.exact_and(length - 1),
             "no mating move within the proved length",
         )  # fmt: skip
 
@@ -409,28 +413,51 @@ class _Lines:
                 dn = 0 if res.status == "disproved" else 1
             return dn == 0
 
+        def known() -> bool | None:
+            if len(counted) <= 1 or bound - 3 < 1:
+                return True
+            pn, dn, _, _ = b.lookup(bound - 3)
+            return True if dn == 0 else False if pn == 0 else None
+
         return self._fewest_left(
-            counted, holds_out, lambda: self.exact_or(bound - 1),
+            counted, known, holds_out, lambda: self.exact_or(bound - 1),
             "no reply of a proved node holds out to its length",
         )  # fmt: skip
 
     def _fewest_left(
         self,
         moves: list[int],
+        known: Callable[[], bool | None],
         qualifies: Callable[[], bool],
         follow: Callable[[], tuple[list[int], int]],
         none: str,
     ) -> tuple[list[int], int]:
         """Of the lines that play one of ``moves`` that ``qualifies()`` (asked with the move
         played) and go on with ``follow()``, the one that leaves the attacker fewest pieces
-        in hand (the first in move order among equals). The moves are taken in order and
-        each is tested only when it comes: once a line leaves no piece in hand, none after
-        it can do better, and the moves left are not proved at all (in most problems the
-        first mating line found leaves nothing: the main line costs one bounded proof per
-        move before it, not one per move)."""
+        in hand. The moves the table already answers come first: ``known()`` (asked with
+        the move played, a table lookup) says True for a move that qualifies, False for one
+        that does not, None when only a bounded proof would tell. The moves known to
+        qualify are taken first, then the open ones, each in move order (the first in this
+        order among equals), and each is tested only when it comes: once a line leaves no
+        piece in hand, none after it can do better, and the moves left are not proved at
+        all. In most problems the table's own mating move leaves nothing, and the main line
+        costs no bounded proof at an attacker node, where taking the moves in generation
+        order paid a disproof (of every check before the mating one) each."""
         b = self.b
-        best: tuple[list[int], int] | None = None
+        first: list[int] = []
+        later: list[int] = []
         for m in moves:
+            b.play(m)
+            try:
+                verdict = known()
+            finally:
+                b.undo()
+            if verdict is True:
+                first.append(m)
+            elif verdict is None:
+                later.append(m)
+        best: tuple[list[int], int] | None = None
+        for m in first + later:
             b.play(m)
             try:
                 if qualifies():
