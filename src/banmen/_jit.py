@@ -47,6 +47,21 @@ compiles:
   is cached beside its sources as before. Only the :data:`KEEP_VERSIONS` most recently
   used versions are kept (about 75 MB each with every game compiled).
 
+* **machine code only where it runs** (issue 40). numba finishes every compiled
+  function's library alike: it links in the LLVM IR of everything the function calls,
+  optimises that whole module (O3) and makes its machine code. A function compiled because
+  a caller's compile typed a call to it (a *callee*) has all of that done again in its
+  caller's module, which links its IR and optimises and emits everything: some sixty
+  functions a game each paid for their whole call tree — about a third of the CPU time of
+  compiling the Go search. A library made inside another function's compile is now
+  finalised without either (:func:`_finalize_final_module`): callers link its IR as
+  before and optimise it in their own module; the cache keeps it as bitcode (numba's other
+  cached kind); its own O3 and machine code wait until something asks for an address in
+  it — Python calling the function (the dispatcher's outermost ``compile``:
+  :func:`_dispatcher_compile`), a first-class function's address — and it is then cached
+  again with its machine code, so a later process loads it as before. A module holding a
+  call numba resolves at run time (mutual recursion) is made at once, as numba would.
+
 ``@kernel`` is ``njit(cache=True)`` for functions handed to a generic search: numba caches
 a function compiled for *another* jitted function as an argument only if that argument
 pickles the same way in every process. A dispatcher pickles with a random uuid, so by
@@ -58,6 +73,7 @@ search compiled for the old kernel is not reused.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import inspect
@@ -65,14 +81,20 @@ import itertools
 import os
 import pickle
 import re
+import threading
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from llvmlite import binding as _ll
 from numba import njit as _numba_njit
 from numba import typeof, types
 from numba.core import caching, targetconfig, typeinfer
+from numba.core import codegen as _codegen
+from numba.core import cpu as _cpu
+from numba.core import dispatcher as _dispatcher
+from numba.core.compiler_lock import global_compiler_lock
 from numba.core.errors import NumbaWarning
 
 from banmen._flock import flock
@@ -200,6 +222,10 @@ def _stamp_with_package(self: Any) -> Any:
 
 caching._SourceFileBackedLocatorMixin.get_source_stamp = _stamp_with_package  # type: ignore[method-assign]
 
+#: what banmen's patches to numba put in the cache (2: callees' libraries as unoptimised
+#: bitcode, see the module's note); another one gets a folder of its own
+CACHE_FORMAT = 2
+
 #: the most recently used versions' folders of the machine-wide cache that are kept …
 KEEP_VERSIONS = 6
 #: … and of those, the ones beyond the three most recent go when unused this many days
@@ -218,13 +244,14 @@ def machine_cache_root() -> Path:
 @functools.cache
 def version_tag() -> str:
     """This banmen's compiled code, named: a digest of its compiled files (their paths
-    within the package and contents) and of numba's and Python's versions."""
+    within the package and contents), of numba's and Python's versions and of
+    :data:`CACHE_FORMAT`."""
     import platform
 
     import numba
 
     h = hashlib.sha256(_package_stamp(str(_HERE)))
-    h.update(f"{numba.__version__}|{platform.python_version()}".encode())
+    h.update(f"{numba.__version__}|{platform.python_version()}|{CACHE_FORMAT}".encode())
     return h.hexdigest()[:16]
 
 
@@ -353,6 +380,207 @@ _numba_config_values = targetconfig.TargetConfig.values
 targetconfig.TargetConfig.values = _config_values  # type: ignore[method-assign]
 targetconfig.TargetConfig.__eq__ = _config_eq  # type: ignore[method-assign]
 targetconfig.TargetConfig.__hash__ = _config_hash  # type: ignore[method-assign]
+
+
+# ---------------------------------------------------------------------------------------
+# Machine code only where it runs (issue 40): see the module's note.
+
+
+class _Compiling(threading.local):
+    depth = 0  # the dispatcher compiles under way in this thread (a caller's, its callees')
+
+
+_compiling = _Compiling()
+_numba_dispatcher_compile: Any = _dispatcher.Dispatcher.compile
+_numba_add_overload: Any = _dispatcher.Dispatcher.add_overload
+_numba_library_init: Any = _codegen.JITCodeLibrary.__init__
+_numba_finalize_final_module: Any = _codegen.JITCodeLibrary._finalize_final_module
+_numba_optimize_final_module: Any = _codegen.JITCodeLibrary._optimize_final_module
+_numba_pointer_to_function: Any = _codegen.JITCodeLibrary.get_pointer_to_function
+_numba_serialize: Any = _codegen.JITCodeLibrary.serialize_using_object_code
+_numba_unserialize: Any = vars(_codegen.CPUCodeLibrary)["_unserialize"].__func__
+_numba_set_env: Any = _codegen.JITCPUCodegen.set_env
+_numba_get_executable: Any = _cpu.CPUContext.get_executable
+#: environments whose global is in no machine code yet, by global's name (set on emission)
+_pending_envs: dict[str, Any] = {}
+
+
+def _library_init(self: Any, codegen: Any, name: str) -> None:
+    _numba_library_init(self, codegen, name)
+    # a library made inside another function's compile (a callee's, or a subroutine's):
+    # its machine code waits until something asks for an address in it
+    self._banmen_deferrable = _compiling.depth >= 2
+    self._banmen_pending = False  # finalised, its machine code not made yet
+    self._banmen_unoptimised = False  # its final module not optimised yet
+
+
+def _optimize_final_module(self: Any) -> None:
+    """numba's optimisation of a library's final module (it and everything it calls),
+    deferred with its machine code for a deferrable library: every caller optimises the
+    callee's code again in its own module anyway."""
+    if self._banmen_deferrable:
+        self._banmen_unoptimised = True
+        return
+    _numba_optimize_final_module(self)
+
+
+def _ready(library: Any) -> None:
+    """numba's optimisation (if deferred) and its last step: machine code for the module."""
+    if library._banmen_unoptimised:
+        library._banmen_unoptimised = False
+        _numba_optimize_final_module(library)
+        library._final_module.verify()
+    _numba_finalize_final_module(library)
+
+
+def _finalize_final_module(self: Any) -> None:
+    """numba's last step of a library (its final module into the JIT: machine code for all
+    of it), deferred for a deferrable library: the library is finalised (callers link its
+    module, the cache takes its bitcode) and :func:`_emit` does the rest. A module with a
+    recursive call left to be resolved at run time (numba's ``.numba.unresolved$`` slot,
+    filled with the address of a function the JIT has) is made now."""
+    if self._banmen_deferrable and not any(
+        gv.name.startswith(_codegen.RuntimeLinker.PREFIX)
+        for gv in self._final_module.global_variables
+    ):
+        self._finalize_dynamic_globals()
+        self._verify_declare_only_symbols()
+        self._banmen_pending = True
+        self._finalized = True
+        return
+    _ready(self)
+
+
+def _emit(library: Any) -> None:
+    """Make a deferred library's machine code (what numba would have made at finalize)."""
+    with global_compiler_lock:
+        if not library._banmen_pending:
+            return
+        library._banmen_pending = library._banmen_deferrable = False
+        library._dynamic_globals = []  # (found again)
+        _ready(library)
+        codegen = library.codegen
+        for gv in library._final_module.global_variables:
+            env = _pending_envs.pop(gv.name, None)
+            if env is not None and not gv.is_declaration:
+                _numba_set_env(codegen, gv.name, env)
+
+
+def _pointer_to_function(self: Any, name: str) -> int:
+    _emit(self)
+    return _numba_pointer_to_function(self, name)  # type: ignore[no-any-return]
+
+
+def _serialize(self: Any) -> Any:
+    """A deferred library goes to the cache as its bitcode (numba's other kind of cached
+    library, which numba itself loads by making its machine code)."""
+    if self._banmen_pending:
+        return (self.name, "bitcode", self._final_module.as_bitcode())
+    return _numba_serialize(self)
+
+
+def _unserialize(cls: Any, codegen: Any, state: Any) -> Any:
+    """A library cached as bitcode is loaded deferred: no machine code until asked."""
+    name, kind, data = state
+    if kind != "bitcode":  # machine code: loaded as numba loads it, never deferred
+        depth, _compiling.depth = _compiling.depth, 0
+        try:
+            return _numba_unserialize(cls, codegen, state)
+        finally:
+            _compiling.depth = depth
+    self = codegen.create_library(name)
+    self.enable_object_caching()  # (its machine code, once made, is cached again)
+    self._final_module = _ll.parse_bitcode(data)
+    self._banmen_deferrable = True
+    self._banmen_unoptimised = True  # (as banmen caches it; numba's own would not harm)
+    self._finalize_final_module()
+    return self
+
+
+def _set_env(self: Any, env_name: str, env: Any) -> None:
+    if not self._engine.is_symbol_defined(env_name):
+        _pending_envs[env_name] = env  # its library's machine code is not made yet
+        return
+    _numba_set_env(self, env_name, env)
+
+
+class _Deferred:
+    """The entry point of a function whose machine code is not made yet. Calling it makes
+    it (the dispatcher itself never calls one: :func:`_dispatcher_compile`)."""
+
+    __slots__ = ("context", "library", "fndesc", "env", "cfunc")
+
+    def __init__(self, context: Any, library: Any, fndesc: Any, env: Any) -> None:
+        self.context, self.library, self.fndesc, self.env = context, library, fndesc, env
+        self.cfunc: Any = None
+
+    def made(self) -> Any:
+        if self.cfunc is None:
+            with global_compiler_lock:
+                if self.cfunc is None:
+                    self.cfunc = _numba_get_executable(
+                        self.context, self.library, self.fndesc, self.env
+                    )
+        return self.cfunc
+
+    def __call__(self, *args: Any, **kws: Any) -> Any:
+        return self.made()(*args, **kws)
+
+
+def _get_executable(self: Any, library: Any, fndesc: Any, env: Any) -> Any:
+    if getattr(library, "_banmen_deferrable", False):
+        library._ensure_finalized()
+        if library._banmen_pending:
+            return _Deferred(self, library, fndesc, env)
+    return _numba_get_executable(self, library, fndesc, env)
+
+
+def _add_overload(self: Any, cres: Any) -> None:
+    if isinstance(cres.entry_point, _Deferred):  # not callable from Python yet
+        self.overloads[tuple(cres.signature.args)] = cres
+        return
+    _numba_add_overload(self, cres)
+
+
+def _dispatcher_compile(self: Any, sig: Any) -> Any:
+    """numba's ``Dispatcher.compile``, counting nested compiles; the outermost one (Python
+    wants the function: a call, ``compile``, :func:`bound`) makes a deferred overload's
+    machine code, hands it to the dispatcher and caches it again with it."""
+    _compiling.depth += 1
+    try:
+        entry = _numba_dispatcher_compile(self, sig)
+    finally:
+        _compiling.depth -= 1
+    if _compiling.depth == 0 and isinstance(entry, _Deferred):
+        entry = _made_overload(self, sig, entry)
+    return entry
+
+
+def _made_overload(dispatcher: Any, sig: Any, entry: _Deferred) -> Any:
+    with global_compiler_lock:
+        for cres in list(dispatcher.overloads.values()):
+            if cres.entry_point is entry:
+                cres = cres._replace(entry_point=entry.made())
+                _numba_add_overload(dispatcher, cres)
+                dispatcher.targetctx.insert_user_function(
+                    cres.entry_point, cres.fndesc, [cres.library]
+                )
+                with contextlib.suppress(OSError):  # (a cache that cannot be written)
+                    dispatcher._cache.save_overload(sig, cres)
+                return cres.entry_point
+    return entry.made()
+
+
+_codegen.JITCodeLibrary.__init__ = _library_init  # type: ignore[method-assign]
+_codegen.JITCodeLibrary._finalize_final_module = _finalize_final_module  # type: ignore[method-assign]
+_codegen.JITCodeLibrary._optimize_final_module = _optimize_final_module  # type: ignore[method-assign]
+_codegen.JITCodeLibrary.get_pointer_to_function = _pointer_to_function  # type: ignore[method-assign]
+_codegen.JITCodeLibrary.serialize_using_object_code = _serialize  # type: ignore[method-assign]
+_codegen.JITCodeLibrary._unserialize = classmethod(_unserialize)  # type: ignore[method-assign,assignment]
+_codegen.JITCPUCodegen.set_env = _set_env  # type: ignore[method-assign]
+_cpu.CPUContext.get_executable = _get_executable  # type: ignore[method-assign]
+_dispatcher.Dispatcher.add_overload = _add_overload  # type: ignore[method-assign]
+_dispatcher.Dispatcher.compile = _dispatcher_compile  # type: ignore[method-assign]
 
 
 def _plain(t: Any) -> Any:

@@ -504,6 +504,11 @@ def _load_search(threads: int = 1) -> None:
     for _ in range(3):
         r = engine.think(board, Limit(nodes=64))
         board.push(board.parse_move(r.move or "pass"))
+    # the analysis's priors call the expansion from Python: its machine code made now
+    # (banmen._jit makes a callee's only when Python first calls it)
+    k = engine.search.kernels
+    moves, pn, pw = np.zeros(k.max_moves, np.int64), np.zeros(k.max_moves), np.zeros(k.max_moves)
+    k.expand(engine._context(board), board.position.copy().arrays(), moves, pn, pw)
 
 
 def _load_threads() -> None:
