@@ -3,6 +3,9 @@
 ``ctx``: [flags, n_nodes, offsets (n_nodes + 1), children...]; OR nodes are even, AND odd.
 ``st``: [depth, node at depth 0, node at depth 1, ...]. A move is the child's node number.
 flags bit 0: moves to nodes >= 100 share a group by their tens (like drops on one square).
+flags bit 1: after a move to a node >= 100 (a "drop"), the attacker's answers to it (a
+capture of the dropped piece, for the futility rule) are that node's children that are 1
+modulo 4.
 """
 
 from __future__ import annotations
@@ -13,14 +16,17 @@ from banmen._jit import kernel
 from banmen.search.dfpn import Kernels
 
 
-def graph_ctx(children: dict[int, list[int]], grouped: bool = False) -> np.ndarray:
+def graph_ctx(
+    children: dict[int, list[int]], grouped: bool = False, answers: bool = False
+) -> np.ndarray:
     n = max(max(children), max((c for cs in children.values() for c in cs), default=0)) + 1
     offsets = [0]
     flat: list[int] = []
     for node in range(n):
         flat.extend(children.get(node, []))
         offsets.append(len(flat))
-    return np.array([1 if grouped else 0, n, *offsets, *flat], dtype=np.int64)
+    flags = (1 if grouped else 0) | (2 if answers else 0)
+    return np.array([flags, n, *offsets, *flat], dtype=np.int64)
 
 
 def graph_state(root: int) -> np.ndarray:
@@ -81,7 +87,19 @@ def _group(ctx, st, m):  # type: ignore[no-untyped-def]
 
 @kernel(_nrt=False)
 def _futile_replies(ctx, st, buf):  # type: ignore[no-untyped-def]
-    return 0
+    node = st[1 + st[0]]
+    if ctx[0] & 2 == 0 or node < 100:
+        return 0
+    n = ctx[1]
+    a = ctx[2 + node]
+    b = ctx[3 + node]
+    k = 0
+    for i in range(b - a):
+        c = ctx[2 + n + 1 + a + i]
+        if c % 4 == 1:
+            buf[k] = c
+            k += 1
+    return k
 
 
 @kernel(_nrt=False)

@@ -4,8 +4,10 @@ limits."""
 
 from __future__ import annotations
 
+import functools
 import random
 import threading
+from collections.abc import Callable
 
 import numpy as np
 from dfpn_graph import GRAPH, graph_ctx, graph_state
@@ -219,3 +221,104 @@ def test_dominance_in_the_table() -> None:
     assert s.lookup(7, small, 9)[1] == 0
     assert s.lookup(7, 0x0000000000000303, 9)[1] != 0
     np.testing.assert_equal(s.ctl[dfpn._TT_USED], 2)
+
+
+# ------------------------------------------------------------ futile interpositions, bounds
+
+
+def layered_graph_with_drops(rng: random.Random, levels: int) -> dict[int, list[int]]:
+    """An acyclic AND/OR graph in levels from OR node 0, whose defender nodes also have
+    "drops": replies to OR nodes >= 100, grouped by their tens, each with answers (its
+    children 1 modulo 4) for the futility rule."""
+    children: dict[int, list[int]] = {0: []}
+    next_or, next_and, next_group = 2, 1, 10
+    current = [0]
+    for level in range(levels):
+        if level % 2 == 0:  # OR nodes -> AND nodes
+            ands = [next_and + 2 * i for i in range(rng.randint(2, 4))]
+            next_and += 2 * len(ands)
+            for a in ands:
+                children[a] = []
+            for n in current:
+                children[n] = rng.sample(ands, rng.randint(1, min(3, len(ands))))
+            if rng.random() < 0.7:
+                # a defender node with no reply (mated), 1 modulo 4: an answer to a drop
+                # that mates at once
+                mated = next_and if next_and % 4 == 1 else next_and + 2
+                next_and = mated + 2
+                children[mated] = []
+                for n in current:
+                    if n >= 100 and rng.random() < 0.5:
+                        children[n].append(mated)
+            current = ands
+        else:  # AND nodes -> OR nodes and drops
+            ors = [next_or + 2 * i for i in range(rng.randint(2, 3))]
+            next_or += 2 * len(ors)
+            for o in ors:
+                children[o] = []
+            drops: list[int] = []
+            for n in current:
+                cs = rng.sample(ors, rng.randint(0, 2))
+                if rng.random() < 0.8:
+                    # its own drops (as in shogi, where a drop's position names its parent)
+                    g = next_group
+                    next_group += 1
+                    grp = [10 * g + 2 * i for i in range(rng.randint(1, 3))]
+                    for d in grp:
+                        children[d] = []
+                    cs += grp
+                    drops += grp
+                children[n] = cs
+            current = ors + drops
+    return children
+
+
+def bounded_truth(children: dict[int, list[int]]) -> Callable[[int, int], bool]:
+    """Whether the attacker wins from ``node`` within ``r`` plies under the counting rules
+    of a bounded search (by brute force, the graph being acyclic): a defender's drop (a reply
+    with a group) is futile at bound r when an answer to it leaves the defender mated at once,
+    or wins within r while a reply that always counts holds out beyond r - 3 (or r < 4); a
+    futile drop is not counted."""
+
+    @functools.cache
+    def win(n: int, r: int) -> bool:
+        cs = children.get(n, [])
+        if n % 2 == 0:
+            return r >= 1 and any(win(c, r - 1) for c in cs)
+        return all(win(c, r - 1) for c in cs if not (c >= 100 and futile(n, c, r)))
+
+    @functools.cache
+    def futile(n: int, drop: int, r: int) -> bool:
+        need_hold = False
+        for a in (c for c in children.get(drop, []) if c % 4 == 1):
+            if win(a, 0):
+                return True
+            if r >= 2 and win(a, r):
+                need_hold = True
+        if not need_hold:
+            return False
+        return any(r - 3 < 1 or not win(c, r - 3) for c in children[n] if c < 100)
+
+    return win
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(5, 9))
+def test_bounds_in_any_order_agree_with_the_futility_rule(seed: int, levels: int) -> None:
+    """One table through a shortening's sequence of bounds (first unbounded, then falling),
+    and again rising: each answer is the brute force's. Whether a drop is futile depends on
+    the bound, so an answer found at one bound must not be reused at another where the rule
+    says otherwise (a false "no mate within r" made a shortest claim false, issue 40)."""
+    rng = random.Random(seed)
+    children = layered_graph_with_drops(rng, levels)
+    win = bounded_truth(children)
+    shuffled = list(range(1, 14))
+    rng.shuffle(shuffled)
+    for bounds in ((INF, 13, 11, 9, 7, 5, 3, 1), tuple(range(1, 14)), (INF, *shuffled)):
+        s = DfPn(GRAPH, graph_ctx(children, grouped=True, answers=True), hash_mb=1,
+                 workspace=1 << 14)  # fmt: skip
+        for r in bounds:
+            res = s.prove(graph_state(0), r)
+            if r == INF:
+                continue  # unbounded: every drop counts (no futility test there)
+            assert res.status == ("proved" if win(0, r) else "disproved"), (children, bounds, r)

@@ -974,7 +974,14 @@ def _mid(
             # more pieces of a kind the attacker has none of would give it new drops
             dh &= ~_zero_bytes(h)
         else:
-            # prefer a disproof that does not rest on the path, then the deepest bound
+            # prefer a disproof that holds on any path and at any bound, then the deepest.
+            # A drop counted in a bounded search (tested not futile) holds out at this
+            # bound only: whether it is futile depends on the bound (won within r while a
+            # reply that always counts holds out beyond r - 3), not monotonically, so a
+            # disproof resting on it is not stored, here or above (it travels up as a
+            # path-dependent one does, from depth -1: no node stores it). Stored, it was
+            # reused at other bounds, where the drop may be futile: a false "no mate
+            # within r" (issue 40; tests/search/test_dfpn_compiled.py, bounds in any order).
             bj = -1
             for j in range(sp, sp + n):
                 if ws[_DNR, j] != 0:
@@ -982,12 +989,14 @@ def _mid(
                 if bj < 0:
                     bj = j
                     continue
-                a_path = ws[_RPR, j] < INF
-                b_path = ws[_RPR, bj] < INF
-                if (b_path and not a_path) or (a_path == b_path and ws[_DDR, j] > ws[_DDR, bj]):
+                a_weak = ws[_RPR, j] < INF or (finite and ws[_GRP, j] >= 0)
+                b_weak = ws[_RPR, bj] < INF or (finite and ws[_GRP, bj] >= 0)
+                if (b_weak and not a_weak) or (a_weak == b_weak and ws[_DDR, j] > ws[_DDR, bj]):
                     bj = j
             ddepth = min(1 + ws[_DDR, bj], INF)
             rdep = ws[_RPR, bj]
+            if finite and ws[_GRP, bj] >= 0:
+                rdep = -1
             dh = ws[_XHR, bj]
             spent, gained = hand_delta(ctx, st, mv[bj - sp])
             if spent != 0:
