@@ -60,7 +60,10 @@ compiles:
   it — Python calling the function (the dispatcher's outermost ``compile``:
   :func:`_dispatcher_compile`), a first-class function's address — and it is then cached
   again with its machine code, so a later process loads it as before. A module holding a
-  call numba resolves at run time (mutual recursion) is made at once, as numba would.
+  call numba resolves at run time (mutual recursion) is made at once, as numba would. The deferral
+  replaces numba internals, not its API: it is installed only when this numba has every one
+  of them (:data:`DEFERRED`; else numba runs as it is, with a cache folder of its own), and
+  ``BANMEN_JIT_DEFER=0`` switches it off.
 
 ``@kernel`` is ``njit(cache=True)`` for functions handed to a generic search: numba caches
 a function compiled for *another* jitted function as an argument only if that argument
@@ -251,7 +254,10 @@ def version_tag() -> str:
     import numba
 
     h = hashlib.sha256(_package_stamp(str(_HERE)))
-    h.update(f"{numba.__version__}|{platform.python_version()}|{CACHE_FORMAT}".encode())
+    # (a process without the deferral caches as numba does: format 1, a folder of its own,
+    # for numba would load banmen's bitcode as it is, unoptimised)
+    fmt = CACHE_FORMAT if DEFERRED else 1
+    h.update(f"{numba.__version__}|{platform.python_version()}|{fmt}".encode())
     return h.hexdigest()[:16]
 
 
@@ -391,16 +397,18 @@ class _Compiling(threading.local):
 
 
 _compiling = _Compiling()
-_numba_dispatcher_compile: Any = _dispatcher.Dispatcher.compile
-_numba_add_overload: Any = _dispatcher.Dispatcher.add_overload
-_numba_library_init: Any = _codegen.JITCodeLibrary.__init__
-_numba_finalize_final_module: Any = _codegen.JITCodeLibrary._finalize_final_module
-_numba_optimize_final_module: Any = _codegen.JITCodeLibrary._optimize_final_module
-_numba_pointer_to_function: Any = _codegen.JITCodeLibrary.get_pointer_to_function
-_numba_serialize: Any = _codegen.JITCodeLibrary.serialize_using_object_code
-_numba_unserialize: Any = vars(_codegen.CPUCodeLibrary)["_unserialize"].__func__
-_numba_set_env: Any = _codegen.JITCPUCodegen.set_env
-_numba_get_executable: Any = _cpu.CPUContext.get_executable
+_numba_dispatcher_compile: Any = getattr(_dispatcher.Dispatcher, "compile", None)
+_numba_add_overload: Any = getattr(_dispatcher.Dispatcher, "add_overload", None)
+_numba_library_init: Any = getattr(_codegen.JITCodeLibrary, "__init__", None)
+_numba_finalize_final_module: Any = getattr(_codegen.JITCodeLibrary, "_finalize_final_module", None)
+_numba_optimize_final_module: Any = getattr(_codegen.JITCodeLibrary, "_optimize_final_module", None)
+_numba_pointer_to_function: Any = getattr(_codegen.JITCodeLibrary, "get_pointer_to_function", None)
+_numba_serialize: Any = getattr(_codegen.JITCodeLibrary, "serialize_using_object_code", None)
+_numba_unserialize: Any = getattr(
+    vars(_codegen.CPUCodeLibrary).get("_unserialize"), "__func__", None
+)
+_numba_set_env: Any = getattr(_codegen.JITCPUCodegen, "set_env", None)
+_numba_get_executable: Any = getattr(_cpu.CPUContext, "get_executable", None)
 #: environments whose global is in no machine code yet, by global's name (set on emission)
 _pending_envs: dict[str, Any] = {}
 
@@ -571,16 +579,40 @@ def _made_overload(dispatcher: Any, sig: Any, entry: _Deferred) -> Any:
     return entry.made()
 
 
-_codegen.JITCodeLibrary.__init__ = _library_init  # type: ignore[method-assign]
-_codegen.JITCodeLibrary._finalize_final_module = _finalize_final_module  # type: ignore[method-assign]
-_codegen.JITCodeLibrary._optimize_final_module = _optimize_final_module  # type: ignore[method-assign]
-_codegen.JITCodeLibrary.get_pointer_to_function = _pointer_to_function  # type: ignore[method-assign]
-_codegen.JITCodeLibrary.serialize_using_object_code = _serialize  # type: ignore[method-assign]
-_codegen.JITCodeLibrary._unserialize = classmethod(_unserialize)  # type: ignore[method-assign,assignment]
-_codegen.JITCPUCodegen.set_env = _set_env  # type: ignore[method-assign]
-_cpu.CPUContext.get_executable = _get_executable  # type: ignore[method-assign]
-_dispatcher.Dispatcher.add_overload = _add_overload  # type: ignore[method-assign]
-_dispatcher.Dispatcher.compile = _dispatcher_compile  # type: ignore[method-assign]
+def _deferral_supported() -> bool:
+    """Whether this numba has every internal the deferral replaces or calls (they are not
+    numba's public API: another version may lack one, and then numba runs as it is), and
+    ``BANMEN_JIT_DEFER`` is not ``0`` (a way out, should the deferral ever misbehave)."""
+    if os.environ.get("BANMEN_JIT_DEFER", "1") == "0" or _numba_unserialize is None:
+        return False
+    needed = {
+        _codegen.JITCodeLibrary: (
+            "_finalize_final_module", "_optimize_final_module", "get_pointer_to_function",
+            "serialize_using_object_code", "_finalize_dynamic_globals",
+            "_verify_declare_only_symbols", "_ensure_finalized", "enable_object_caching",
+        ),
+        _codegen.JITCPUCodegen: ("set_env", "create_library"),
+        getattr(_codegen, "RuntimeLinker", None): ("PREFIX",),
+        _cpu.CPUContext: ("get_executable", "insert_user_function"),
+        _dispatcher.Dispatcher: ("compile", "add_overload"),
+    }  # fmt: skip
+    return all(hasattr(cls, name) for cls, names in needed.items() for name in names)
+
+
+#: whether callees' machine code is deferred in this process (see the module's note)
+DEFERRED = _deferral_supported()
+
+if DEFERRED:
+    _codegen.JITCodeLibrary.__init__ = _library_init  # type: ignore[method-assign]
+    _codegen.JITCodeLibrary._finalize_final_module = _finalize_final_module  # type: ignore[method-assign]
+    _codegen.JITCodeLibrary._optimize_final_module = _optimize_final_module  # type: ignore[method-assign]
+    _codegen.JITCodeLibrary.get_pointer_to_function = _pointer_to_function  # type: ignore[method-assign]
+    _codegen.JITCodeLibrary.serialize_using_object_code = _serialize  # type: ignore[method-assign]
+    _codegen.JITCodeLibrary._unserialize = classmethod(_unserialize)  # type: ignore[method-assign,assignment]
+    _codegen.JITCPUCodegen.set_env = _set_env  # type: ignore[method-assign]
+    _cpu.CPUContext.get_executable = _get_executable  # type: ignore[method-assign]
+    _dispatcher.Dispatcher.add_overload = _add_overload  # type: ignore[method-assign]
+    _dispatcher.Dispatcher.compile = _dispatcher_compile  # type: ignore[method-assign]
 
 
 def _plain(t: Any) -> Any:

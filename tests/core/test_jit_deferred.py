@@ -111,8 +111,9 @@ CHILD = textwrap.dedent(
 )
 
 
-def _run(tmp: Path, cache: Path, what: str = "") -> dict[str, object]:
+def _run(tmp: Path, cache: Path, what: str = "", **extra: str) -> dict[str, object]:
     env = {k: v for k, v in os.environ.items() if k != "BANMEN_DEBUG"}
+    env.update(extra)
     env["NUMBA_CACHE_DIR"] = str(cache)
     env["PYTHONPATH"] = os.pathsep.join([str(tmp), *sys.path])
     out = subprocess.run([sys.executable, "-c", CHILD, what], env=env, capture_output=True,
@@ -162,3 +163,26 @@ def test_callees_deferred_run_and_cache(tmp_path: Path) -> None:
     third = _run(tmp_path, cache, "outer2")
     assert third["compiled"] == ["outer2"] and third["dbl_cached"] == "object"
     assert third["outer2"] == 3 + 9 + 24 and third["fact"] == 720 and third["inc2"] == 9
+
+
+@pytest.mark.cold
+def test_the_deferral_can_be_switched_off(tmp_path: Path) -> None:
+    """``BANMEN_JIT_DEFER=0`` (as a numba without the internals the deferral needs): numba
+    runs as it is — every function made when compiled, cached with its machine code — and
+    the machine-wide cache's version folder is another one (numba would load banmen's
+    bitcode unoptimised)."""
+    (tmp_path / "deferred_mod.py").write_text(MODULE)
+    off = _run(tmp_path, tmp_path / "cache", "first", BANMEN_JIT_DEFER="0")
+    assert off["outer"] == _python_outer(10) and off["inc"] == [3, 6, 2]
+    assert off["inc_deferred"] is False and off["dbl_deferred"] is False
+    assert off["dbl_cached"] == "object"
+    probe = "import banmen._jit as J; print(J.DEFERRED, J.version_tag())"
+    tags = {}
+    for value in ("0", "1"):
+        env = {**os.environ, "BANMEN_JIT_DEFER": value}
+        out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                             text=True, timeout=120, check=True)  # fmt: skip
+        deferred, tag = out.stdout.split()
+        tags[value] = (deferred, tag)
+    assert tags["0"][0] == "False" and tags["1"][0] == "True"
+    assert tags["0"][1] != tags["1"][1]
