@@ -94,6 +94,11 @@ __all__ = [
 _NO_PROOF = 1 << 50
 #: the disproof-depth field of an entry with no disproof
 _NO_DISPROOF = -(1 << 50)
+#: a disproof that holds at one bound r only is stored as ``_EXACT + r`` (below every
+#: disproof that holds at r and every smaller bound, above ``_NO_DISPROOF``; ``d - _EXACT``
+#: of any other value is no bound): it rests on a drop counted at r (see ``_mid``)
+_EXACT = -(1 << 45)
+_EXACT_TOP = _EXACT + (1 << 40)  # (every value below is _EXACT + a bound, or none)
 #: a hand with "any number" of every piece (0x40 per byte: above any real count, and sums of
 #: two such bytes stay below 0x80, which the byte-parallel comparisons need)
 HAND_ALL = 0x0040404040404040
@@ -285,6 +290,9 @@ def _lookup(
         d = tt[(i >> 3) * 8 + _DDEPTH, i & 7]
         if d >= r and d > dd and hand_ge(eh, h):
             dd = d
+            dh = eh
+        elif d - _EXACT == r and dd == _NO_DISPROOF and hand_ge(eh, h):
+            dd = d  # a disproof at this very bound (and no better one so far)
             dh = eh
         if eh == h:
             pn = tt[(i >> 3) * 8 + _PN, i & 7]
@@ -978,10 +986,12 @@ def _mid(
             # A drop counted in a bounded search (tested not futile) holds out at this
             # bound only: whether it is futile depends on the bound (won within r while a
             # reply that always counts holds out beyond r - 3), not monotonically, so a
-            # disproof resting on it is not stored, here or above (it travels up as a
-            # path-dependent one does, from depth -1: no node stores it). Stored, it was
-            # reused at other bounds, where the drop may be futile: a false "no mate
-            # within r" (issue 40; tests/search/test_dfpn_compiled.py, bounds in any order).
+            # disproof resting on it holds at this bound only: stored as such (_EXACT + r),
+            # and so is every disproof above that rests on it (an OR node's bound is the
+            # least of its children's plus one, an AND node's its reply's plus one). Stored
+            # as a disproof of every bound up to r, it was reused at smaller bounds, where
+            # the drop may be futile: a false "no mate within r" (issue 40;
+            # tests/search/test_dfpn_compiled.py, bounds in any order).
             bj = -1
             for j in range(sp, sp + n):
                 if ws[_DNR, j] != 0:
@@ -990,13 +1000,15 @@ def _mid(
                     bj = j
                     continue
                 a_weak = ws[_RPR, j] < INF or (finite and ws[_GRP, j] >= 0)
+                a_weak = a_weak or ws[_DDR, j] < _EXACT_TOP
                 b_weak = ws[_RPR, bj] < INF or (finite and ws[_GRP, bj] >= 0)
+                b_weak = b_weak or ws[_DDR, bj] < _EXACT_TOP
                 if (b_weak and not a_weak) or (a_weak == b_weak and ws[_DDR, j] > ws[_DDR, bj]):
                     bj = j
             ddepth = min(1 + ws[_DDR, bj], INF)
-            rdep = ws[_RPR, bj]
             if finite and ws[_GRP, bj] >= 0:
-                rdep = -1
+                ddepth = _EXACT + r
+            rdep = ws[_RPR, bj]
             dh = ws[_XHR, bj]
             spent, gained = hand_delta(ctx, st, mv[bj - sp])
             if spent != 0:
