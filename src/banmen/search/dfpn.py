@@ -1273,6 +1273,8 @@ class DfPn:
         if fn is None:
             fn = self._fns["lookup"] = bound(_lookup, self.tt, self.ctl, 0, 0, 0)
         pn, dn, length, dd, _, _ = fn(self.tt, self.ctl, k, h, r)
+        if dn == 0 and dd < _EXACT_TOP:
+            dd = r  # a disproof that holds at this bound only (see _EXACT)
         return int(pn), int(dn), int(length), int(dd)
 
     def was_futile(self, k: int, h: int) -> bool:
