@@ -359,18 +359,15 @@ class _Lines:
         (moves, attacker's pieces in hand at the end)."""
         b = self.b
 
-        def mates() -> bool:
-            pn, dn, _, _ = b.lookup(length - 1)
-            if pn != 0 and dn != 0:
-                res = b.prove(length - 1, or_node=False)
-                if res.status == "unknown":
-                    raise _NoTime(res.reason)
-                pn = 0 if res.status == "proved" else 1
-            return pn == 0
-
-        def known() -> bool | None:
+        def known() -> bool | None:  # does the check mate within the length?
             pn, dn, _, _ = b.lookup(length - 1)
             return True if pn == 0 else False if dn == 0 else None
+
+        def mates() -> bool:
+            res = b.prove(length - 1, or_node=False)
+            if res.status == "unknown":
+                raise _NoTime(res.reason)
+            return res.status == "proved"
 
         return self._fewest_left(
             b.attacker_moves(), known, mates, lambda: self.exact_and(length - 1),
@@ -401,23 +398,18 @@ class _Lines:
         if not counted:
             return [], b.material()  # only futile interpositions: mate here
 
-        def holds_out() -> bool:
+        def known() -> bool | None:  # does the reply hold out to the length?
             if len(counted) <= 1 or bound - 3 < 1:
                 # one reply (forced: it is the longest), or bound 2 (each lasts one ply)
                 return True
-            pn, dn, _, _ = b.lookup(bound - 3)  # the table may know already
-            if pn != 0 and dn != 0:
-                res = b.prove(bound - 3)
-                if res.status == "unknown":
-                    raise _NoTime(res.reason)
-                dn = 0 if res.status == "disproved" else 1
-            return dn == 0
-
-        def known() -> bool | None:
-            if len(counted) <= 1 or bound - 3 < 1:
-                return True
             pn, dn, _, _ = b.lookup(bound - 3)
             return True if dn == 0 else False if pn == 0 else None
+
+        def holds_out() -> bool:
+            res = b.prove(bound - 3)
+            if res.status == "unknown":
+                raise _NoTime(res.reason)
+            return res.status == "disproved"
 
         return self._fewest_left(
             counted, known, holds_out, lambda: self.exact_or(bound - 1),
@@ -428,39 +420,39 @@ class _Lines:
         self,
         moves: list[int],
         known: Callable[[], bool | None],
-        qualifies: Callable[[], bool],
+        prove: Callable[[], bool],
         follow: Callable[[], tuple[list[int], int]],
         none: str,
     ) -> tuple[list[int], int]:
-        """Of the lines that play one of ``moves`` that ``qualifies()`` (asked with the move
-        played) and go on with ``follow()``, the one that leaves the attacker fewest pieces
-        in hand. The moves the table already answers come first: ``known()`` (asked with
-        the move played, a table lookup) says True for a move that qualifies, False for one
-        that does not, None when only a bounded proof would tell. The moves known to
-        qualify are taken first, then the open ones, each in move order (the first in this
-        order among equals), and each is tested only when it comes: once a line leaves no
-        piece in hand, none after it can do better, and the moves left are not proved at
-        all. In most problems the table's own mating move leaves nothing, and the main line
-        costs no bounded proof at an attacker node, where taking the moves in generation
-        order paid a disproof (of every check before the mating one) each."""
+        """Of the lines that play one of ``moves`` that qualifies and go on with
+        ``follow()``, the one that leaves the attacker fewest pieces in hand. Asked with the
+        move played, ``known()`` (a table lookup) says True for a move that qualifies, False
+        for one that does not, None when only ``prove()`` (a bounded proof) can tell. The
+        moves known to qualify are taken first, then the open ones, each in move order (the
+        first in this order among equals), and each is tested only when it comes: once a
+        line leaves no piece in hand, none after it can do better, and the moves left are
+        not proved at all. In most problems the table's own mating move leaves nothing,
+        and the main line costs no bounded proof at an attacker node, where taking the
+        moves in generation order paid a disproof (of every check before the mating one)
+        each."""
         b = self.b
-        first: list[int] = []
-        later: list[int] = []
+        verdicts: list[tuple[int, bool | None]] = []
         for m in moves:
             b.play(m)
             try:
-                verdict = known()
+                verdicts.append((m, known()))
             finally:
                 b.undo()
-            if verdict is True:
-                first.append(m)
-            elif verdict is None:
-                later.append(m)
+        order = [v for v in verdicts if v[1]] + [v for v in verdicts if v[1] is None]
         best: tuple[list[int], int] | None = None
-        for m in first + later:
+        for m, verdict in order:
             b.play(m)
             try:
-                if qualifies():
+                if verdict is None:  # (the lines taken meanwhile may have answered it)
+                    verdict = known()
+                if verdict is None:
+                    verdict = prove()
+                if verdict:
                     tail, hand = follow()
                     if best is None or hand < best[1]:
                         best = ([m, *tail], hand)
