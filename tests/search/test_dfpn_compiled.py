@@ -20,10 +20,12 @@ from banmen.search.dfpn import INF, DfPn, hand_ge
 from banmen.search.limits import Limit, StopFlag
 
 
-def solver(children: dict[int, list[int]], grouped: bool = False, **kw: object) -> DfPn:
+def solver(
+    children: dict[int, list[int]], grouped: bool = False, answers: bool = False, **kw: object
+) -> DfPn:
     kw.setdefault("hash_mb", 1)
     kw.setdefault("workspace", 1 << 14)
-    return DfPn(GRAPH, graph_ctx(children, grouped), **kw)  # type: ignore[arg-type]
+    return DfPn(GRAPH, graph_ctx(children, grouped, answers), **kw)  # type: ignore[arg-type]
 
 
 @settings(max_examples=300, deadline=None)
@@ -316,8 +318,7 @@ def test_bounds_in_any_order_agree_with_the_futility_rule(seed: int, levels: int
     shuffled = list(range(1, 14))
     rng.shuffle(shuffled)
     for bounds in ((INF, 13, 11, 9, 7, 5, 3, 1), tuple(range(1, 14)), (INF, *shuffled)):
-        s = DfPn(GRAPH, graph_ctx(children, grouped=True, answers=True), hash_mb=1,
-                 workspace=1 << 14)  # fmt: skip
+        s = solver(children, grouped=True, answers=True)
         for r in bounds:
             res = s.prove(graph_state(0), r)
             if r == INF:

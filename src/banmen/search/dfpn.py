@@ -583,6 +583,20 @@ def _seed(
     return total, 1, 0, 0, h
 
 
+@njit(cache=True, inline="always")
+def _counted_drop(ws: npt.NDArray[np.int64], j: int, finite: bool) -> bool:
+    """Is the reply in workspace column ``j`` a drop counted in a bounded search (tested
+    not futile at this bound)? A disproof resting on it holds at this bound only."""
+    return finite and ws[_GRP, j] >= 0
+
+
+@njit(cache=True, inline="always")
+def _weak_disproof(ws: npt.NDArray[np.int64], j: int, finite: bool) -> bool:
+    """Does the disproved reply in column ``j`` hold on this path only, or at this bound
+    only (a counted drop, or a disproof stored as ``_EXACT + r``)?"""
+    return ws[_RPR, j] < INF or _counted_drop(ws, j, finite) or ws[_DDR, j] < _EXACT_TOP
+
+
 @njit(cache=True, nogil=True, _nrt=False, returns=types.UniTuple(types.int64, 6))
 def _mid(
     or_moves: Any,
@@ -999,14 +1013,12 @@ def _mid(
                 if bj < 0:
                     bj = j
                     continue
-                a_weak = ws[_RPR, j] < INF or (finite and ws[_GRP, j] >= 0)
-                a_weak = a_weak or ws[_DDR, j] < _EXACT_TOP
-                b_weak = ws[_RPR, bj] < INF or (finite and ws[_GRP, bj] >= 0)
-                b_weak = b_weak or ws[_DDR, bj] < _EXACT_TOP
+                a_weak = _weak_disproof(ws, j, finite)
+                b_weak = _weak_disproof(ws, bj, finite)
                 if (b_weak and not a_weak) or (a_weak == b_weak and ws[_DDR, j] > ws[_DDR, bj]):
                     bj = j
             ddepth = min(1 + ws[_DDR, bj], INF)
-            if finite and ws[_GRP, bj] >= 0:
+            if _counted_drop(ws, bj, finite):
                 ddepth = _EXACT + r
             rdep = ws[_RPR, bj]
             dh = ws[_XHR, bj]
