@@ -6,6 +6,9 @@ flags bit 0: moves to nodes >= 100 share a group by their tens (like drops on on
 flags bit 1: after a move to a node >= 100 (a "drop"), the attacker's answers to it (a
 capture of the dropped piece, for the futility rule) are that node's children that are 1
 modulo 4.
+flags bit 2: ``quick_win`` answers as a game may: a move to a defender node with no reply
+(mated), else -2 when after every move the defender has a reply without a group, else -1
+(without it: always -1).
 """
 
 from __future__ import annotations
@@ -17,7 +20,10 @@ from banmen.search.dfpn import Kernels
 
 
 def graph_ctx(
-    children: dict[int, list[int]], grouped: bool = False, answers: bool = False
+    children: dict[int, list[int]],
+    grouped: bool = False,
+    answers: bool = False,
+    quick: bool = False,
 ) -> np.ndarray:
     n = max(max(children), max((c for cs in children.values() for c in cs), default=0)) + 1
     offsets = [0]
@@ -25,7 +31,7 @@ def graph_ctx(
     for node in range(n):
         flat.extend(children.get(node, []))
         offsets.append(len(flat))
-    flags = (1 if grouped else 0) | (2 if answers else 0)
+    flags = (1 if grouped else 0) | (2 if answers else 0) | (4 if quick else 0)
     return np.array([flags, n, *offsets, *flat], dtype=np.int64)
 
 
@@ -75,7 +81,23 @@ def _outcome(ctx, st):  # type: ignore[no-untyped-def]
 
 @kernel(_nrt=False)
 def _quick_win(ctx, st, buf, n):  # type: ignore[no-untyped-def]
-    return -1
+    if ctx[0] & 4 == 0:
+        return -1
+    nn = ctx[1]
+    hope = False
+    for i in range(n):
+        c = buf[i]
+        a = ctx[2 + c]
+        b = ctx[3 + c]
+        if a == b:
+            return c  # a defender node with no reply: mated
+        counted = False
+        for j in range(a, b):
+            if not (ctx[0] & 1 and ctx[2 + nn + 1 + j] >= 100):
+                counted = True
+        if not counted:
+            hope = True
+    return -1 if hope else -2
 
 
 @kernel(_nrt=False)

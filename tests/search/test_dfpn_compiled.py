@@ -21,11 +21,16 @@ from banmen.search.limits import Limit, StopFlag
 
 
 def solver(
-    children: dict[int, list[int]], grouped: bool = False, answers: bool = False, **kw: object
+    children: dict[int, list[int]],
+    grouped: bool = False,
+    answers: bool = False,
+    quick: bool = False,
+    **kw: object,
 ) -> DfPn:
     kw.setdefault("hash_mb", 1)
     kw.setdefault("workspace", 1 << 14)
-    return DfPn(GRAPH, graph_ctx(children, grouped, answers), **kw)  # type: ignore[arg-type]
+    ctx = graph_ctx(children, grouped, answers, quick)
+    return DfPn(GRAPH, ctx, **kw)  # type: ignore[arg-type]
 
 
 @settings(max_examples=300, deadline=None)
@@ -48,12 +53,16 @@ def test_prove_matches_the_oracle_on_cyclic_graphs(
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(2, 8), st.integers(2, 8))
-def test_bounded_proofs_find_the_shortest_win(seed: int, n_or: int, n_and: int) -> None:
+@given(st.integers(0, 2**32 - 1), st.integers(2, 8), st.integers(2, 8), st.booleans())
+def test_bounded_proofs_find_the_shortest_win(
+    seed: int, n_or: int, n_and: int, quick: bool
+) -> None:
+    """``quick``: a quick_win that also answers -2 (nothing wins within two plies), which
+    lets the search settle the nodes at a bound's horizon without expanding them."""
     rng = random.Random(seed)
     children = random_graph(rng, n_or, n_and, 3)
     truth = oracle(children)
-    s = solver(children)
+    s = solver(children, quick=quick)
     for root in sorted(n for n in children if n % 2 == 0):
         for r in (1, 3, 5, 7, 9):
             res = s.prove(graph_state(root), r)
@@ -305,9 +314,11 @@ def bounded_truth(children: dict[int, list[int]]) -> Callable[[int, int], bool]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(5, 9))
-@example(19116, 7)  # a false disproof at 5 after the bounds 1-4, before the mend
-def test_bounds_in_any_order_agree_with_the_futility_rule(seed: int, levels: int) -> None:
+@given(st.integers(0, 2**32 - 1), st.integers(5, 9), st.booleans())
+@example(19116, 7, False)  # a false disproof at 5 after the bounds 1-4, before the mend
+def test_bounds_in_any_order_agree_with_the_futility_rule(
+    seed: int, levels: int, quick: bool
+) -> None:
     """One table through a shortening's sequence of bounds (first unbounded, then falling),
     and again rising: each answer is the brute force's. Whether a drop is futile depends on
     the bound, so an answer found at one bound must not be reused at another where the rule
@@ -318,7 +329,7 @@ def test_bounds_in_any_order_agree_with_the_futility_rule(seed: int, levels: int
     shuffled = list(range(1, 14))
     rng.shuffle(shuffled)
     for bounds in ((INF, 13, 11, 9, 7, 5, 3, 1), tuple(range(1, 14)), (INF, *shuffled)):
-        s = solver(children, grouped=True, answers=True)
+        s = solver(children, grouped=True, answers=True, quick=quick)
         for r in bounds:
             res = s.prove(graph_state(0), r)
             if r == INF:

@@ -25,7 +25,11 @@ The kernel contract (all ``@kernel``; ``ctx`` is a read-only int64 array of cons
     Called when the side to move has no move: 1 if that is a win for the attacker.
 ``quick_win(ctx, st, buf, n) -> int``
     One of the attacker's moves ``buf[:n]`` (``or_moves`` has just written them) that wins
-    at once (a mate in one), or -1.
+    at once (a mate in one), or -1. Optionally -2 instead of -1 when, besides, after every
+    one of those moves the defender has a reply without a group (tsume-shogi: a reply that
+    is not a drop): then nothing wins within two plies, and the search settles attacker
+    nodes with two plies left or fewer, and defender nodes with two or three, without
+    expanding them (the horizon of a bounded search: most of its nodes).
 ``group(ctx, st, m) -> int``
     Moves with the same group (>= 0, < 1024) lead to near-identical subtrees (drops on one
     square): they are counted once in the proof and disproof sums. -1: no group.
@@ -763,6 +767,12 @@ def _mid(
             ph = _hsub(need + spent, gained)
             _store_proof(tt, ctl, k, ph, 1, 1)
             return 0, INF, 1, 0, INF, ph
+        if w == -2 and r <= 2:
+            # no win at once, and every move leaves the defender a reply that counts: no
+            # win within two plies, told without expanding the children
+            dh = HAND_ALL & ~_zero_bytes(h)
+            _store_disproof(tt, ctl, k, dh, r, 1)
+            return INF, 0, 0, r, INF, dh
     else:
         n = and_moves(ctx, st, mv)
         if n == 0:
@@ -772,6 +782,28 @@ def _mid(
                 return 0, INF, 0, 0, INF, ph
             _store_disproof(tt, ctl, k, HAND_ALL, INF, 1)
             return INF, 0, 0, INF, INF, HAND_ALL
+        if r == 2 or r == 3:
+            # the attacker's replies are at the horizon: a reply that counts (no group)
+            # after which the attacker has no move that wins at once nor one that leaves
+            # only moves with a group holds out, and so does this node. Tried in move
+            # order before any child is expanded (in a bounded search most such nodes
+            # are settled by their first or second reply).
+            scratch = mvs[sp + n :]
+            for i in range(n):
+                m = mv[i]
+                if group(ctx, st, m) >= 0:
+                    continue
+                play(ctx, st, m)
+                n2 = or_moves(ctx, st, scratch)
+                if n2 == 0:
+                    holds = outcome(ctx, st) != 1
+                else:
+                    holds = quick_win(ctx, st, scratch, n2) == -2
+                undo(ctx, st)
+                if holds:
+                    dh = HAND_ALL & ~_zero_bytes(h)
+                    _store_disproof(tt, ctl, k, dh, r, 1)
+                    return INF, 0, 0, r, INF, dh
 
     # expand: the children's keys, hands, groups, repetitions and first numbers
     ctl[_SP] = sp + n

@@ -94,6 +94,18 @@ def _ref_mates(board: cshogi.Board) -> set[int]:
     return out
 
 
+def _ref_drops_only_after_a_check(board: cshogi.Board) -> bool:
+    """Is there a check after which every legal reply is a drop (an interposition that may
+    be futile), and there is one?"""
+    for m in board.legal_moves:
+        board.push(m)
+        replies = list(board.legal_moves) if board.is_check() else []
+        board.pop()
+        if replies and all(cshogi.move_is_drop(r) for r in replies):
+            return True
+    return False
+
+
 def _on_line(a: int, b: int) -> tuple[int, int] | None:
     """The unit step from square a towards b when they share a file, rank or diagonal."""
     af, ar = divmod(a, 9)
@@ -343,7 +355,13 @@ def _check_position(board: cshogi.Board, st: np.ndarray, attacker: int, keys: Ke
         assert m1 in mates, sfen
     qbuf = np.zeros(K.MAX_MOVES, dtype=np.int64)
     qw = K.quick_win(CTX, st, qbuf, K.gen_checks(CTX, st, qbuf))
-    assert qw == (m1 if board.turn == attacker else -1)
+    if board.turn != attacker:
+        assert qw == -1, sfen
+    elif m1 >= 0:
+        assert qw == m1, sfen
+    else:
+        # -2: nothing mates within two plies (every check leaves a reply that is no drop)
+        assert qw == (-1 if _ref_drops_only_after_a_check(board) else -2), sfen
     assert K.outcome(CTX, st) == (0 if board.turn == attacker else 1)
 
     assert K.and_need(CTX, st) == _ref_and_need(board, attacker), sfen

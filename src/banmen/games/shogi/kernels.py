@@ -834,6 +834,45 @@ def _first_mate(ctx: Any, st: Any, buf: Any, lo: int, hi: int) -> int:
 
 
 @njit(cache=True)
+def _reply_kind(ctx: Any, st: Any) -> int:
+    """The side to move's legal replies: 0 none, 1 drops only, 2 a move of a piece on the
+    board (which ``_gen`` writes before any drop)."""
+    us = st[STM]
+    k = st[KSQ + us]
+    if k >= 0:
+        for d in range(8):
+            t = ctx[C_NB + k * 8 + d]
+            if t < 0:
+                continue
+            p = st[t]
+            if p != 0 and (p >> 4) == us:
+                continue
+            if not _attacked(ctx, st, t, 1 - us, k):
+                return 2
+    if _gen(ctx, st, st, SCRATCH2, 1, 0) == 0:
+        return 0
+    return 1 if ((st[SCRATCH2] >> 7) & 127) >= 81 else 2
+
+
+@njit(cache=True)
+def _first_mate_or_hope(ctx: Any, st: Any, buf: Any, n: int) -> int:
+    """The first of the checks ``buf[:n]`` after which the opponent has no legal move; else
+    -1 if after one of them the opponent can only drop (an interposition that may be
+    futile: a mate within two plies is still possible), -2 if not."""
+    hope = False
+    for i in range(n):
+        m = buf[i]
+        _play(ctx, st, m)
+        kind = _reply_kind(ctx, st)
+        _undo(ctx, st)
+        if kind == 0:
+            return m
+        if kind == 1:
+            hope = True
+    return -1 if hope else -2
+
+
+@njit(cache=True)
 def _mate_in_1(ctx: Any, st: Any) -> int:
     n = _gen_checks(ctx, st, st, SCRATCH)
     return _first_mate(ctx, st, st, SCRATCH, SCRATCH + n)
@@ -903,10 +942,12 @@ def mate_in_1(ctx: Any, st: Any) -> int:
 def quick_win(ctx: Any, st: Any, buf: Any, n: int) -> int:
     """Mate in one among the attacker's checks ``buf[:n]`` (``gen_checks`` has just written
     them: df-pn generates them anyway, so they are not generated twice); -1 if none, or if
-    the attacker is not to move."""
+    the attacker is not to move; -2 if none and after every check the defender has a reply
+    that is not a drop (no mate within two plies: an interposed drop may be futile, a
+    move of a piece on the board always counts)."""
     if st[STM] != st[ATK]:
         return -1
-    return _first_mate(ctx, st, buf, 0, n)
+    return _first_mate_or_hope(ctx, st, buf, n)
 
 
 @kernel(_nrt=False)
