@@ -141,7 +141,8 @@ class ReferenceBackend:
         self.solver: DfPn[int] = DfPn(limit=limit, stop=stop, progress=progress, hash_mb=hash_mb)
         self.pos = ShogiPosition(board)
 
-    def prove(self, r: int = INF, *, or_node: bool = True) -> ProofResult:
+    def prove(self, r: int = INF, *, or_node: bool = True, nodes: int | None = None) -> ProofResult:
+        # (the reference solver has no budget: it searches on, as a budget may)
         return self.solver.prove(self.pos, r, or_node=or_node)
 
     def lookup(self, r: int) -> tuple[int, int, int, int]:

@@ -76,9 +76,9 @@ class LoggingBackend(CompiledBackend):
         super().__init__(*a, **kw)
         self.log: list[dict[str, Any]] = []
 
-    def prove(self, r: int = INF, *, or_node: bool = True) -> Any:
+    def prove(self, r: int = INF, *, or_node: bool = True, nodes: int | None = None) -> Any:
         t0, n0 = self.solver.elapsed(), self.solver.nodes
-        res = CompiledBackend.prove(self, r, or_node=or_node)
+        res = CompiledBackend.prove(self, r, or_node=or_node, nodes=nodes)
         self.log.append(
             {
                 "phase": self.solver.phase,

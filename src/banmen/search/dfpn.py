@@ -1282,13 +1282,28 @@ class DfPn:
 
     # ------------------------------------------------------------------ proving
     def prove(
-        self, st: npt.NDArray[np.int64], r: int = INF, *, or_node: bool = True
+        self,
+        st: npt.NDArray[np.int64],
+        r: int = INF,
+        *,
+        or_node: bool = True,
+        nodes: int | None = None,
     ) -> ProofResult:
         """Prove or disprove an attacker win from ``st`` within ``r`` plies (``INF``: at any
         length), sharing this solver's table and limits. ``or_node=False``: the defender is
-        to move. ``st`` is left as it was."""
-        # the root call: no thresholds (INF), path depth 0, mode 0 (a proof)
-        reason = self._mid(st, or_node, INF, INF, r, 0, 0, r >= -1, 0, 0, 0)
+        to move. ``nodes``: a budget for this call alone — spent, the answer is unknown with
+        the reason ``budget`` (what it learnt stays in the table). ``st`` is left as it
+        was."""
+        limit = int(self.ctl[_NODE_LIMIT])
+        if nodes is not None:
+            self.ctl[_NODE_LIMIT] = min(limit, self.nodes + max(1, nodes))
+        try:
+            # the root call: no thresholds (INF), path depth 0, mode 0 (a proof)
+            reason = self._mid(st, or_node, INF, INF, r, 0, 0, r >= -1, 0, 0, 0)
+        finally:
+            self.ctl[_NODE_LIMIT] = limit
+        if reason == "node_limit" and nodes is not None and self.nodes < limit:
+            reason = self.last_reason = "budget"
         if reason is not None:
             return ProofResult("unknown", reason=reason)
         pn, dn, length = (int(x) for x in self._out)

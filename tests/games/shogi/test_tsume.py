@@ -256,8 +256,8 @@ def test_the_main_line_takes_the_tables_mating_move_first() -> None:
     wasted: list[int] = []
 
     class Counting(CompiledBackend):
-        def prove(self, r: int = 10**9, *, or_node: bool = True) -> Any:
-            res = super().prove(r, or_node=or_node)
+        def prove(self, r: int = 10**9, *, or_node: bool = True, nodes: int | None = None) -> Any:
+            res = super().prove(r, or_node=or_node, nodes=nodes)
             if self.solver.phase == "pv" and not or_node and res.status == "disproved":
                 wasted.append(r)
             return res
@@ -267,3 +267,49 @@ def test_the_main_line_takes_the_tables_mating_move_first() -> None:
     assert (res.status, res.length, res.shortest) == ("mate", 7, True)
     check_line(row["sfen"], res.pv)
     assert wasted == []
+
+
+#: problems of 7-11 plies: their shortening searches several bounds
+SCHEDULED = [r for r in MATES if r["mate_length"] in ("7", "9", "11")][:12]
+
+
+@pytest.mark.parametrize(
+    ("budget", "from_below"), [(1, 31), (1, 1), (200_000, 1)], ids=["turns", "turns-down", "down"]
+)
+def test_the_search_schedules_give_the_same_answers(
+    monkeypatch: pytest.MonkeyPatch, budget: int, from_below: int
+) -> None:
+    """The first mate by turns (the unbounded search with a budget of nodes, then bounded
+    searches from one ply up: with a budget of one node the bounded searches come in at
+    once, and their proof is the answer) and the shortening from below or from above give
+    the published length, proved shortest, and a mating line, as the default schedule
+    does."""
+    from banmen.games.shogi import tsume
+
+    monkeypatch.setattr(tsume, "_FIRST_BUDGET", budget)
+    monkeypatch.setattr(tsume, "_FROM_BELOW", from_below)
+    for row in SCHEDULED:
+        res = solve(row["sfen"], LIMIT)
+        assert (res.status, res.shortest) == ("mate", True), (row["name"], res)
+        expected = COUNTING_DIFFERS.get(row["name"], int(row["mate_length"]))
+        assert res.length == expected == len(res.pv), (row["name"], res.pv)
+        check_line(row["sfen"], res.pv)
+
+
+def test_a_budget_stops_one_call_and_the_next_goes_on() -> None:
+    """``prove(nodes=...)`` stops that call alone, as ``budget`` (not the solver's node
+    limit, which still says ``node_limit``); the table keeps what it learnt."""
+    from banmen.games.shogi.compiled import CompiledBackend
+
+    row = next(r for r in MATES if r["mate_length"] == "9")
+    b = CompiledBackend(cshogi.Board(row["sfen"]), Limit(nodes=10**9), None, None, 16)
+    res = b.prove(nodes=1)
+    assert (res.status, res.reason) == ("unknown", "budget")
+    spent = b.solver.nodes
+    assert 0 < spent <= 256 + 1  # the budget is read every 256 nodes
+    full = b.prove()
+    assert full.status == "proved" and full.length is not None and full.length >= 9
+
+    capped = CompiledBackend(cshogi.Board(row["sfen"]), Limit(nodes=300), None, None, 16)
+    res = capped.prove(nodes=10**6)
+    assert (res.status, res.reason) == ("unknown", "node_limit")

@@ -47,8 +47,8 @@ class CompiledBackend:
         )
         self._buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
 
-    def prove(self, r: int = INF, *, or_node: bool = True) -> ProofResult:
-        return self.solver.prove(self.st, r, or_node=or_node)
+    def prove(self, r: int = INF, *, or_node: bool = True, nodes: int | None = None) -> ProofResult:
+        return self.solver.prove(self.st, r, or_node=or_node, nodes=nodes)
 
     def lookup(self, r: int) -> tuple[int, int, int, int]:
         return self.solver.lookup(self._key(), self._hand(), r)
