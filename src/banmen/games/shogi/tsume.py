@@ -212,7 +212,6 @@ def _solve(b: Backend, sfen: str) -> TsumeResult:
     except _LineLost:
         # proved, but the line is gone and the limits came first: say what is known
         return done("mate", length=first.length, reason=b.prove().reason or "timeout")
-    best = len(fallback)
 
     # phase 2: the shortest under the counting rules. A short first mate: bounded searches
     # of growing length from the first bound not yet disproved up to the mate's (a bound
