@@ -1139,7 +1139,8 @@ class DfPn:
         self.ctl[_TT_MASK] = first - 1
         self.ctl[_TT_GC_AT] = first * _BUCKET * 7 // 8
         # (a state that keeps a stack of positions has room for this many plies only)
-        self.ctl[_MAX_DEPTH] = max(1, min(MAX_DEPTH, max_depth))
+        self._max_depth = max(1, min(MAX_DEPTH, max_depth))
+        self.ctl[_MAX_DEPTH] = self._max_depth
         self.ctl[_FUT_MASK] = (1 << 16) - 1
         self.ctl[_PATH_MASK] = (1 << 16) - 1
         self.ctl[_MAX_MOVES] = kernels.max_moves
@@ -1312,6 +1313,13 @@ class DfPn:
         if dn == 0:
             return ProofResult("disproved")
         raise AssertionError("df-pn returned with both numbers open at infinite thresholds")
+
+    def set_room(self, plies: int) -> None:
+        """From now on search lines of at most ``plies`` plies below the root (and at most
+        ``max_depth``): for a position array whose stack of moves has only that much room
+        left (a position reached by moves already played on it). Deeper: a ``memory``
+        stop, never an answer."""
+        self.ctl[_MAX_DEPTH] = max(1, min(self._max_depth, plies))
 
     def is_futile(self, st: npt.NDArray[np.int64], move: int, r: int) -> bool | None:
         """Whether the defender's reply ``move`` in ``st`` is futile within bound ``r``

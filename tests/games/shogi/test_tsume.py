@@ -313,3 +313,24 @@ def test_a_budget_stops_one_call_and_the_next_goes_on() -> None:
     capped = CompiledBackend(cshogi.Board(row["sfen"]), Limit(nodes=300), None, None, 16)
     res = capped.prove(nodes=10**6)
     assert (res.status, res.reason) == ("unknown", "node_limit")
+
+
+def test_a_search_never_plays_past_the_positions_stack() -> None:
+    """The position array keeps MAX_PLY plies of moves; a search from a position with few
+    of them left stops short ("memory", not an answer) instead of writing past them (which
+    gave a false "disproved" and then a crash: a bounded search of 5,001 plies on Astral
+    Traveler)."""
+    from banmen.games.shogi import kernels as K
+    from banmen.games.shogi.compiled import _PLY_MARGIN, CompiledBackend
+
+    row = next(r for r in MATES if r["mate_length"] == "7")
+    for room, expected in ((60, "proved"), (3, "unknown")):
+        b = CompiledBackend(cshogi.Board(row["sfen"]), LIMIT, None, None, 16)
+        b.st[K.PLY] = K.MAX_PLY - _PLY_MARGIN - room  # as if that many moves were played
+        res = b.prove()
+        assert res.status == expected, (room, res)
+        if expected == "proved":
+            assert res.length == 7
+        else:
+            assert res.reason == "memory"
+        assert b.st[K.PLY] == K.MAX_PLY - _PLY_MARGIN - room  # every play undone

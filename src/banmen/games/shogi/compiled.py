@@ -29,6 +29,10 @@ KERNELS = Kernels(
 )  # fmt: skip
 
 
+#: plies of the position's stack kept free below the deepest search node (see _room)
+_PLY_MARGIN = 8
+
+
 class CompiledBackend:
     """A problem's position (one kernel state array) and the compiled solver working on it."""
 
@@ -47,13 +51,23 @@ class CompiledBackend:
         )
         self._buf = np.zeros(K.MAX_MOVES, dtype=np.int64)
 
+    def _room(self) -> None:
+        # the position's stack of moves holds K.MAX_PLY plies, of which the moves played on
+        # it use some; a search node plays up to two more below its own depth (a child's
+        # key, a futility test's answer, a reply and a check at the horizon). Past the
+        # stack, play would write over the scratch space and the heap: false answers, then
+        # a crash (a bounded search of 5,001 plies on Astral Traveler, issue 40)
+        self.solver.set_room(K.MAX_PLY - _PLY_MARGIN - int(self.st[K.PLY]))
+
     def prove(self, r: int = INF, *, or_node: bool = True, nodes: int | None = None) -> ProofResult:
+        self._room()
         return self.solver.prove(self.st, r, or_node=or_node, nodes=nodes)
 
     def lookup(self, r: int) -> tuple[int, int, int, int]:
         return self.solver.lookup(self._key(), self._hand(), r)
 
     def is_futile(self, move: int, r: int) -> bool:
+        self._room()
         verdict = self.solver.is_futile(self.st, move, r)
         if verdict is None:
             raise Unknown(self.solver.last_reason or "stopped")
