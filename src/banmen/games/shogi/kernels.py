@@ -794,25 +794,6 @@ def _gen_checks(ctx: Any, st: Any, out: Any, base: int) -> int:
 
 
 @njit(cache=True)
-def _has_legal(ctx: Any, st: Any) -> bool:
-    # a king step is legal whenever its square is not attacked, pins or not: trying those
-    # first answers most checks without the checker and pin scan of a full generation
-    us = st[STM]
-    k = st[KSQ + us]
-    if k >= 0:
-        for d in range(8):
-            t = ctx[C_NB + k * 8 + d]
-            if t < 0:
-                continue
-            p = st[t]
-            if p != 0 and (p >> 4) == us:
-                continue
-            if not _attacked(ctx, st, t, 1 - us, k):
-                return True
-    return _gen(ctx, st, st, SCRATCH2, 1, 0) > 0
-
-
-@njit(cache=True)
 def _in_check(ctx: Any, st: Any) -> bool:
     us = st[STM]
     k = st[KSQ + us]
@@ -820,23 +801,11 @@ def _in_check(ctx: Any, st: Any) -> bool:
 
 
 @njit(cache=True)
-def _first_mate(ctx: Any, st: Any, buf: Any, lo: int, hi: int) -> int:
-    """The first of the checks ``buf[lo:hi]`` after which the opponent has no legal move,
-    or -1."""
-    for i in range(lo, hi):
-        m = buf[i]
-        _play(ctx, st, m)
-        mate = not _has_legal(ctx, st)
-        _undo(ctx, st)
-        if mate:
-            return m
-    return -1
-
-
-@njit(cache=True)
 def _reply_kind(ctx: Any, st: Any) -> int:
     """The side to move's legal replies: 0 none, 1 drops only, 2 a move of a piece on the
     board (which ``_gen`` writes before any drop)."""
+    # a king step is legal whenever its square is not attacked, pins or not: trying those
+    # first answers most checks without the checker and pin scan of a full generation
     us = st[STM]
     k = st[KSQ + us]
     if k >= 0:
@@ -852,6 +821,20 @@ def _reply_kind(ctx: Any, st: Any) -> int:
     if _gen(ctx, st, st, SCRATCH2, 1, 0) == 0:
         return 0
     return 1 if ((st[SCRATCH2] >> 7) & 127) >= 81 else 2
+
+
+@njit(cache=True)
+def _first_mate(ctx: Any, st: Any, buf: Any, lo: int, hi: int) -> int:
+    """The first of the checks ``buf[lo:hi]`` after which the opponent has no legal move,
+    or -1."""
+    for i in range(lo, hi):
+        m = buf[i]
+        _play(ctx, st, m)
+        mate = _reply_kind(ctx, st) == 0
+        _undo(ctx, st)
+        if mate:
+            return m
+    return -1
 
 
 @njit(cache=True)
