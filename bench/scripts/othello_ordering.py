@@ -1,7 +1,9 @@
 """Issue 40, Othello: what a full-width search of ``--depth`` plies costs banmen (no
 ProbCut: nodes and seconds, a cold table each position) beside what Egaroucid's web engine
 takes for its level ``--level`` (``--level`` plies in the midgame, no MPC below level 11)
-on the same positions, the two alternated position by position. banmen's node count is
+on the same positions, the two alternated position by position. A driver that prints the
+search's node count after the move and value (the shared driver with ``r.nodes`` added to
+its output line) gives Egaroucid's nodes too. banmen's node count is
 exact (the same code gives the same count on any machine); the seconds are the machine's.
 
     .venv/bin/python bench/scripts/othello_ordering.py [--depth 10] [--level 10]
@@ -62,9 +64,11 @@ def main() -> None:
             t0 = time.perf_counter()
             eng.stdin.write(f"{a.level} {s}\n")
             eng.stdin.flush()
-            mv, val = eng.stdout.readline().split()
+            mv, val, *more = eng.stdout.readline().split()
             row["anchor_seconds"] = time.perf_counter() - t0
             row["anchor_move"], row["anchor_value"] = mv, float(val)
+            if more:  # a driver that also prints the search's nodes (and its milliseconds)
+                row["anchor_nodes"] = int(more[0])
         rows.append(row)
         print(json.dumps(row), flush=True)
     summary = {
@@ -79,6 +83,9 @@ def main() -> None:
         summary["anchor_seconds_median"] = statistics.median(r["anchor_seconds"] for r in rows)
         summary["anchor_seconds_total"] = sum(r["anchor_seconds"] for r in rows)
         summary["same_move"] = sum(r["move"] == r["anchor_move"] for r in rows)
+        if all("anchor_nodes" in r for r in rows):
+            summary["anchor_nodes_total"] = sum(r["anchor_nodes"] for r in rows)
+            summary["anchor_nodes_median"] = statistics.median(r["anchor_nodes"] for r in rows)
     print(json.dumps(summary))
     if a.out is not None:
         with a.out.open("a") as fh:
