@@ -399,7 +399,7 @@ class USISession:
             if r.status == "mate" and r.pv:
                 answer = "checkmate " + " ".join(r.pv)
                 shortest = "shortest" if r.shortest else "not proved shortest"
-                self._send_for(search, f"info string mate in {len(r.pv)} ({shortest})")
+                self._send_for(search, f"info string mate in {r.length} ({shortest})")
             elif r.status == "no_mate":
                 answer = "checkmate nomate"
                 self._send_for(search, "info string no mate (proved)")

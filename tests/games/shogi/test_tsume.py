@@ -334,3 +334,44 @@ def test_a_search_never_plays_past_the_positions_stack() -> None:
         else:
             assert res.reason == "memory"
         assert b.st[K.PLY] == K.MAX_PLY - _PLY_MARGIN - room  # every play undone
+
+
+def test_a_mate_not_shortened_says_a_length_it_proved(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A limit that stops the shortening leaves a mate whose length is one a search proved
+    (the attacker mates within it whatever the defence), never the plies of the line the
+    table knows: that line's defence is not proved longest. Here every shortening search
+    runs out of time at once, so the length is the first proof's. antma's tsume5 no. 13:
+    the first proof is 15 plies, the table's line 9 — which was once given as the length
+    (ACTの夢: a line of 317 plies given, its shortest mate 467)."""
+    from banmen.games.shogi import tsume
+    from banmen.games.shogi.compiled import CompiledBackend
+    from banmen.search.proof import INF, ProofResult
+
+    first: list[int] = []
+
+    class NoShortening(CompiledBackend):
+        def prove(self, r: int = INF, *, or_node: bool = True, nodes: int | None = None) -> Any:
+            if self.solver.phase == "shortest":
+                return ProofResult("unknown", reason="timeout")
+            res = super().prove(r, or_node=or_node, nodes=nodes)
+            if r >= INF and res.status == "proved" and not first:
+                assert res.length is not None
+                first.append(res.length)
+            return res
+
+    monkeypatch.setattr(tsume, "_FIRST_BUDGET", 10**9)  # the first mate: the unbounded search's
+    rows = [r for r in MATES if r["name"].startswith(("antma-tsume5-", "antma-tsume7-"))]
+    shorter_lines = 0
+    for row in rows:
+        first.clear()
+        res = solve(row["sfen"], LIMIT, backend=NoShortening)
+        expected = COUNTING_DIFFERS.get(row["name"], int(row["mate_length"]))
+        assert res.status == "mate" and res.length is not None, (row["name"], res)
+        check_line(row["sfen"], res.pv)
+        if res.shortest:  # the first proof was already as short as the bounds below allow
+            assert res.length == expected, (row["name"], res)
+        else:
+            assert res.reason == "timeout"
+            assert res.length == first[0] >= expected, (row["name"], res.length, first)
+            shorter_lines += len(res.pv) < res.length
+    assert shorter_lines > 0  # the case this is about: a line shorter than the proved length

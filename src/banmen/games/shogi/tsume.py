@@ -13,8 +13,11 @@ The solve runs in three phases (``progress`` reports which):
    resistance (each reply's own shortest mate is proved); among equal lengths, the line that
    leaves the attacker fewest pieces in hand at the end; then the first in move order.
 
-If a limit stops phase 2 or 3, the result is still ``mate`` with the line found so far and
-``shortest=False``: a mate was proved, its length was not proved shortest.
+If a limit stops phase 2, the result is still ``mate`` with ``shortest=False``: a mate was
+proved, and ``length`` is the shortest bound a search proved (the attacker mates within it
+whatever the defence), not proved shortest. Its line is one the table knows, whose
+defence is not proved longest: its plies may be fewer than ``length``, so they are never
+given as the length (ACTの夢's line of 317 plies once was; its shortest mate is 467).
 
 The counting (phases 2 and 3) is written once over a small :class:`Backend`: by default it
 runs on the compiled df-pn (:class:`~banmen.games.shogi.compiled.CompiledBackend`); a caller
@@ -54,7 +57,11 @@ class TsumeResult:
     ``no_mate`` (proved: there is no mate at all), ``unknown`` (a limit was reached first;
     ``reason`` is ``timeout``, ``node_limit``, ``memory`` or ``stopped``).
     ``shortest`` tells whether ``length`` was proved to be the shortest mate under the
-    counting rules (a mate found but not shortened in time keeps ``shortest=False``).
+    counting rules. A mate found but not shortened in time keeps ``shortest=False``; its
+    ``length`` is then a bound a search proved (a mate within that many plies whatever the
+    defence) and ``pv`` a mating line, possibly shorter (its defence not proved longest).
+    When a limit stops the main line's phase, ``length`` is the proved shortest and ``pv``
+    the best line the table still holds (its plies may differ from ``length``).
     ``first_seconds``: when the first mate (of any length) was proved.
     """
 
@@ -255,7 +262,10 @@ def _solve(b: Backend, sfen: str) -> TsumeResult:
                 pv = line.walk(bound=best)
             except _LineLost:
                 pass  # the longer line found first is still a proved mate
-        return done("mate", pv=[b.usi(m) for m in pv], length=len(pv), reason=reason)
+        # the length is the bound proved, not the line's plies: the line's defence is
+        # the longest the table knows, not proved longest (a line can be far shorter than
+        # any mate the attacker can force: ACTの夢's 317 plies, its shortest mate 467)
+        return done("mate", pv=[b.usi(m) for m in pv], length=best, reason=reason)
 
     # a shortest line read from the table now, while it is fresh: if phase 3 runs out of
     # time, this is the answer (the attacker's shortest, the defender's longest as the
@@ -275,9 +285,9 @@ def _solve(b: Backend, sfen: str) -> TsumeResult:
                 short_line = line.walk(bound=best)
             except _LineLost:
                 # no shortest line left in the table and no time to prove one: the first
-                # line found is given (a proved mate, not the shortest)
-                pv = fallback
-                return done("mate", pv=[b.usi(m) for m in pv], length=len(pv), reason=e.reason)
+                # line found is given (a mating line, not the shortest); the length proved
+                # shortest is still the answer
+                short_line = fallback
         pv = short_line
         return done("mate", pv=[b.usi(m) for m in pv], length=best, shortest=True, reason=e.reason)
     return done("mate", pv=[b.usi(m) for m in pv], length=best, shortest=True)
