@@ -342,7 +342,7 @@ def test_a_mate_not_shortened_says_a_length_it_proved(monkeypatch: pytest.Monkey
     table knows: that line's defence is not proved longest. Here every shortening search
     runs out of time at once, so the length is the first proof's. antma's tsume5 no. 13:
     the first proof is 15 plies, the table's line 9 — which was once given as the length
-    (ACTの夢: a line of 317 plies given, its shortest mate 467)."""
+    (ACT-no-yume: a line of 317 plies given, its shortest mate 467)."""
     from banmen.games.shogi import tsume
     from banmen.games.shogi.compiled import CompiledBackend
     from banmen.search.proof import INF, ProofResult

@@ -17,7 +17,7 @@ If a limit stops phase 2, the result is still ``mate`` with ``shortest=False``: 
 proved, and ``length`` is the shortest bound a search proved (the attacker mates within it
 whatever the defence), not proved shortest. Its line is one the table knows, whose
 defence is not proved longest: its plies may be fewer than ``length``, so they are never
-given as the length (ACTの夢's line of 317 plies once was; its shortest mate is 467).
+given as the length (ACT-no-yume's line of 317 plies once was; its shortest mate is 467).
 
 The counting (phases 2 and 3) is written once over a small :class:`Backend`: by default it
 runs on the compiled df-pn (:class:`~banmen.games.shogi.compiled.CompiledBackend`); a caller
@@ -264,7 +264,7 @@ def _solve(b: Backend, sfen: str) -> TsumeResult:
                 pass  # the longer line found first is still a proved mate
         # the length is the bound proved, not the line's plies: the line's defence is
         # the longest the table knows, not proved longest (a line can be far shorter than
-        # any mate the attacker can force: ACTの夢's 317 plies, its shortest mate 467)
+        # any mate the attacker can force: ACT-no-yume's 317 plies, its shortest mate 467)
         return done("mate", pv=[b.usi(m) for m in pv], length=best, reason=reason)
 
     # a shortest line read from the table now, while it is fresh: if phase 3 runs out of
