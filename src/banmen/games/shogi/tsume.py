@@ -16,7 +16,8 @@ The solve runs in three phases (``progress`` reports which):
 If a limit stops phase 2, the result is still ``mate`` with ``shortest=False``: a mate was
 proved, and ``length`` is the shortest bound a search proved (the attacker mates within it
 whatever the defence), not proved shortest. Its line is one the table knows, whose
-defence is not proved longest: its plies may be fewer than ``length``, so they are never
+defence is not proved longest: its plies may differ from ``length`` (fewer, or more when
+only the first, longer line is left), so they are never
 given as the length (ACT-no-yume's line of 317 plies once was; its shortest mate is 467).
 
 The counting (phases 2 and 3) is written once over a small :class:`Backend`: by default it
@@ -59,7 +60,7 @@ class TsumeResult:
     ``shortest`` tells whether ``length`` was proved to be the shortest mate under the
     counting rules. A mate found but not shortened in time keeps ``shortest=False``; its
     ``length`` is then a bound a search proved (a mate within that many plies whatever the
-    defence) and ``pv`` a mating line, possibly shorter (its defence not proved longest).
+    defence) and ``pv`` a mating line whose plies may differ (its defence not proved longest).
     When a limit stops the main line's phase, ``length`` is the proved shortest and ``pv``
     the best line the table still holds (its plies may differ from ``length``).
     ``first_seconds``: when the first mate (of any length) was proved.
