@@ -288,6 +288,97 @@ def test_libs_after_matches_a_slow_count(seed: int, plies: int) -> None:
         assert got == min(libs, 2), board.move_name(p)
 
 
+def _two_lib(board: Board, last: str) -> set[str]:
+    pos = board.position
+    p = parse_vertex(last, board.size)
+    pos.meta[K.M_LAST] = p
+    cand = np.zeros(24, dtype=np.int64)
+    n = T.two_lib_moves(pos.board, pos.grp, pos.meta, p, board.turn, cand, np.zeros(8, np.int64))
+    return {board.move_name(int(q)) for q in cand[:n]}
+
+
+def test_two_liberty_step_attacks_what_cannot_run() -> None:
+    """White's D4 (its last move) has two liberties: with Black on E5 either atari leaves
+    it a run to two liberties only (a ladder or a net), so both are played; without E5 it
+    runs to three from either side, so neither is."""
+    netted = diagram(
+        """
+        .......
+        .......
+        ....X..
+        ..XO...
+        ...X...
+        .......
+        .......
+        """
+    )
+    assert _two_lib(netted, "D4") == {"D5", "E4"}
+    free = diagram(
+        """
+        .......
+        .......
+        .......
+        ..XO...
+        ...X...
+        .......
+        .......
+        """
+    )
+    assert _two_lib(free, "D4") == set()
+
+
+def test_two_liberty_step_extends_to_three_liberties() -> None:
+    """White's C5 left Black's C4 with two liberties, C3 and D4: only C3 gives it three
+    (D4 is boxed in by White's D3 and E4)."""
+    board = diagram(
+        """
+        .......
+        .......
+        ..O....
+        .OX.O..
+        ...O...
+        .......
+        .......
+        """
+    )
+    assert _two_lib(board, "C5") == {"C3"}
+
+
+@settings(max_examples=25)
+@given(st.integers(0, 10_000), st.integers(10, 70))
+def test_two_liberty_moves_match_a_slow_reading(seed: int, plies: int) -> None:
+    """Every attack is an atari on the last move's two-liberty group that leaves our stone
+    two liberties; the defences are exactly our two-liberty groups' liberties next to the
+    last move that give them three or more (counted on the board after the move)."""
+    board = _random_position(seed, plies)
+    if not board.move_stack or board.move_stack[-1] == PASS:
+        return
+    last = board.move_stack[-1]
+    got = _two_lib(board, board.move_name(last))
+    me = board.turn
+
+    def libs_after(q: int) -> int:
+        trial = board.copy()
+        trial.push(q)
+        return len(trial.group(q)[1])
+
+    prey = board.group(last)
+    defences = set()
+    for o in (-1, 1, -board.stride, board.stride):
+        q = last + o
+        if int(board.position.board[q]) == me:
+            libs = board.group(q)[1]
+            if len(libs) == 2:
+                defences |= {board.move_name(a) for a in libs
+                             if board.is_legal(a) and libs_after(a) >= 3}  # fmt: skip
+    attacks = got - defences
+    for name in attacks:
+        a = parse_vertex(name, board.size)
+        assert len(prey[1]) == 2 and a in prey[1], name
+        assert board.is_legal(a) and libs_after(a) >= 2, name
+    assert defences <= got
+
+
 def test_area_score_matches_the_board_count() -> None:
     for seed in range(20):
         board = _random_position(seed, 200, size=7)
