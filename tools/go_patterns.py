@@ -2,7 +2,8 @@
 
 The records are GNU Go self-play games, one JSON object a line (``tools/go_dead_stones.py
 generate`` writes them: size, seed, moves; the first 2-6 moves of each game were random
-and are skipped). Every other move is a *decision*: the move GNU Go chose among the legal
+and are skipped), or Pachi's (``tools/go_pachi_games.py``: a ``skip`` field says how many
+opening moves were random). Every other move is a *decision*: the move GNU Go chose among the legal
 moves that fill no own eye. The model is Coulom's generalised Bradley-Terry model: each
 move's strength is the product of its feature levels' gammas, and the chance of choosing a
 move is its strength over the sum of all candidates'. The gammas are fitted by
@@ -63,7 +64,7 @@ def extract(files: list[Path], size: int) -> dict[str, Any]:
                 continue
             games += 1
             board = Board(size, "chinese", 7.5)
-            skip = _opening_plies(g["seed"])
+            skip = g["skip"] if "skip" in g else _opening_plies(g["seed"])
             for i, text in enumerate(g["moves"]):
                 mv = parse_vertex(text, size)
                 if i >= skip and mv != PASS:

@@ -6,11 +6,11 @@ arena runs against Pachi (every ``--every`` plies from ply 4 to 60, at most
 ``--limit``), the teacher's move (Pachi ``-t =N threads=1``, a fresh process per
 position) written once to ``--labels`` (JSON lines, reused when the file exists), then
 each student's move: banmen configurations (``--config``, :class:`GoEngine` keyword
-arguments, e.g. ``twolib_prob=1000``, or the tree's ``rave_equiv=500``; ``-`` for the
-defaults) at ``--playouts`` and, with ``--pachi-student N``, Pachi itself at ``N``
-simulations. The students are alternated position by position (the machine is shared:
-all meet it in the same state). Reported: agreement with the teacher (95% Wilson) and
-the mean CPU seconds a move (Pachi's: its process's).
+arguments, e.g. ``twolib_prob=1000``, the tree's ``rave_equiv=500``, or
+``weights=FILE.npz``; ``-`` for the defaults) at ``--playouts`` and, with ``--pachi-
+student N``, Pachi itself at ``N`` simulations. The students are alternated position by
+position (the machine is shared: all meet it in the same state). Reported: agreement
+with the teacher (95% Wilson) and the mean CPU seconds a move (Pachi's: its process's).
 
 Usage::
 
@@ -36,6 +36,7 @@ from _arena_games import games
 
 from banmen.games.go import Board
 from banmen.games.go.engine import GoEngine
+from banmen.games.go.features import Weights
 from banmen.games.go.game import Game
 from banmen.search.limits import Limit
 from banmen.stats import wilson
@@ -99,14 +100,17 @@ def make_engine(text: str) -> GoEngine:
     parameters, or the tree search's (:data:`SEARCH_KEYS`)."""
     params: dict[str, int] = {}
     search: dict[str, float] = {}
+    weights = None
     for item in text.split(",") if text != "-" else []:
         key, _, value = item.partition("=")
         key = key.strip()
-        if key in SEARCH_KEYS:
+        if key == "weights":
+            weights = Weights.load(value)
+        elif key in SEARCH_KEYS:
             search[key] = float(value)
         else:
             params[key] = int(value)
-    e = GoEngine(seed=1, **params)
+    e = GoEngine(seed=1, weights=weights, **params)
     for key, value in search.items():
         setattr(e.search, key, int(value) if key == "expand_threshold" else value)
     return e
@@ -137,6 +141,8 @@ def main() -> None:
                 print(f"{i + 1}/{len(pos)} ply {len(moves)}: teacher {mv} ({cpu:.1f} s)",
                       flush=True)  # fmt: skip
     labels = [json.loads(line) for line in a.labels.read_text().splitlines()]
+    # a position the teacher resigns or passes in tells nothing about a move
+    labels = [lab for lab in labels if lab["teacher"] not in ("RESIGN", "PASS", "?")]
     students: list[tuple[str, Any]] = []
     for text in a.config:
         e = make_engine(text)

@@ -314,3 +314,20 @@ def test_mm_fit_raises_the_likelihood_every_iteration() -> None:
     assert lls == sorted(lls) and lls[-1] > lls[0]
     zero = tool._loglik(np.zeros_like(lg), ids, data["dec"], data["chosen"], ndec)
     assert lls[-1] > zero[0] + 1.0
+
+
+def test_fit_records_say_their_random_opening(tmp_path: Path) -> None:
+    """A record's ``skip`` (Pachi's games, ``tools/go_pachi_games.py``) says how many
+    opening moves were random: those are no decisions; without it the GNU Go records'
+    rule (2-6 from the seed) holds."""
+    tool = _tool()
+    moves = ["E5", "C3", "G7", "C7", "G3", "E3", "E7"]
+    line = {"size": 9, "seed": 5, "moves": moves}
+    counts = []
+    for skip in (0, 2, 5, None):
+        rec = dict(line) if skip is None else {**line, "skip": skip}
+        f = tmp_path / f"g{skip}.jsonl"
+        f.write_text(json.dumps(rec) + "\n")
+        counts.append(len(tool.extract([f], 9)["chosen"]))
+    assert counts[:3] == [7, 5, 2]
+    assert counts[3] == 7 - tool._opening_plies(5)
