@@ -6,7 +6,7 @@ arena runs against Pachi (every ``--every`` plies from ply 4 to 60, at most
 ``--limit``), the teacher's move (Pachi ``-t =N threads=1``, a fresh process per
 position) written once to ``--labels`` (JSON lines, reused when the file exists), then
 each student's move: banmen configurations (``--config``, :class:`GoEngine` keyword
-arguments, e.g. ``twolib_prob=1000``, the tree's ``rave_equiv=500``, or
+arguments, e.g. ``prior_visits=60``, the tree's ``rave_equiv=500``, or
 ``weights=FILE.npz``; ``-`` for the defaults) at ``--playouts`` and, with ``--pachi-
 student N``, Pachi itself at ``N`` simulations. The students are alternated position by
 position (the machine is shared: all meet it in the same state). Reported: agreement
@@ -17,7 +17,7 @@ Usage::
     .venv/bin/python bench/scripts/go_pachi_agreement.py --labels FILE.jsonl \\
         [--db bench/results/issue40-go-budget.sqlite3 --run p5000 --run p5000-x4] \\
         [--teacher 40000] [--playouts 5000] [--pachi-student 5000] \\
-        [--config - --config twolib_prob=1000] [--out FILE.json]
+        [--config - --config prior_visits=60] [--out FILE.json]
 """
 
 from __future__ import annotations

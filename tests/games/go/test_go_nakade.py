@@ -286,9 +286,8 @@ def test_progressive_widening_orders_and_limits_the_children() -> None:
 def test_engine_spec_options() -> None:
     from banmen.engine import SpecError
 
-    e = GoEngine.from_spec(parse_spec("mcts:playouts=100,widen=4,nakade=1,twolib=1", "go"))
-    assert e.widen == 4 and e.params["nakade_prob"] == 1000 and e.params["twolib_prob"] == 1000
-    assert "twolib_prob" not in GoEngine.from_spec(parse_spec("mcts:playouts=100", "go")).params
+    e = GoEngine.from_spec(parse_spec("mcts:playouts=100,widen=4,nakade=1", "go"))
+    assert e.widen == 4 and e.params["nakade_prob"] == 1000
     assert GoEngine.from_spec(parse_spec("mcts:widen=0", "go")).widen == 0
     with pytest.raises(SpecError, match="nakade must be 0 or 1"):
         parse_spec("mcts:nakade=2", "go")

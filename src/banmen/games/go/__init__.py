@@ -235,7 +235,6 @@ _TREE_OPTIONS = (
     WIDEN,
     Option("learned", FLAG, "the learned priors (1) or hand-set ones (0)"),
     Option("nakade", FLAG, "a nakade step in the playouts (1) or none (0)"),
-    Option("twolib", FLAG, "a two-liberty step in the playouts (1) or none (0)"),
 )
 
 GAME: GameDef[Game] = GameDef(
@@ -257,8 +256,7 @@ GAME: GameDef[Game] = GameDef(
             _mcts,
             "Monte-Carlo tree search with learned priors; time=SECONDS, playouts=N, seed=N, "
             "threads=N (one tree), learned=0 (hand-set priors), nakade=1 (a nakade step in "
-            "the playouts), twolib=1 (a two-liberty step in the playouts), widen=N (progressive "
-            "widening from N moves; 0: off; default 8 "
+            "the playouts), widen=N (progressive widening from N moves; 0: off; default 8 "
             "on 13x13 and up) (default time=1)",
             _TREE_OPTIONS,
             takes_evaluator=True,
@@ -267,7 +265,7 @@ GAME: GameDef[Game] = GameDef(
             _mcts,
             "the same tree search with AlphaZero's selection (PUCT): the learned policy's "
             "priors, each new leaf valued by one playout; time=SECONDS, playouts=N, seed=N, "
-            "threads=N, widen=N, learned=0, nakade=1, twolib=1 as mcts's (default time=1)",
+            "threads=N, widen=N, learned=0, nakade=1 as mcts's (default time=1)",
             _TREE_OPTIONS,
             takes_evaluator=True,
         ),

@@ -203,7 +203,7 @@ class GoEngine(Engine[Board | Game]):
     @classmethod
     def from_spec(cls, spec: PlayerSpec, evaluator: Any = None) -> GoEngine:
         """The engine of an ``mcts:time=S,playouts=N,seed=N,threads=N,learned=0|1,
-        nakade=0|1,twolib=0|1,widen=N`` player spec; a spec of kind ``puct`` (same options) searches
+        nakade=0|1,widen=N`` player spec; a spec of kind ``puct`` (same options) searches
         by PUCT; ``evaluator`` (``+policy:weights=FILE``: a
         :class:`~banmen.games.go.evaluators.GoPolicy`) brings the move weights."""
         o = spec.options
@@ -211,8 +211,6 @@ class GoEngine(Engine[Board | Game]):
         params = {"learned": o["learned"]} if "learned" in o else {}
         if "nakade" in o:
             params["nakade_prob"] = 1000 * o["nakade"]
-        if "twolib" in o:
-            params["twolib_prob"] = 1000 * o["twolib"]
         return cls(limit, seed=o.get("seed"), name=spec.text, threads=o.get("threads", 1),
                    widen=o.get("widen"), puct=spec.kind == "puct",
                    weights=None if evaluator is None else evaluator.weights,

@@ -22,12 +22,6 @@ paper):
    games against the same search without it (and 17 of 40 when it also answered every
    move that shrank such a space): a forced vital point wastes a tempo whenever the
    capturer's group lives anyway.
-   **Two liberties** (off by default, ``twolib_prob``): if ``L``'s group has two
-   liberties, put it in atari where it cannot simply run (:func:`.tactics.two_lib_moves`);
-   if ``L`` left one of our groups with two, extend it to three or more. At 1,000
-   playouts on 9x9 it won 61 of 100 games against the same search without it, but a
-   playout costs about a third more, and at equal time it scored 50 of 100; against
-   Pachi at 5,000 simulations each it scored 6 of 40 (7 of 40 without it).
 2. **3x3 patterns** on the empty points around ``L`` (the table below), unless the move
    would be a self-atari.
 3. **Captures** of enemy groups in atari next to ``L`` or next to our own previous move.
@@ -118,7 +112,6 @@ from banmen.games.go.tactics import (
     legal,
     libs_after,
     push,
-    two_lib_moves,
     vital_point,
 )
 from banmen.search.mcts import MctsKernels
@@ -233,8 +226,7 @@ P_LOCAL_TAU = 17  #: learned playouts: weight of "play elsewhere" against the lo
 P_LEARNED_PLAYOUTS = 18  #: 1: the playouts' local moves drawn by learned 3x3 gammas
 P_LGR = 19  #: 1: last-good-reply with forgetting in the playouts
 P_NAKADE_PROB = 20  #: playout step probability of the nakade step, per mille
-P_TWOLIB_PROB = 21  #: playout step probability of the two-liberty step, per mille
-P_LEN = 22
+P_LEN = 21
 
 #: default prior weights (virtual visits) and playout probabilities
 PARAMS: dict[str, int] = {
@@ -257,7 +249,6 @@ PARAMS: dict[str, int] = {
     "learned_playouts": 0,
     "lgr": 0,
     "nakade_prob": 0,
-    "twolib_prob": 0,
 }
 _SLOTS = {
     "even": P_EVEN,
@@ -279,7 +270,6 @@ _SLOTS = {
     "learned_playouts": P_LEARNED_PLAYOUTS,
     "lgr": P_LGR,
     "nakade_prob": P_NAKADE_PROB,
-    "twolib_prob": P_TWOLIB_PROB,
 }
 
 _TABLE: npt.NDArray[np.uint8] | None = None
@@ -476,10 +466,6 @@ def policy_move(
             q = _nakade_move(board, grp, meta, last, color, cand)
             if q != PASS:
                 return q
-        if params[P_TWOLIB_PROB] != 0 and _chance(meta, params[P_TWOLIB_PROB]):
-            n = two_lib_moves(board, grp, meta, last, color, cand[:24], cand[24:])
-            if n > 0:
-                return cand[rand_below(meta, n)]
         if params[P_LGR] != 0:
             r = tabs[2][color, last]
             if r != 0 and board[r] == EMPTY and not is_eye(board, r, color, meta[M_STRIDE]):

@@ -43,7 +43,6 @@ from banmen.games.go.kernels import (
     LEGAL,
     M_STRIDE,
     M_TURN,
-    _remember,
     move_code,
     play,
 )
@@ -56,8 +55,6 @@ __all__ = [
     "two_libs_with",
     "libs_after",
     "count_libs_after",
-    "libs_after_into",
-    "two_lib_moves",
     "joins",
     "legal",
     "atari_moves",
@@ -125,17 +122,10 @@ def count_libs_after(board: Any, grp: Any, meta: Any, p: int, color: int, cap: i
     """Distinct liberties (up to ``cap``) of the ``color`` group a stone on ``p`` makes:
     its empty neighbours, the other liberties of the groups it joins, and the points of
     adjacent enemy stones it captures."""
-    return libs_after_into(board, grp, meta, p, color, cap, np.zeros(8, dtype=np.int64))
-
-
-@njit(cache=True, _nrt=False)
-def libs_after_into(board: Any, grp: Any, meta: Any, p: int, color: int, cap: int,
-                    libs: Any) -> int:  # fmt: skip
-    """:func:`count_libs_after` with the liberties written to ``libs`` (at least ``cap``
-    long; nothing allocated, for the playouts)."""
     s = meta[M_STRIDE]
     npts = s * s
     opp = 3 - color
+    libs = np.zeros(8, dtype=np.int64)
     n = 0
     for o in (-1, 1, -s, s):
         q = p + o
@@ -328,85 +318,6 @@ def capture_moves(board: Any, grp: Any, meta: Any, around: int, color: int, cand
     n = 0
     for o in (-s - 1, -s, -s + 1, -1, 1, s - 1, s, s + 1):
         n = _push_capture(board, grp, meta, npts, around + o, color, cand, n)
-    return n
-
-
-@njit(cache=True, inline="always")
-def _libs_upto_two(board: Any, grp: Any, meta: Any, q: int, buf: Any) -> int:
-    """The liberties of the group on ``q``: 0 or 1, 2 (both written to ``buf``), or 3
-    meaning "three or more". From the group's pseudo-liberty sums when ``q`` has an
-    empty neighbour (:func:`lib_besides` besides it), else by walking the group."""
-    s = meta[M_STRIDE]
-    npts = s * s
-    g = grp[G_HEAD * npts + q]
-    for o in (-1, 1, -s, s):
-        x = q + o
-        if board[x] == EMPTY:
-            k = 0  # the group's stones next to x: its pseudo-liberties at x
-            for o2 in (-1, 1, -s, s):
-                r = x + o2
-                if board[r] != EMPTY and board[r] != BORDER and grp[G_HEAD * npts + r] == g:
-                    k += 1
-            y = lib_besides(grp, npts, g, x, k)
-            if y == 0:
-                return 1
-            if y < 0:
-                return 3
-            buf[0] = x
-            buf[1] = y
-            return 2
-    return _group_libs(board, grp, meta, q, buf, 3)
-
-
-@njit(cache=True, _nrt=False)
-def two_lib_moves(board: Any, grp: Any, meta: Any, last: int, color: int, cand: Any,
-                  buf: Any) -> int:  # fmt: skip
-    """Moves about the two-liberty groups around the last move (``color`` to play; the
-    low-liberty rule of the playout policies after MoGo: Fuego's, Pachi's): the last
-    move's own group, if it has two liberties, put in atari on a liberty where our stone
-    keeps two or more and from which its other liberty would give it at most two (it
-    cannot simply run: a ladder or a net, played on by the same rule); and our groups
-    next to it left with two liberties, extended on a liberty that gives them three or
-    more. Written to ``cand``; ``buf`` is scratch (at least 8 long)."""
-    s = meta[M_STRIDE]
-    npts = s * s
-    opp = 3 - color
-    n = 0
-    if board[last] == opp and _libs_upto_two(board, grp, meta, last, buf) == 2:
-        a0 = buf[0]
-        a1 = buf[1]
-        for i in range(2):
-            a = a0 if i == 0 else a1
-            b = a1 if i == 0 else a0
-            if (
-                legal(board, grp, meta, a, color)
-                and libs_after_into(board, grp, meta, a, color, 2, buf) >= 2
-                # the prey's run at b counts a, which our stone then takes
-                and libs_after_into(board, grp, meta, b, opp, 4, buf) <= 3
-            ):
-                n = push(cand, n, a)
-    h0 = -1
-    h1 = -1
-    h2 = -1
-    for o in (-1, 1, -s, s):
-        q = last + o
-        if board[q] != color:
-            continue
-        h = grp[G_HEAD * npts + q]
-        if h == h0 or h == h1 or h == h2:
-            continue
-        h0, h1, h2 = _remember(h, h0, h1, h2)
-        if _libs_upto_two(board, grp, meta, q, buf) != 2:
-            continue
-        a0 = buf[0]
-        a1 = buf[1]
-        for i in range(2):
-            a = a0 if i == 0 else a1
-            if (
-                legal(board, grp, meta, a, color)
-                and libs_after_into(board, grp, meta, a, color, 3, buf) >= 3
-            ):
-                n = push(cand, n, a)
     return n
 
 
