@@ -59,7 +59,6 @@ def bench_mcts_playouts(size: int, playouts: int) -> dict[str, Any]:
 POLICIES: dict[str, dict[str, Any]] = {
     "hand-set priors": {"learned": 0},
     "learned priors": {},
-    "learned priors and playouts": {"learned_playouts": 1},
 }
 
 

@@ -68,11 +68,11 @@ class EngineKind:
 
     The kind itself (:class:`banmen.kinds.Kind`, found by the registry) declares its
     options, typed; ``options`` here names those this game's engine takes (a name), and
-    adds any of its own (an :class:`~banmen.kinds.Option`: Go's ``nakade=``). ``legacy``
+    adds any of its own (an :class:`~banmen.kinds.Option`: Go's ``learned=``). ``legacy``
     options are still read from older specs and handed to ``migrate``, which may turn them
     into an evaluator. Called as an :data:`EngineFactory` (``kind(game, spec)``); it
     refuses, with one line naming what it takes, an option the game's engine does not take
-    (``alphabeta:nakade=0`` is Go's mcts's, not Mattix's alpha-beta's)::
+    (``alphabeta:widen=4`` is Go's mcts's, not Mattix's alpha-beta's)::
 
         >>> from banmen.games.registry import get_game, make_engine
         >>> get_game("mattix").engines["alphabeta"].names()

@@ -417,7 +417,7 @@ def _split(raw: str) -> tuple[str, str]:
 def parse_spec(text: str, game: str | GameDef[Any] | None = None) -> PlayerSpec:
     """Read a player spec, once: ``SEARCH[:opt=value,…][+EVALUATOR[:opt=value,…]]``, or a
     kind's own grammar (``ugi:time=0.5 ./engine``). With ``game`` the spec is read as that
-    game reads it: its own engine's options (Go's ``nakade=``), its older forms
+    game reads it: its own engine's options (Go's ``learned=``), its older forms
     (``learned=0`` on Othello is ``+handset``) and only what it offers. Raises
     :class:`~banmen.engine.SpecError`: one line naming what is wrong and what is taken.
 

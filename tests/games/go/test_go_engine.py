@@ -249,23 +249,21 @@ def _random_position(seed: int, plies: int, size: int = 9) -> Board:
 
 
 @settings(max_examples=25)
-@given(st.integers(0, 10_000), st.integers(0, 60), st.booleans())
-def test_playout_policy_never_fills_own_eye(seed: int, plies: int, learned: bool) -> None:
+@given(st.integers(0, 10_000), st.integers(0, 60))
+def test_playout_policy_never_fills_own_eye(seed: int, plies: int) -> None:
     board = _random_position(seed, plies)
     pos = board.position.copy()
     pos.meta[K.M_RNG] = seed
-    ctx = P.context(9, 7.5, learned_playouts=int(learned), lgr=int(learned))
-    params, tabs = ctx[0], P.playout_tables(ctx)
-    ctx[8][1, 20:40] = np.arange(20, 40)  # replies the policy may try (checked like all)
+    ctx = P.context(9, 7.5)
+    params, pat = ctx[0], ctx[1]
     cand = np.zeros(32, dtype=np.int64)
-    wts = np.zeros(8)
     s = board.stride
     prev = PASS
     for _ in range(250):
         if pos.meta[K.M_PASSES] >= 2:
             break
         color = int(pos.meta[K.M_TURN])
-        p = int(P.policy_move(params, tabs, pos.board, pos.grp, pos.meta, prev, cand, wts, 3))
+        p = int(P.policy_move(params, pat, pos.board, pos.grp, pos.meta, prev, cand))
         if p != PASS:
             assert not K.is_eye(pos.board, p, color, s)
             assert K.move_code(pos.board, pos.grp, pos.meta, p, color, False) == K.LEGAL
@@ -495,13 +493,16 @@ def test_handicap_games_search_with_a_dynamic_komi() -> None:
 #: configuration (size, seed, playouts) the first four moves of a self-played game, each
 #: with the root's visits (reused ones included), the tree's nodes and the most visited
 #: move's (vertex index, visits, AMAF visits). The same loop must find them again.
+#: Re-recorded when the playouts' nakade step (off, but drawing a random number after
+#: every capture of three or more stones) was removed: with that one draw put back, the
+#: search found bf34236's table again, move for move (checked 2026-11-30).
 MAINS_SEARCHES = {
-    (9, 1, 500): [("E5", 500, 11803, (60, 386, 436)), ("F3", 886, 21013, (39, 484, 670)),
-                  ("E3", 984, 22706, (38, 345, 611)), ("D7", 845, 19422, (81, 241, 516))],
-    (13, 3, 1500): [("K10", 1500, 42702, (160, 393, 916)), ("K4", 1893, 53821, (70, 999, 1461)),
-                    ("D3", 2499, 73169, (49, 912, 1650)), ("C8", 2412, 69675, (123, 636, 1589))],
-    (19, 5, 600): [("R3", 600, 25538, (80, 155, 358)), ("C16", 755, 34056, (339, 325, 548)),
-                   ("C12", 925, 42182, (255, 292, 595)), ("E11", 892, 38834, (236, 527, 709))],
+    (9, 1, 500): [("G5", 500, 11170, (62, 315, 390)), ("C6", 815, 18211, (69, 319, 540)),
+                  ("D3", 819, 18798, (37, 327, 561)), ("C4", 827, 18546, (47, 430, 604))],
+    (13, 3, 1500): [("D10", 1500, 42876, (154, 544, 932)), ("C4", 2044, 60547, (63, 1202, 1641)),
+                    ("E3", 2702, 80458, (50, 1563, 2088)), ("E4", 3063, 90101, (65, 2038, 2406))],
+    (19, 5, 600): [("R4", 600, 23747, (101, 224, 426)), ("O3", 824, 34443, (77, 172, 475)),
+                   ("Q16", 772, 31467, (352, 172, 462)), ("R14", 772, 34914, (311, 368, 536))],
 }  # fmt: skip
 
 

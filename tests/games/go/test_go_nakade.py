@@ -234,31 +234,6 @@ def test_the_vital_point_decides(name: str) -> None:
             assert not _black_kills(b, space, 14, {}), vertex_name(q, board.size)
 
 
-def test_playout_plays_the_vital_point_after_a_capture() -> None:
-    """White's last move (E5, next to the space) captured three stones and left a bent
-    three inside White's group: Black's playout move is its vital point. Without the
-    capture, or without the nakade step, it is not forced."""
-    board = diagram(SHAPES["bent three"][0], turn=BLACK)
-    pos = board.position
-    pos.meta[K.M_LAST] = parse_vertex("E5", board.size)
-    ctx = P.context(7, 7.5, nakade_prob=1000)  # off by default: measured, it loses
-    tabs = P.playout_tables(ctx)
-    cand = np.zeros(32, dtype=np.int64)
-    wts = np.zeros(8)
-
-    def moves(params: np.ndarray, caught: int) -> set[str]:
-        seen = set()
-        for seed in range(40):
-            pos.meta[K.M_RNG] = seed + 1
-            p = P.policy_move(params, tabs, pos.board, pos.grp, pos.meta, PASS, cand, wts, caught)
-            seen.add(vertex_name(int(p), 7))
-        return seen
-
-    assert moves(ctx[0], 3) == {"D4"}
-    assert len(moves(ctx[0], 0)) > 1
-    assert len(moves(P.context(7, 7.5, nakade_prob=0)[0], 3)) > 1
-
-
 def test_progressive_widening_orders_and_limits_the_children() -> None:
     board = Board(9)
     for v in ("E5", "C3", "G7"):
@@ -286,11 +261,13 @@ def test_progressive_widening_orders_and_limits_the_children() -> None:
 def test_engine_spec_options() -> None:
     from banmen.engine import SpecError
 
-    e = GoEngine.from_spec(parse_spec("mcts:playouts=100,widen=4,nakade=1", "go"))
-    assert e.widen == 4 and e.params["nakade_prob"] == 1000
+    e = GoEngine.from_spec(parse_spec("mcts:playouts=100,widen=4,learned=0", "go"))
+    assert e.widen == 4 and e.params["learned"] == 0
     assert GoEngine.from_spec(parse_spec("mcts:widen=0", "go")).widen == 0
-    with pytest.raises(SpecError, match="nakade must be 0 or 1"):
-        parse_spec("mcts:nakade=2", "go")
+    with pytest.raises(SpecError, match="learned must be 0 or 1"):
+        parse_spec("mcts:learned=2", "go")
+    with pytest.raises(SpecError, match="mcts takes time=.*learned="):  # measured weaker, gone
+        parse_spec("mcts:nakade=1", "go")
     with pytest.raises(SpecError, match="widen must be 0 or more"):
         parse_spec("mcts:widen=-1", "go")
     with pytest.raises(SpecError, match="mcts takes no widen="):  # Go's own option

@@ -234,7 +234,6 @@ _TREE_OPTIONS = (
     "threads",
     WIDEN,
     Option("learned", FLAG, "the learned priors (1) or hand-set ones (0)"),
-    Option("nakade", FLAG, "a nakade step in the playouts (1) or none (0)"),
 )
 
 GAME: GameDef[Game] = GameDef(
@@ -255,9 +254,8 @@ GAME: GameDef[Game] = GameDef(
         "mcts": EngineKind(
             _mcts,
             "Monte-Carlo tree search with learned priors; time=SECONDS, playouts=N, seed=N, "
-            "threads=N (one tree), learned=0 (hand-set priors), nakade=1 (a nakade step in "
-            "the playouts), widen=N (progressive widening from N moves; 0: off; default 8 "
-            "on 13x13 and up) (default time=1)",
+            "threads=N (one tree), learned=0 (hand-set priors), widen=N (progressive "
+            "widening from N moves; 0: off; default 8 on 13x13 and up) (default time=1)",
             _TREE_OPTIONS,
             takes_evaluator=True,
         ),
@@ -265,7 +263,7 @@ GAME: GameDef[Game] = GameDef(
             _mcts,
             "the same tree search with AlphaZero's selection (PUCT): the learned policy's "
             "priors, each new leaf valued by one playout; time=SECONDS, playouts=N, seed=N, "
-            "threads=N, widen=N, learned=0, nakade=1 as mcts's (default time=1)",
+            "threads=N, widen=N, learned=0 as mcts's (default time=1)",
             _TREE_OPTIONS,
             takes_evaluator=True,
         ),

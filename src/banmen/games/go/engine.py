@@ -202,15 +202,13 @@ class GoEngine(Engine[Board | Game]):
 
     @classmethod
     def from_spec(cls, spec: PlayerSpec, evaluator: Any = None) -> GoEngine:
-        """The engine of an ``mcts:time=S,playouts=N,seed=N,threads=N,learned=0|1,
-        nakade=0|1,widen=N`` player spec; a spec of kind ``puct`` (same options) searches
-        by PUCT; ``evaluator`` (``+policy:weights=FILE``: a
-        :class:`~banmen.games.go.evaluators.GoPolicy`) brings the move weights."""
+        """The engine of an ``mcts:time=S,playouts=N,seed=N,threads=N,learned=0|1,widen=N``
+        player spec; a spec of kind ``puct`` (same options) searches by PUCT; ``evaluator``
+        (``+policy:weights=FILE``: a :class:`~banmen.games.go.evaluators.GoPolicy`) brings the
+        move weights."""
         o = spec.options
         limit = Limit(time=o.get("time"), nodes=o.get("playouts"))
         params = {"learned": o["learned"]} if "learned" in o else {}
-        if "nakade" in o:
-            params["nakade_prob"] = 1000 * o["nakade"]
         return cls(limit, seed=o.get("seed"), name=spec.text, threads=o.get("threads", 1),
                    widen=o.get("widen"), puct=spec.kind == "puct",
                    weights=None if evaluator is None else evaluator.weights,
@@ -246,8 +244,6 @@ class GoEngine(Engine[Board | Game]):
         self.search.clear()
         self._root = None
         self._rng = mix_seed(self.seed)
-        for ctx in self._ctx.values():
-            ctx[8][:] = 0  # the playouts' last good replies
         self._seed_scratch()
 
     def reseed(self, seed: int) -> None:

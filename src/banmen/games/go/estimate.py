@@ -39,8 +39,8 @@ def ownership(board: Board, playouts: int = 1024, seed: int = 0) -> dict[int, fl
         raise ScoringError(f"playouts must be at least 1, got {playouts}")
     pos = board.position
     own = np.zeros(len(pos.board), dtype=np.int64)
-    # the hand-set playout policy: the one the dead-stone thresholds were set with
-    ctx = policy.context(board.size, board.komi, learned_playouts=0)
+    # the playout policy: the one the dead-stone thresholds were set with
+    ctx = policy.context(board.size, board.komi)
     policy.playout_ownership(ctx, pos, playouts, seed, own)
     return {int(p): float(own[p]) / playouts for p in K.board_points(board.size)}
 

@@ -2,8 +2,9 @@
 
 These are the Go kernels of the generic search in :mod:`banmen.search.mcts`
 (:func:`kernels`; the contract is described there). A search state is the kernel position as a tuple
-``(board, grp, meta)`` (see :mod:`.kernels`); ``ctx`` is ``(params, patterns)``: an int64
-array of the constants below and the 3x3 pattern table.
+``(board, grp, meta)`` (see :mod:`.kernels`); ``ctx`` is ``(params, patterns, *weights)``:
+an int64 array of the constants below, the 3x3 pattern table and the learned move weights'
+arrays (:func:`context`).
 
 Playout policy
 --------------
@@ -15,13 +16,6 @@ paper):
 1. **Atari**: capture ``L``'s group if it is in atari; if ``L`` put one of our groups in
    atari, save it by capturing an adjacent enemy group in atari, or by extending on its
    liberty when that leaves at least two liberties.
-   **Nakade** (off by default, ``nakade_prob``): if ``L`` captured three or more stones
-   and left an eye space whose shape one move kills — straight or bent three, pyramid
-   four, bulky or crossed five, rabbity six, enclosed by the capturer's stones — play its
-   vital point (:func:`.tactics.vital_point`). Measured at 3,000 playouts on 9x9 it lost: 7 of 21
-   games against the same search without it (and 17 of 40 when it also answered every
-   move that shrank such a space): a forced vital point wastes a tempo whenever the
-   capturer's group lives anyway.
 2. **3x3 patterns** on the empty points around ``L`` (the table below), unless the move
    would be a self-atari.
 3. **Captures** of enemy groups in atari next to ``L`` or next to our own previous move.
@@ -58,7 +52,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from functools import cache
 from typing import Any
 
 import numpy as np
@@ -68,9 +61,6 @@ from banmen._bits import copy_into, mix64
 from banmen._jit import kernel, njit
 from banmen.games.go.features import (
     Weights,
-    _code,
-    _data_name,
-    _load,
     candidates,
     log_gammas,
     weights_for,
@@ -112,7 +102,6 @@ from banmen.games.go.tactics import (
     legal,
     libs_after,
     push,
-    vital_point,
 )
 from banmen.search.mcts import MctsKernels
 
@@ -123,7 +112,6 @@ __all__ = [
     "context",
     "pattern_code",
     "policy_playout",
-    "playout_tables",
     "playout_ownership",
     "area_score",
     "go_copy",
@@ -222,11 +210,7 @@ P_LONE_SA = 13  #: probability of keeping a lone-stone self-atari, per mille
 P_LEARNED = 14  #: 1: priors from the learned move weights (:mod:`.features`); 0: hand-set
 P_PRIOR_N = 15  #: learned priors: virtual visits a move gets
 P_PRIOR_SCALE = 16  #: learned priors: slope of the prior win rate in log-odds, per mille
-P_LOCAL_TAU = 17  #: learned playouts: weight of "play elsewhere" against the local moves
-P_LEARNED_PLAYOUTS = 18  #: 1: the playouts' local moves drawn by learned 3x3 gammas
-P_LGR = 19  #: 1: last-good-reply with forgetting in the playouts
-P_NAKADE_PROB = 20  #: playout step probability of the nakade step, per mille
-P_LEN = 21
+P_LEN = 17
 
 #: default prior weights (virtual visits) and playout probabilities
 PARAMS: dict[str, int] = {
@@ -245,10 +229,6 @@ PARAMS: dict[str, int] = {
     "learned": 1,
     "prior_visits": 30,
     "prior_scale": 700,
-    "local_tau": 20,
-    "learned_playouts": 0,
-    "lgr": 0,
-    "nakade_prob": 0,
 }
 _SLOTS = {
     "even": P_EVEN,
@@ -266,31 +246,9 @@ _SLOTS = {
     "learned": P_LEARNED,
     "prior_visits": P_PRIOR_N,
     "prior_scale": P_PRIOR_SCALE,
-    "local_tau": P_LOCAL_TAU,
-    "learned_playouts": P_LEARNED_PLAYOUTS,
-    "lgr": P_LGR,
-    "nakade_prob": P_NAKADE_PROB,
 }
 
 _TABLE: npt.NDArray[np.uint8] | None = None
-
-
-def gamma3_table(size: int) -> npt.NDArray[np.float32]:
-    """The learned 3x3 patterns' gammas for a board of ``size``, by raw pattern code
-    (:func:`.features._code`: the mover's view, atari marks), relative to an unlearned
-    pattern's (1.0); one table per weights file."""
-    return _gamma3(_data_name(size))
-
-
-@cache
-def _gamma3(name: str) -> npt.NDArray[np.float32]:
-    return _gamma3_of(_load(name))
-
-
-def _gamma3_of(w: Weights) -> npt.NDArray[np.float32]:
-    t = np.ones(1 << 20, dtype=np.float32)
-    t[w.pat3_codes] = np.exp(w.pat3_lg - w.levels[0, 0]).astype(np.float32)
-    return t
 
 
 def context(
@@ -313,11 +271,9 @@ def context(
         if name not in _SLOTS:
             raise ValueError(f"unknown Go search parameter {name!r}")
         p[_SLOTS[name]] = int(value)
-    s = size + 2
-    lgr = np.zeros((3, s * s), dtype=np.int32)  # last good replies: [mover, previous move]
     if weights is None:
-        return (p, _TABLE, *weights_for(size).arrays(), gamma3_table(size), lgr)
-    return (p, _TABLE, *weights.arrays(), _gamma3_of(weights), lgr)
+        return (p, _TABLE, *weights_for(size).arrays())
+    return (p, _TABLE, *weights.arrays())
 
 
 # --------------------------------------------------------------------------- playout policy
@@ -357,61 +313,9 @@ def _pattern_moves(
     return n
 
 
-@njit(cache=True, _nrt=False)
-def _local_move(board: Any, grp: Any, meta: Any, g3: Any, last: int, color: int, tau: float,
-                cand: Any, wts: Any) -> int:  # fmt: skip
-    """One of the empty points around ``last``, drawn in proportion to its learned 3x3
-    pattern gamma, against ``tau`` for playing elsewhere (PASS); a drawn move that is
-    illegal, fills an own eye or is a self-atari also gives PASS."""
-    s = meta[M_STRIDE]
-    n = 0
-    total = 0.0
-    for o in (-s - 1, -s, -s + 1, -1, 1, s - 1, s, s + 1):
-        q = last + o
-        if board[q] != EMPTY:
-            continue
-        w = g3[_code(board, grp, meta, q, color, 8)]
-        cand[n] = q
-        wts[n] = w
-        total += w
-        n += 1
-    if n == 0:
-        return PASS
-    x = rand_below(meta, 1 << 30) * ((total + tau) / (1 << 30))
-    if x >= total:
-        return PASS
-    k = 0
-    while k < n - 1 and x >= wts[k]:
-        x -= wts[k]
-        k += 1
-    q = cand[k]
-    if is_eye(board, q, color, s) or not legal(board, grp, meta, q, color):
-        return PASS
-    if libs_after(board, grp, meta, q, color) < 2:
-        return PASS
-    return q
-
-
 @njit(cache=True, inline="always")
 def _chance(meta: Any, per_mille: int) -> bool:
     return per_mille >= 1000 or rand_below(meta, 1000) < per_mille
-
-
-@njit(cache=True, _nrt=False)
-def _nakade_move(board: Any, grp: Any, meta: Any, last: int, color: int, cand: Any) -> int:
-    """The vital point of a killable eye shape of the opponent's next to its last move
-    (left by a capture), if legal and not a self-atari that joins stones; PASS if
-    none."""
-    s = meta[M_STRIDE]
-    for o in (-1, 1, -s, s):
-        q = last + o
-        if board[q] != EMPTY:
-            continue
-        v = vital_point(board, q, s, cand[:7], 3 - color)
-        if v != 0 and legal(board, grp, meta, v, color):
-            if libs_after(board, grp, meta, v, color) >= 2 or not joins(board, v, color, s):
-                return v
-    return PASS
 
 
 @njit(cache=True, _nrt=False)
@@ -439,22 +343,11 @@ def _random_move(board: Any, grp: Any, meta: Any, color: int, lone_sa: int) -> i
 
 @njit(cache=True, _nrt=False)
 def policy_move(
-    params: Any,
-    tabs: Any,
-    board: Any,
-    grp: Any,
-    meta: Any,
-    prev: int,
-    cand: Any,
-    wts: Any,
-    caught: int = 0,
+    params: Any, pat: Any, board: Any, grp: Any, meta: Any, prev: int, cand: Any
 ) -> int:
     """The playout policy's move for the side to move (module docstring); ``prev`` is the
-    mover's own previous move (or PASS), ``caught`` the stones the last move captured;
-    ``tabs`` the 3x3 pattern table, the learned 3x3 gammas and the last-good-reply
-    table."""
-    pat = tabs[0]
-    g3 = tabs[1]
+    mover's own previous move (or PASS), ``pat`` the 3x3 pattern table
+    (:func:`pattern_table`), ``cand`` room for 32 candidate moves."""
     color = meta[M_TURN]
     last = meta[M_LAST]
     if last != PASS:
@@ -462,25 +355,7 @@ def policy_move(
             n = atari_moves(board, grp, meta, last, color, cand)
             if n > 0:
                 return cand[rand_below(meta, n)]
-        if caught >= 3 and _chance(meta, params[P_NAKADE_PROB]):
-            q = _nakade_move(board, grp, meta, last, color, cand)
-            if q != PASS:
-                return q
-        if params[P_LGR] != 0:
-            r = tabs[2][color, last]
-            if r != 0 and board[r] == EMPTY and not is_eye(board, r, color, meta[M_STRIDE]):
-                if (
-                    legal(board, grp, meta, r, color)
-                    and libs_after(board, grp, meta, r, color) >= 2
-                ):
-                    return r
-        if params[P_LEARNED_PLAYOUTS] != 0:
-            if _chance(meta, params[P_PATTERN_PROB]):
-                q = _local_move(board, grp, meta, g3, last, color, float(params[P_LOCAL_TAU]),
-                                cand, wts)  # fmt: skip
-                if q != PASS:
-                    return q
-        elif _chance(meta, params[P_PATTERN_PROB]):
+        if _chance(meta, params[P_PATTERN_PROB]):
             n = _pattern_moves(board, grp, meta, pat, last, color, cand)
             if n > 0:
                 return cand[rand_below(meta, n)]
@@ -497,22 +372,20 @@ def policy_move(
 
 @njit(cache=True, nogil=True)
 def policy_playout(
-    params: Any, tabs: Any, board: Any, grp: Any, meta: Any, seq: Any, seqc: Any
+    params: Any, pat: Any, board: Any, grp: Any, meta: Any, seq: Any, seqc: Any
 ) -> int:
     """Play the policy to the end (two passes, or ``params[P_MAXPLY]`` plies or the length
     of ``seq``); the moves go to ``seq`` and their colours to ``seqc``. Returns the number
     of moves played."""
     cand = np.empty(32, dtype=np.int64)
-    wts = np.empty(8, dtype=np.float64)
     limit = min(params[P_MAXPLY], seq.shape[0])
     n = 0
     prev = PASS
     last = meta[M_LAST]
-    caught = 0
     while meta[M_PASSES] < 2 and n < limit:
         color = meta[M_TURN]
-        p = policy_move(params, tabs, board, grp, meta, prev, cand, wts, caught)
-        caught = play(board, grp, meta, p, color)
+        p = policy_move(params, pat, board, grp, meta, prev, cand)
+        play(board, grp, meta, p, color)
         seq[n] = p
         seqc[n] = color
         n += 1
@@ -523,7 +396,7 @@ def policy_playout(
 
 @njit(cache=True, nogil=True)
 def policy_ownership(
-    params: Any, tabs: Any, board: Any, grp: Any, meta: Any, n: int, seed: int, own: Any
+    params: Any, pat: Any, board: Any, grp: Any, meta: Any, n: int, seed: int, own: Any
 ) -> None:
     """``n`` playouts of the policy from the position (left unchanged), every other one
     with the other side to move first (a final position's tempo is nobody's); ``own[p]``
@@ -544,23 +417,16 @@ def policy_ownership(
         if i % 2 == 1:
             m2[M_TURN] = 3 - meta[M_TURN]
         m2[M_RNG] = rng
-        policy_playout(params, tabs, b2, g2, m2, seq, seqc)
+        policy_playout(params, pat, b2, g2, m2, seq, seqc)
         rng = m2[M_RNG]
         add_ownership(b2, m2, own)
-
-
-def playout_tables(ctx: tuple[Any, ...]) -> tuple[Any, Any, Any]:
-    """The tables the playout policy reads from ``ctx`` (:func:`context`): the 3x3
-    pattern table, the learned 3x3 gammas and the last-good-reply table (``tabs`` of
-    :func:`policy_move`)."""
-    return (ctx[1], ctx[7], ctx[8])
 
 
 def playout_ownership(ctx: tuple[Any, ...], pos: Any, n: int, seed: int, own: Any) -> None:
     """:func:`policy_ownership` of the kernel position ``pos`` (a
     :class:`.kernels.Position`) under ``ctx``'s parameters: ``n`` playouts' final owners
     added to ``own``."""
-    policy_ownership(ctx[0], playout_tables(ctx), pos.board, pos.grp, pos.meta, n, seed, own)
+    policy_ownership(ctx[0], ctx[1], pos.board, pos.grp, pos.meta, n, seed, own)
 
 
 @njit(cache=True)
@@ -739,22 +605,8 @@ def _learned_priors(ctx: Any, st: Any, moves: Any, prior_n: Any, prior_w: Any) -
 def go_playout(ctx: Any, st: Any, seq: Any, seqc: Any) -> tuple[float, int]:
     """Play the policy to the end: (reward for black, moves played)."""
     params = ctx[0]
-    lgr = ctx[8]
-    n = policy_playout(params, (ctx[1], ctx[7], lgr), st[0], st[1], st[2], seq, seqc)
-    reward = _reward(2 * playout_score(st[0], st[2]) - params[P_KOMI2])
-    if params[P_LGR] != 0 and reward != 0.5:
-        winner = 1 if reward > 0.5 else 2
-        for k in range(1, n):
-            prev = seq[k - 1]
-            m = seq[k]
-            c = seqc[k]
-            if prev == PASS or m == PASS:
-                continue
-            if c == winner:
-                lgr[c, prev] = m  # a reply that won: play it again
-            elif lgr[c, prev] == m:
-                lgr[c, prev] = 0  # one that lost: forget it
-    return reward, n
+    n = policy_playout(params, ctx[1], st[0], st[1], st[2], seq, seqc)
+    return _reward(2 * playout_score(st[0], st[2]) - params[P_KOMI2]), n
 
 
 @kernel
