@@ -5,6 +5,9 @@ compile``'s profile), so both meet the machine in the same state. One JSON line 
     .venv/bin/python bench/scripts/compile_side_by_side.py \\
         --tree before=/tmp/before/src --tree after=src \\
         --out bench/results/compile28/sets.jsonl
+
+``--only go.search --rounds 4``: that set only, four rounds, the trees' order reversed
+every other round.
 """
 
 from __future__ import annotations
@@ -23,10 +26,14 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tree", action="append", required=True, help="NAME=PATH/TO/src")
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--only", action="append", help="set ids (default: every set)")
+    ap.add_argument("--rounds", type=int, default=1, help="rounds, the order alternating")
     args = ap.parse_args()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    for ks in kernel_sets(everything=True):
-        for name, src in (t.split("=", 1) for t in args.tree):
+    trees = [t.split("=", 1) for t in args.tree]
+    sets = [ks for ks in kernel_sets(everything=True) if not args.only or ks.id in args.only]
+    for rnd, ks in ((r, ks) for ks in sets for r in range(args.rounds)):
+        for name, src in trees if rnd % 2 == 0 else trees[::-1]:
             os.environ["PYTHONPATH"] = str(Path(src).resolve())  # (the children's banmen)
             rec = profile_set(ks.id, top=8)
             row = {"tree": name, **rec, "load1": round(os.getloadavg()[0], 2),
