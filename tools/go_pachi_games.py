@@ -16,57 +16,26 @@ import argparse
 import json
 import os
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
 
+from banmen.games.go.gtp_client import GTPEngine
+
 COLUMNS = "ABCDEFGHJ"
 
 
-class Gtp:
-    """A GTP engine process: ``ask`` sends one command and returns its answer's text."""
-
-    def __init__(self, command: list[str]) -> None:
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True)  # fmt: skip
-
-    def ask(self, line: str) -> str:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-        out = []
-        while True:
-            text = self.proc.stdout.readline()
-            if text == "":
-                raise RuntimeError(f"the engine exited after {line!r}")
-            if text.strip() == "" and out:
-                break
-            if text.strip():
-                out.append(text.strip())
-        answer = " ".join(out)
-        if not answer.startswith("="):
-            raise RuntimeError(f"{line!r} answered {answer!r}")
-        return answer[1:].strip()
-
-    def close(self) -> None:
-        try:
-            self.ask("quit")
-        except (RuntimeError, OSError):
-            pass
-        self.proc.wait(timeout=10)
-
-
-def game(engine: Gtp, rng: random.Random) -> list[str]:
-    engine.ask("clear_board")
+def game(engine: GTPEngine, rng: random.Random) -> list[str]:
+    """One game: two random centre moves, then Pachi for both colours."""
+    engine.command("clear_board")
     moves: list[str] = []
     while len(moves) < 2:
         v = f"{COLUMNS[rng.randint(2, 6)]}{rng.randint(3, 7)}"
         if v not in moves:
-            engine.ask(f"play {'bw'[len(moves) % 2]} {v}")
+            engine.command(f"play {'bw'[len(moves) % 2]} {v}")
             moves.append(v)
     while len(moves) < 200:
-        mv = engine.ask(f"genmove {'bw'[len(moves) % 2]}").upper()
+        mv = engine.command(f"genmove {'bw'[len(moves) % 2]}", timeout=600).upper()
         if mv == "RESIGN":
             break
         moves.append(mv)
@@ -84,9 +53,10 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args()
     rng = random.Random(a.seed)
-    engine = Gtp([a.pachi, "-t", f"={a.playouts}", "threads=1"])
-    engine.ask("boardsize 9")
-    engine.ask("komi 7.5")
+    # (Pachi refuses fewer than 500 simulations a move: "-t =300" exits at once)
+    engine = GTPEngine([a.pachi, "-t", f"={a.playouts}", "threads=1"])
+    engine.command("boardsize 9")
+    engine.command("komi 7.5")
     with a.out.open("a") as f:
         for i in range(a.games):
             t0 = time.monotonic()

@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import IO
 
+from banmen.games.go.gtp_client import GTPEngine
+
 ROOT = Path(__file__).resolve().parent.parent
 BANMEN = [sys.executable, "-m", "banmen"]
 
@@ -72,54 +74,25 @@ def proxy(log_path: str, command: list[str]) -> int:
     return rc
 
 
-class Controller:
-    """A GTP controller over a process: one command, one answer, timed."""
-
-    def __init__(self, argv: list[str]) -> None:
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True, bufsize=1, cwd=ROOT)  # fmt: skip
-
-    def send(self, command: str) -> tuple[str, float]:
-        assert self.proc.stdin and self.proc.stdout
-        t0 = time.perf_counter()
-        self.proc.stdin.write(command + "\n")
-        self.proc.stdin.flush()
-        lines: list[str] = []
-        while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                raise RuntimeError(f"the engine ended at {command!r}")
-            if not line.strip():
-                if lines:
-                    break
-                continue
-            lines.append(line.strip())
-        seconds = time.perf_counter() - t0
-        answer = "\n".join(lines)
-        if not answer.startswith("="):
-            raise RuntimeError(f"{command!r} failed: {answer}")
-        return answer[1:].strip(), seconds
-
-    def close(self) -> None:
-        try:
-            self.send("quit")
-        except (RuntimeError, OSError):
-            pass
-        self.proc.wait(timeout=30)
+def _timed(engine: GTPEngine, command: str) -> tuple[str, float]:
+    """One command's answer and the seconds from sending it to reading the answer."""
+    t0 = time.perf_counter()
+    answer = engine.command(command, timeout=600)
+    return answer, time.perf_counter() - t0
 
 
 def play_game(engine: str, settings: str, max_moves: int = 300) -> dict[str, list[float]]:
     """A 9x9 game of ``banmen gtp --engine ENGINE`` against itself under ``settings``:
     each colour's genmove times."""
-    c = Controller([*BANMEN, "gtp", "--engine", engine, "--size", "9"])
+    c = GTPEngine([*BANMEN, "gtp", "--engine", engine, "--size", "9"])
     times: dict[str, list[float]] = {"b": [], "w": []}
     try:
         for command in ("boardsize 9", "clear_board", "komi 7", settings):
-            c.send(command)
+            c.command(command)
         passes = 0
         for i in range(max_moves):
             color = "bw"[i % 2]
-            move, seconds = c.send(f"genmove {color}")
+            move, seconds = _timed(c, f"genmove {color}")
             times[color].append(seconds)
             if move.lower() == "resign":
                 break
@@ -157,7 +130,6 @@ def check_c(name: str, command: list[str], log: Path) -> None:
     sys.path.insert(0, str(ROOT / "src"))
     from banmen.clock import Clock, parse_time_control
     from banmen.games.go import Board
-    from banmen.games.go.gtp_client import GTPEngine
     from banmen.search.limits import Limit
 
     log.unlink(missing_ok=True)

@@ -26,13 +26,12 @@ import argparse
 import json
 import os
 import re
-import resource
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 from _arena_games import games
+from _pachi import pachi_genmove
 
 from banmen.games.go import Board
 from banmen.games.go.engine import GoEngine
@@ -67,18 +66,9 @@ def positions(db: Path, runs: list[str], every: int, limit: int) -> list[list[st
 def pachi_move(pachi: str, moves: list[str], playouts: int) -> tuple[str, float]:
     """Pachi's move after ``moves`` at ``playouts`` simulations (one thread), and the CPU
     seconds of its process."""
-    colors = "bw"
-    script = ["boardsize 9", "clear_board", "komi 7.5"]
-    script += [f"play {colors[i % 2]} {m}" for i, m in enumerate(moves)]
-    script += [f"genmove {colors[len(moves) % 2]}", "quit"]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run([pachi, "-t", f"={playouts}", "threads=1"],
-                          input="\n".join(script) + "\n", capture_output=True, text=True,
-                          timeout=600)  # fmt: skip
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    found = MOVE.findall(proc.stdout)
-    return (found[-1].upper() if found else "?"), cpu
+    run = pachi_genmove(pachi, moves, playouts, timeout=600)
+    found = MOVE.findall(run.stdout)
+    return (found[-1].upper() if found else "?"), run.cpu
 
 
 def banmen_move(engine: GoEngine, moves: list[str], playouts: int) -> tuple[str, float]:

@@ -21,11 +21,10 @@ import json
 import os
 import re
 import statistics
-import subprocess
-import time
 from pathlib import Path
 
 from _arena_games import games
+from _pachi import pachi_genmove
 
 from banmen.games.go import Board
 from banmen.games.go.engine import GoEngine
@@ -44,17 +43,9 @@ def positions(db: Path, run: str, plies: tuple[int, ...] = (10, 30, 50)) -> list
 def pachi_rate(pachi: str, moves: list[str], playouts: int) -> tuple[float, float]:
     """Pachi's games a second on the position after ``moves`` (one thread, ``-t =N``), and
     the wall seconds of its genmove."""
-    colors = "bw"
-    script = ["boardsize 9", "clear_board", "komi 7.5"]
-    script += [f"play {colors[i % 2]} {m}" for i, m in enumerate(moves)]
-    script += [f"genmove {colors[len(moves) % 2]}", "quit"]
-    t0 = time.perf_counter()
-    command = [pachi, "-t", f"={playouts}", "threads=1"]
-    proc = subprocess.run(command, input="\n".join(script) + "\n", capture_output=True,
-                          text=True, timeout=120)  # fmt: skip
-    wall = time.perf_counter() - t0
-    rates = GAMES_S.findall(proc.stderr)
-    return (float(rates[-1]) if rates else float("nan")), wall
+    run = pachi_genmove(pachi, moves, playouts, timeout=120)
+    rates = GAMES_S.findall(run.stderr)
+    return (float(rates[-1]) if rates else float("nan")), run.wall
 
 
 def banmen_rate(engine: GoEngine, moves: list[str], playouts: int) -> float:
