@@ -1,5 +1,5 @@
-"""The playouts' nakade step (vital points of killable eye shapes, checked against a
-brute-force life-and-death read) and the tree's progressive widening."""
+"""Vital points of killable eye shapes (:func:`banmen.games.go.tactics.vital_point`),
+checked against a brute-force life-and-death read, and the tree's progressive widening."""
 
 from __future__ import annotations
 
