@@ -13,10 +13,10 @@ every other round.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import time
 from pathlib import Path
+
+from _rows import record
 
 from banmen.bench.compile import profile_set
 from banmen.warmup import kernel_sets
@@ -36,10 +36,7 @@ def main() -> None:
         for name, src in trees if rnd % 2 == 0 else trees[::-1]:
             os.environ["PYTHONPATH"] = str(Path(src).resolve())  # (the children's banmen)
             rec = profile_set(ks.id, top=8)
-            row = {"tree": name, **rec, "load1": round(os.getloadavg()[0], 2),
-                   "date": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
-            with args.out.open("a") as fh:
-                fh.write(json.dumps(row) + "\n")
+            record({"tree": name, **rec}, args.out, show=False)
             print(name, ks.id, rec["cold_wall_seconds"], rec["cold_cpu_seconds"],
                   rec["specialisations_banmen"], flush=True)  # fmt: skip
 

@@ -20,13 +20,13 @@ copy at another path (``second``); the copies have no ``__pycache__``.
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from _rows import record
 
 from banmen.bench.compile import FIRST_RUNS, timed_run
 
@@ -56,10 +56,7 @@ def main() -> None:
                 continue
             for tree, src in trees:
                 if args.second_clone:
-                    row = _two_clones(name, cmd, tree, Path(src))
-                    with args.out.open("a") as fh:
-                        fh.write(json.dumps(row) + "\n")
-                    print(json.dumps(row), flush=True)
+                    record(_two_clones(name, cmd, tree, Path(src)), args.out)
                     continue
                 with tempfile.TemporaryDirectory(prefix="banmen-first-") as cache:
                     env = {k: v for k, v in os.environ.items() if k != "BANMEN_DEBUG"}
@@ -69,12 +66,8 @@ def main() -> None:
                     argv = [sys.executable, "-m", "banmen", *cmd]
                     cold = timed_run(argv, env)
                     warm = timed_run(argv, env)
-                row = {"command": name, "tree": tree, "busy": args.busy, "cold": cold,
-                       "warm": warm, "load1": round(os.getloadavg()[0], 2),
-                       "date": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
-                with args.out.open("a") as fh:
-                    fh.write(json.dumps(row) + "\n")
-                print(json.dumps(row), flush=True)
+                record({"command": name, "tree": tree, "busy": args.busy, "cold": cold,
+                        "warm": warm}, args.out)  # fmt: skip
     finally:
         for s in spinners:
             s.kill()
@@ -98,8 +91,6 @@ def _two_clones(name: str, cmd: list[str], tree: str, src: Path) -> dict[str, ob
         "tree": tree,
         "mode": "two clones",
         **runs,
-        "load1": round(os.getloadavg()[0], 2),
-        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
     }
 
 

@@ -20,8 +20,9 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from _rows import record
 
 _CHILD = r"""
 import json, time
@@ -68,12 +69,8 @@ def main() -> None:
             env = {**os.environ, "PYTHONPATH": str(Path(src).resolve())}
             p = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True,
                                text=True, check=True)  # fmt: skip
-            row = {"tree": name, "playouts_per_cpu_second": json.loads(p.stdout.splitlines()[-1]),
-                   "load1": round(os.getloadavg()[0], 2),
-                   "date": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
-            with args.out.open("a") as fh:
-                fh.write(json.dumps(row) + "\n")
-            print(json.dumps(row), flush=True)
+            speeds = json.loads(p.stdout.splitlines()[-1])
+            record({"tree": name, "playouts_per_cpu_second": speeds}, args.out)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from _rows import record
 from websockets.sync.client import connect
 
 #: a new game whose first move is the CPU's, per game page, and how its move shows
@@ -131,12 +132,9 @@ def _runs(args: argparse.Namespace) -> None:
                                check=True, capture_output=True)  # fmt: skip
                 warm_up = round(time.monotonic() - t0, 2)
             for phase in ("first", "again"):
-                row = {"tree": name, "phase": phase, "busy": args.busy, "warm_up_seconds": warm_up,
-                       **run(src, cache, _port()), "load1": round(os.getloadavg()[0], 2),
-                       "date": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
-                with args.out.open("a") as fh:
-                    fh.write(json.dumps(row) + "\n")
-                print(json.dumps(row), flush=True)
+                row = {"tree": name, "phase": phase, "busy": args.busy,
+                       "warm_up_seconds": warm_up, **run(src, cache, _port())}  # fmt: skip
+                record(row, args.out)
 
 
 if __name__ == "__main__":

@@ -7,13 +7,14 @@ wall and CPU seconds (the child and its processes). ``PYTHONPATH`` points at eac
 
 from __future__ import annotations
 
-import json
 import os
 import resource
 import subprocess
 import sys
 import tempfile
 import time
+
+from _rows import record
 
 
 def main() -> None:
@@ -30,10 +31,8 @@ def main() -> None:
             wall = time.perf_counter() - t0
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-        row = {"tree": tree, "wall": round(wall, 2), "cpu": round(cpu, 2), "status": p.returncode,
-               "load1": round(os.getloadavg()[0], 2),
-               "date": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
-        print(json.dumps(row), flush=True)
+        record({"tree": tree, "wall": round(wall, 2), "cpu": round(cpu, 2),
+                "status": p.returncode})  # fmt: skip
 
 
 if __name__ == "__main__":
