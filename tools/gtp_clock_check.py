@@ -28,9 +28,11 @@ import time
 from pathlib import Path
 from typing import IO
 
+from banmen.clock import Clock, parse_time_control
+from banmen.games.go import Board
 from banmen.games.go.gtp_client import GTPEngine
+from banmen.search.limits import Limit
 
-ROOT = Path(__file__).resolve().parent.parent
 BANMEN = [sys.executable, "-m", "banmen"]
 
 
@@ -127,11 +129,6 @@ def check_b(engine: str) -> bool:
 
 def check_c(name: str, command: list[str], log: Path) -> None:
     """``command`` as a ``gtp:`` player through the wrapper: a few moves on two clocks."""
-    sys.path.insert(0, str(ROOT / "src"))
-    from banmen.clock import Clock, parse_time_control
-    from banmen.games.go import Board
-    from banmen.search.limits import Limit
-
     log.unlink(missing_ok=True)
     for control in ("10", "byoyomi=0+3x1"):
         engine = GTPEngine([sys.executable, __file__, "--proxy", str(log), "--", *command],
