@@ -26,15 +26,27 @@ valid stamp tells the user once (``banmen: compiling the Go search, first run on
 stderr, or whatever :func:`set_notice` installed: the web app's engine workers pass it to
 the pages), and compiles under a lock shared by every process, so two processes that meet the
 same cold set compile it once between them: the second waits, then loads.
+
+That lock also lets a first run use a second core (issue 40): numba compiles in one thread,
+so a process that will need two cold sets can hand one to a **helper process**
+(:func:`beside`) while it compiles the other, and then finds it compiled, or waits on its
+lock until it is. The Go engine compiles its search while a helper compiles the dead-stone
+estimate. A helper is a process of this one's: it says nothing (this process gave the
+notice), runs only the sets' loaders, ends when they are done or when this process ends,
+and is reaped at once. ``BANMEN_COMPILE_BESIDE=0`` (and a machine with one core) keeps
+every compile in the process that needs it.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import dataclasses
 import importlib
 import json
 import os
 import platform
+import subprocess
 import sys
 import threading
 import time
@@ -47,6 +59,7 @@ from banmen._flock import flock
 
 __all__ = [
     "KernelSet",
+    "beside",
     "ensure",
     "is_warm",
     "loaded",
@@ -261,7 +274,9 @@ def _ensure(ks: KernelSet) -> bool:
         ks.load()
         _loaded.add(ks.id)
         return False
-    _notice(notice_text(ks))
+    if ks.id not in _told:  # (told already if a helper compiles it: beside)
+        _told.add(ks.id)
+        _notice(notice_text(ks))
     with contextlib.suppress(OSError):
         stamp_dir().mkdir(parents=True, exist_ok=True)
     with flock(stamp_dir() / f"{ks.id}.lock"):  # one process compiles; the others wait
@@ -275,3 +290,85 @@ def _ensure(ks: KernelSet) -> bool:
             _write_stamp(ks, time.perf_counter() - t0, len(rec.buffer) // 2)
     _loaded.add(ks.id)
     return cold
+
+
+# ---------------------------------------------------------------------------------------
+# A second core for a first run (see the module's note)
+
+#: sets this process has told the user it compiles (a helper's included)
+_told: set[str] = set()
+#: the helper processes this process started and that may still run
+_helpers: list[subprocess.Popen[bytes]] = []
+#: the environment variable that keeps every compile in its own process ("0")
+BESIDE_ENV = "BANMEN_COMPILE_BESIDE"
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # (not on Linux)
+        return os.cpu_count() or 1
+
+
+def beside(*sets: KernelSet, while_: KernelSet) -> bool:
+    """Compile the cold ones of ``sets`` in a helper process while this process compiles
+    ``while_`` — only if ``while_`` is cold too (else there is nothing to overlap), the
+    machine has a second core and ``$BANMEN_COMPILE_BESIDE`` is not ``0``. The user is told
+    now, for each set the helper takes. This process's later :func:`ensure` of such a set
+    waits on its lock while the helper compiles it, then loads it (or compiles it itself if
+    the helper has not begun, or failed). Returns whether a helper was started."""
+    if os.environ.get(BESIDE_ENV) == "0" or _cores() < 2 or not sys.executable:
+        return False
+    if while_.id in _loaded or is_warm(while_):
+        return False
+    cold = [ks for ks in sets if ks.id not in _loaded and not is_warm(ks)]
+    if not cold:
+        return False
+    env = {**os.environ, BESIDE_ENV: "0",
+           "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}  # fmt: skip
+    todo = json.dumps([dataclasses.asdict(ks) for ks in cold])
+    quiet = None if os.environ.get("BANMEN_DEBUG") else subprocess.DEVNULL
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "import banmen.warm as w; w._helper()", str(os.getpid()), todo],
+            stdin=subprocess.DEVNULL, stdout=quiet, stderr=quiet, env=env,
+        )  # fmt: skip
+    except OSError:
+        return False
+    _helpers.append(proc)
+    threading.Thread(target=_reap, args=(proc,), daemon=True).start()
+    for ks in cold:
+        if ks.id not in _told:
+            _told.add(ks.id)
+            _notice(notice_text(ks))
+    return True
+
+
+def _reap(proc: subprocess.Popen[bytes]) -> None:
+    proc.wait()
+    with contextlib.suppress(ValueError):
+        _helpers.remove(proc)
+
+
+@atexit.register
+def _end_helpers() -> None:
+    """A helper still compiling when this process ends is stopped with it (its sets' locks
+    go with it; a cache entry is written data first, so none is half there)."""
+    for proc in list(_helpers):
+        with contextlib.suppress(OSError):
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+def _helper() -> None:
+    """A helper's main: ``python -c ... PARENT_PID SETS_JSON`` (:func:`beside`)."""
+    parent, todo = int(sys.argv[1]), json.loads(sys.argv[2])
+
+    def orphaned() -> None:  # the process it works for has ended: so does it
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=orphaned, daemon=True).start()
+    for fields in todo:
+        ensure(KernelSet(**{**fields, "packages": tuple(fields.get("packages", ()))}))

@@ -47,6 +47,8 @@ def test_analyse_go_from_a_cold_cache_thinks_for_its_second(tmp_path: Path) -> N
     assert rec["nodes"] > 200  # and it searched in it (16 playouts when it compiled)
     notices = [line for line in out.stderr.splitlines() if line.startswith("banmen: compiling")]
     assert "banmen: compiling the Go search, first run only…" in notices
+    # (compiled by a helper process beside the search's, on two cores: told all the same)
+    assert "banmen: compiling the Go dead-stone estimate, first run only…" in notices
     assert len(notices) == len(set(notices))  # each once
     assert "Warning" not in out.stderr and "Traceback" not in out.stderr
 

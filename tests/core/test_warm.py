@@ -456,3 +456,69 @@ def test_an_edit_to_a_called_file_is_not_hidden_by_the_callers_cache(tmp_path: P
         "from banmen.jit import njit\n\n\n@njit(cache=True)\ndef value():\n    return 21\n"
     )
     assert run() == "42"
+
+
+def _beside(cache: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(TESTS / "warm_toy.py"), "beside", *args],
+                          env=_env(cache, **extra), capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _log(path: Path) -> list[list[str]]:
+    return [line.split() for line in path.read_text().splitlines()]
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="a helper needs a second core")
+def test_a_helper_compiles_a_set_beside_and_the_process_then_loads_it(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    run = _beside(tmp_path, TOY_LOG2=str(log), TOY_SLEEP="1")
+    assert run.returncode == 0, run.stderr
+    pid, how = run.stdout.split()
+    assert how == "helped"
+    # told once each, the helper's set when the helper started
+    said = ["banmen: compiling the other toy kernel, first run only…",
+            "banmen: compiling the toy kernel, first run only…"]  # fmt: skip
+    assert run.stderr.splitlines() == said
+    rows = _log(log)
+    helper = rows[0][1]
+    assert rows[0][0] == "start" and helper != pid
+    compiled = {p: int(n) for p, n in (r for r in rows if r[0] != "start")}
+    assert compiled[helper] >= 1 and compiled[pid] == 0  # the helper compiled, it loaded
+    assert not _alive(int(helper))
+    again = _beside(tmp_path)  # everything warm: no helper, nothing said
+    assert again.stdout.split()[1] == "alone" and again.stderr == ""
+
+
+def test_no_helper_when_told_not_to(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    run = _beside(tmp_path, TOY_LOG2=str(log), BANMEN_COMPILE_BESIDE="0")
+    assert run.returncode == 0, run.stderr
+    pid, how = run.stdout.split()
+    assert how == "alone"
+    assert {r[0] for r in _log(log)} == {"start", pid} and _log(log)[0][1] == pid
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="a helper needs a second core")
+@pytest.mark.parametrize("how", ["exit", "first"])
+def test_a_helper_ends_with_its_process(tmp_path: Path, how: str) -> None:
+    """With "first" the process ends normally while its helper sleeps in its loader (stopped
+    at exit); with "exit" it ends by ``os._exit``, no exit handler (the helper, orphaned, ends
+    itself)."""
+    log = tmp_path / "log"
+    run = _beside(tmp_path, how, TOY_LOG2=str(log), TOY_SLEEP="60")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split()[1] == "helped"
+    helper = int(_log(log)[0][1])
+    deadline = time.monotonic() + 30
+    while _alive(helper) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(helper)
+    assert len(_log(log)) == 1  # it never got past its sleep

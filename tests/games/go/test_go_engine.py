@@ -542,3 +542,22 @@ def test_puct_plays_go_and_beats_random() -> None:
         rec = play_game("go", 9, Job(0, 0, swapped, first, second, 11), specs, cache)
         assert rec.result == ("0-1" if swapped else "1-0"), rec.moves
     assert engine.search.children() and engine.search.children()[0].prior > 0
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_warm_up_hands_the_estimate_to_a_helper_before_compiling_the_search(
+    monkeypatch: Any, threads: int
+) -> None:
+    """The dead-stone estimate goes to a helper process first (banmen.warm.beside, while
+    the search is cold), then the search is ensured, then the estimate (loaded, or waited
+    for)."""
+    import banmen.games.go.engine as E
+    from banmen.games.go.sets import SCORING, SEARCH, THREADS
+
+    calls: list[tuple[str, ...]] = []
+    monkeypatch.setattr(E, "beside", lambda *sets, while_: calls.append(
+        ("beside", *(s.id for s in sets), while_.id)) or False)  # fmt: skip
+    monkeypatch.setattr(E, "ensure", lambda ks: calls.append(("ensure", ks.id)) or False)
+    GoEngine(threads=threads).warm_up()
+    search = (SEARCH if threads == 1 else THREADS).id
+    assert calls == [("beside", SCORING.id, search), ("ensure", search), ("ensure", SCORING.id)]

@@ -80,7 +80,7 @@ from banmen.games.go.scoring import capturing_move
 from banmen.games.go.sets import SCORING, SEARCH, THREADS
 from banmen.search.limits import Limit, StopFlag
 from banmen.search.mcts import MCTS, MctsInfo, MctsResult
-from banmen.warm import ensure
+from banmen.warm import beside, ensure
 
 __all__ = ["GoEngine", "DEFAULT_LIMIT", "dynamic_komi"]
 
@@ -259,8 +259,11 @@ class GoEngine(Engine[Board | Game]):
                 st[2][K.M_RNG] = self._rng if t == 0 else mix_seed(self._rng + t)
 
     def warm_up(self) -> None:
-        """Load (or compile, the first time ever) the search and the tree reuse now."""
-        ensure(SEARCH if self.threads == 1 else THREADS)
+        """Load (or compile, the first time ever) the search and the tree reuse now (the
+        dead-stone estimate in a second process meanwhile: :func:`banmen.warm.beside`)."""
+        search = SEARCH if self.threads == 1 else THREADS
+        beside(SCORING, while_=search)
+        ensure(search)
         ensure(SCORING)  # (its moves after a pass count the board: estimate_dead)
 
     # ---- helpers
@@ -493,18 +496,22 @@ class GoEngine(Engine[Board | Game]):
 
 
 def _load_search(threads: int = 1) -> None:
-    """Three moves of a few playouts each on 9x9: the search, its tree reuse, the
-    learned priors' features (ladders included) and the playouts."""
+    """The expansion called from Python, then three moves of a few playouts each on 9x9:
+    the search, its tree reuse, the learned priors' features (ladders included) and the
+    playouts."""
     engine = GoEngine(threads=threads, capacity=1 << 14)
     board = Board(9)
-    for _ in range(3):
-        r = engine.think(board, Limit(nodes=64))
-        board.push(board.parse_move(r.move or "pass"))
-    # the analysis's priors call the expansion from Python: its machine code made now
-    # (banmen._jit makes a callee's only when Python first calls it)
+    # First what needs no playout: the expansion (the learned priors), as the analysis's
+    # priors call it from Python (banmen._jit makes a callee's machine code only then),
+    # while a helper process may compile the playouts (the estimate: GoEngine.warm_up);
+    # the search's own compile then finds them in the cache.
     k = engine.search.kernels
     moves, pn, pw = np.zeros(k.max_moves, np.int64), np.zeros(k.max_moves), np.zeros(k.max_moves)
     k.expand(engine._context(board), board.position.copy().arrays(), moves, pn, pw)
+    ensure(SCORING)
+    for _ in range(3):
+        r = engine.think(board, Limit(nodes=64))
+        board.push(board.parse_move(r.move or "pass"))
 
 
 def _load_threads() -> None:
