@@ -137,13 +137,17 @@ def timed_run(argv: Sequence[str], env: dict[str, str]) -> dict[str, float | int
     return {"wall": round(wall, 3), "cpu": round(cpu, 3), "status": out.returncode}
 
 
-#: The commands of issue 28's table: a user's first minutes.
+#: The commands of issue 28's table: a user's first minutes (and issue 40's first
+#: Othello move: its engine's search and endgame solver, as the first move of a game
+#: loads them).
 FFO40 = "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X"
+OTHELLO_START = "-" * 27 + "OX" + "-" * 6 + "XO" + "-" * 27 + " X"
 FIRST_RUNS: dict[str, list[str]] = {
     "solve mattix 4x4": ["solve", "mattix", "3,X,7,1/5,2,8,4/6,1,2,7/5,3,4,6"],
     "solve shogi mate in 3": ["solve", "shogi", "3sks3/9/4+P4/9/9/9/9/9/9 b 2G2r2b2g2s4n4l17p 1"],
     "analyse go 9x9 --time 1": ["analyse", "go", "(;SZ[9]KM[7.5];B[ee])", "--time", "1"],
     "solve othello FFO #40": ["solve", "othello", FFO40],
+    "analyse othello start --time 1": ["analyse", "othello", OTHELLO_START, "--time", "1"],
 }
 
 

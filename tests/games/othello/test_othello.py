@@ -8,6 +8,7 @@ import io
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -627,3 +628,20 @@ def test_a_silent_nboard_program_times_out_and_is_stopped() -> None:
         engine.think(Board())
     assert "\n" not in str(e.value)
     assert engine._proc is None  # killed: its state is unknown
+
+
+def test_warm_up_hands_the_endgame_solver_to_a_helper_before_compiling_the_search(
+    monkeypatch: Any,
+) -> None:
+    """The endgame solver goes to a helper process first (banmen.warm.beside, while the
+    learned search is cold), then the search is ensured, then the solver."""
+    import banmen.games.othello.engine as E
+    from banmen.games.othello.sets import ENDGAME, SEARCH
+
+    calls: list[tuple[str, ...]] = []
+    monkeypatch.setattr(E, "beside", lambda *sets, while_: calls.append(
+        ("beside", *(s.id for s in sets), while_.id)) or False)  # fmt: skip
+    monkeypatch.setattr(E, "ensure", lambda ks: calls.append(("ensure", ks.id)) or False)
+    E.OthelloEngine().warm_up()
+    assert calls == [("beside", ENDGAME.id, SEARCH.id), ("ensure", SEARCH.id),
+                     ("ensure", ENDGAME.id)]  # fmt: skip

@@ -19,7 +19,7 @@ from banmen.games.othello.sets import ENDGAME
 from banmen.kinds import Evaluator
 from banmen.search.alphabeta import AlphaBeta, SearchInfo
 from banmen.search.limits import Limit
-from banmen.warm import ensure
+from banmen.warm import beside, ensure
 
 __all__ = ["OthelloEngine", "exact_empties_for"]
 
@@ -74,6 +74,7 @@ class OthelloEngine(Engine[Board]):
     def warm_up(self) -> None:
         ks = self.evaluator.warm_set("search")
         if ks is not None:
+            beside(ENDGAME, while_=ks)  # (the endgame solver in a second process meanwhile)
             ensure(ks)
         else:
             _load(self.evaluator)
