@@ -806,10 +806,14 @@ class EndgameSolver:
     their discs, so entries stay valid from one position to the next)."""
 
     def __init__(
-        self, tt_bits: int = 22, weights: Weights | None = None, eval_order: bool = True
-    ) -> None:
+        self, tt_bits: int = 22, weights: Weights | None = None, eval_order: bool = True,
+        load: bool = True,
+    ) -> None:  # fmt: skip
         """``weights``: the evaluation that orders moves (the shipped one by default);
-        ``eval_order=False`` orders by mobility alone, as before the learned evaluation."""
+        ``eval_order=False`` orders by mobility alone, as before the learned evaluation;
+        ``load=False``: the compiled solver is not loaded now — its owner ensures
+        :data:`~.sets.ENDGAME` before it solves (the engine's ``warm_up``, which may have
+        it compiled in a second process meanwhile)."""
         self.tt = np.zeros(2 << tt_bits, dtype=np.int64)  # 2**tt_bits entries, 16 bytes each
         self.W = (weights or load_weights()).table
         self.ctl = np.zeros(8, dtype=np.int64)
@@ -819,7 +823,8 @@ class EndgameSolver:
         self.ctl[_EVAL_SHIFT] = EVAL_SHIFT
         self.ctl[_TT_SHIFT] = 64 - (tt_bits - 1)  # buckets of two entries
         self.buf = np.zeros((65, 96), dtype=np.int64)  # move lists, a row per empties count
-        ensure(ENDGAME)  # every solver function loaded (or compiled) before anything is timed
+        if load:
+            ensure(ENDGAME)  # every solver function loaded (or compiled) before anything is timed
 
     def clear(self) -> None:
         self.tt[:] = 0

@@ -64,7 +64,7 @@ class OthelloEngine(Engine[Board]):
         #: ProbCut in the midgame search, where the evaluation offers its margins
         self.search.probcut = probcut
         self.ctx: Any = self.evaluator.context(search_position(Board())[0])
-        self.solver = EndgameSolver(tt_bits=20)
+        self.solver = EndgameSolver(tt_bits=20, load=False)  # (loaded by warm_up)
 
     def new_game(self) -> None:
         self.search.clear()
