@@ -31,10 +31,11 @@ That lock also lets a first run use a second core (issue 40): numba compiles in 
 so a process that will need two cold sets can hand one to a **helper process**
 (:func:`beside`) while it compiles the other, and then finds it compiled, or waits on its
 lock until it is. The Go engine compiles its search while a helper compiles the dead-stone
-estimate; the Othello engine its search while a helper compiles the endgame solver. A helper is a process of this one's: it says nothing (this process gave the
-notice), runs only the sets' loaders, ends when they are done or when this process ends,
-and is reaped at once. ``BANMEN_COMPILE_BESIDE=0`` (and a machine with one core) keeps
-every compile in the process that needs it.
+estimate; the Othello engine its search while a helper compiles the endgame solver. A
+helper is a process of this one's: it says nothing (this process gave the notice), runs
+only the sets' loaders, ends when they are done or when this process ends, and is reaped
+at once. ``BANMEN_COMPILE_BESIDE=0`` (and a machine with one core) keeps every compile in
+the process that needs it.
 """
 
 from __future__ import annotations
