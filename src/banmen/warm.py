@@ -356,7 +356,7 @@ def _end_helpers() -> None:
     """A helper still compiling when this process ends is stopped with it (its sets' locks
     go with it; a cache entry is written data first, so none is half there)."""
     for proc in list(_helpers):
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
             proc.kill()
             proc.wait(timeout=5)
 
