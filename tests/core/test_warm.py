@@ -476,18 +476,23 @@ def _log(path: Path) -> list[list[str]]:
     return [line.split() for line in path.read_text().splitlines()]
 
 
-@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="a helper needs a second core")
-def test_a_helper_compiles_a_set_beside_and_the_process_then_loads_it(tmp_path: Path) -> None:
+def _beside_logged(tmp_path: Path, **extra: str) -> tuple[str, str, list[list[str]], str]:
+    """The toy pair run once: its pid, "helped" or "alone", the loaders' log, its stderr."""
     log = tmp_path / "log"
-    run = _beside(tmp_path, TOY_LOG2=str(log), TOY_SLEEP="1")
+    run = _beside(tmp_path, TOY_LOG2=str(log), **extra)
     assert run.returncode == 0, run.stderr
     pid, how = run.stdout.split()
+    return pid, how, _log(log), run.stderr
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="a helper needs a second core")
+def test_a_helper_compiles_a_set_beside_and_the_process_then_loads_it(tmp_path: Path) -> None:
+    pid, how, rows, stderr = _beside_logged(tmp_path, TOY_SLEEP="1")
     assert how == "helped"
     # told once each, the helper's set when the helper started
     said = ["banmen: compiling the other toy kernel, first run only…",
             "banmen: compiling the toy kernel, first run only…"]  # fmt: skip
-    assert run.stderr.splitlines() == said
-    rows = _log(log)
+    assert stderr.splitlines() == said
     helper = rows[0][1]
     assert rows[0][0] == "start" and helper != pid
     compiled = {p: int(n) for p, n in (r for r in rows if r[0] != "start")}
@@ -498,12 +503,9 @@ def test_a_helper_compiles_a_set_beside_and_the_process_then_loads_it(tmp_path: 
 
 
 def test_no_helper_when_told_not_to(tmp_path: Path) -> None:
-    log = tmp_path / "log"
-    run = _beside(tmp_path, TOY_LOG2=str(log), BANMEN_COMPILE_BESIDE="0")
-    assert run.returncode == 0, run.stderr
-    pid, how = run.stdout.split()
+    pid, how, rows, _ = _beside_logged(tmp_path, BANMEN_COMPILE_BESIDE="0")
     assert how == "alone"
-    assert {r[0] for r in _log(log)} == {"start", pid} and _log(log)[0][1] == pid
+    assert {r[0] for r in rows} == {"start", pid} and rows[0][1] == pid
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="a helper needs a second core")
