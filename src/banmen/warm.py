@@ -33,14 +33,14 @@ so a process that will need two cold sets can hand one to a **helper process**
 lock until it is. The Go engine compiles its search while a helper compiles the dead-stone
 estimate; the Othello engine its search while a helper compiles the endgame solver. A
 helper is a process of this one's: it says nothing (this process gave the notice), runs
-only the sets' loaders, ends when they are done or when this process ends, and is reaped
-at once. ``BANMEN_COMPILE_BESIDE=0`` (and a machine with one core) keeps every compile in
-the process that needs it.
+only the sets' loaders, ends when they are done or when this process ends however it ends
+(:mod:`banmen._reaper`, as a user's engine does), and is reaped at once.
+``BANMEN_COMPILE_BESIDE=0`` (and a machine with one core) keeps every compile in the
+process that needs it.
 """
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import dataclasses
 import importlib
@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from banmen import _reaper
 from banmen._flock import flock
 
 __all__ = [
@@ -67,6 +68,7 @@ __all__ = [
     "notice_text",
     "set_notice",
     "stamp_dir",
+    "usable_cores",
 ]
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -275,9 +277,7 @@ def _ensure(ks: KernelSet) -> bool:
         ks.load()
         _loaded.add(ks.id)
         return False
-    if ks.id not in _told:  # (told already if a helper compiles it: beside)
-        _told.add(ks.id)
-        _notice(notice_text(ks))
+    _tell_once(ks)  # (told already if a helper compiles it: beside)
     with contextlib.suppress(OSError):
         stamp_dir().mkdir(parents=True, exist_ok=True)
     with flock(stamp_dir() / f"{ks.id}.lock"):  # one process compiles; the others wait
@@ -298,17 +298,22 @@ def _ensure(ks: KernelSet) -> bool:
 
 #: sets this process has told the user it compiles (a helper's included)
 _told: set[str] = set()
-#: the helper processes this process started and that may still run
-_helpers: list[subprocess.Popen[bytes]] = []
 #: the environment variable that keeps every compile in its own process ("0")
 BESIDE_ENV = "BANMEN_COMPILE_BESIDE"
 
 
-def _cores() -> int:
+def usable_cores() -> int:
+    """The cores this process may use: its CPU affinity, else every core."""
     try:
         return len(os.sched_getaffinity(0))
-    except AttributeError:  # (not on Linux)
+    except (AttributeError, OSError):  # (not on Linux)
         return os.cpu_count() or 1
+
+
+def _tell_once(ks: KernelSet) -> None:
+    if ks.id not in _told:
+        _told.add(ks.id)
+        _notice(notice_text(ks))
 
 
 def beside(*sets: KernelSet, while_: KernelSet) -> bool:
@@ -318,7 +323,7 @@ def beside(*sets: KernelSet, while_: KernelSet) -> bool:
     now, for each set the helper takes. This process's later :func:`ensure` of such a set
     waits on its lock while the helper compiles it, then loads it (or compiles it itself if
     the helper has not begun, or failed). Returns whether a helper was started."""
-    if os.environ.get(BESIDE_ENV) == "0" or _cores() < 2 or not sys.executable:
+    if os.environ.get(BESIDE_ENV) == "0" or usable_cores() < 2 or not sys.executable:
         return False
     if while_.id in _loaded or is_warm(while_):
         return False
@@ -331,45 +336,27 @@ def beside(*sets: KernelSet, while_: KernelSet) -> bool:
     quiet = None if os.environ.get("BANMEN_DEBUG") else subprocess.DEVNULL
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-c", "import banmen.warm as w; w._helper()", str(os.getpid()), todo],
+            [sys.executable, "-c", "import banmen.warm as w; w._helper()", todo],
             stdin=subprocess.DEVNULL, stdout=quiet, stderr=quiet, env=env,
+            start_new_session=True,
         )  # fmt: skip
     except OSError:
         return False
-    _helpers.append(proc)
+    # killed if this process ends first (its sets' locks go with it; a cache entry is
+    # written data first, so none is half there); reaped as soon as it ends
+    _reaper.watch(proc.pid)
     threading.Thread(target=_reap, args=(proc,), daemon=True).start()
     for ks in cold:
-        if ks.id not in _told:
-            _told.add(ks.id)
-            _notice(notice_text(ks))
+        _tell_once(ks)
     return True
 
 
 def _reap(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
-    with contextlib.suppress(ValueError):
-        _helpers.remove(proc)
-
-
-@atexit.register
-def _end_helpers() -> None:
-    """A helper still compiling when this process ends is stopped with it (its sets' locks
-    go with it; a cache entry is written data first, so none is half there)."""
-    for proc in list(_helpers):
-        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-            proc.kill()
-            proc.wait(timeout=5)
+    _reaper.forget(proc.pid)
 
 
 def _helper() -> None:
-    """A helper's main: ``python -c ... PARENT_PID SETS_JSON`` (:func:`beside`)."""
-    parent, todo = int(sys.argv[1]), json.loads(sys.argv[2])
-
-    def orphaned() -> None:  # the process it works for has ended: so does it
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(0)
-
-    threading.Thread(target=orphaned, daemon=True).start()
-    for fields in todo:
+    """A helper's main: ``python -c ... SETS_JSON`` (:func:`beside`)."""
+    for fields in json.loads(sys.argv[1]):
         ensure(KernelSet(**{**fields, "packages": tuple(fields.get("packages", ()))}))

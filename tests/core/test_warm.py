@@ -511,9 +511,8 @@ def test_no_helper_when_told_not_to(tmp_path: Path) -> None:
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="a helper needs a second core")
 @pytest.mark.parametrize("how", ["exit", "first"])
 def test_a_helper_ends_with_its_process(tmp_path: Path, how: str) -> None:
-    """With "first" the process ends normally while its helper sleeps in its loader (stopped
-    at exit); with "exit" it ends by ``os._exit``, no exit handler (the helper, orphaned, ends
-    itself)."""
+    """With "first" the process ends normally while its helper sleeps in its loader (killed
+    by banmen's reaper); with "exit" it ends by ``os._exit``, no exit handler (the same)."""
     log = tmp_path / "log"
     run = _beside(tmp_path, how, TOY_LOG2=str(log), TOY_SLEEP="60")
     assert run.returncode == 0, run.stderr

@@ -87,7 +87,6 @@ import copy
 import gc
 import ipaddress
 import logging
-import os
 import re
 import socket
 import sqlite3
@@ -117,6 +116,7 @@ from banmen.arena.store import (  # one file for saved games and arena runs
     ArenaStore,
     default_db_path,
 )
+from banmen.warm import usable_cores
 from banmen.web.arena import ArenaViews, arena_api_routes
 from banmen.web.catalog import GameEntry, make_games
 from banmen.web.engines import EngineNews
@@ -178,11 +178,7 @@ def default_workers() -> int:
     core). The event loop needs little CPU — it routes messages and wakes for each — so it
     stays responsive beside a full set of searches; leaving it a core of its own would
     halve the searches on a two-core machine."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # not on Linux
-        cores = os.cpu_count() or 1
-    return max(1, cores)
+    return max(1, usable_cores())
 
 
 #: The names of this machine every server accepts in a request's ``Host`` header.
