@@ -56,7 +56,7 @@ from banmen.games.othello.kernels import U
 from banmen.search.alphabeta import AlphaBeta
 from banmen.search.limits import Limit
 
-FIELDS = ("P", "O", "empties", "label", "exact", "game")
+FIELDS = ("P", "O", "empties", "label", "exact", "game", "child")
 
 
 class Labeller:
@@ -91,24 +91,38 @@ class Labeller:
 
 
 def _game(
-    lab: Labeller, seed: int, exact_at: int, opening: tuple[int, int] = (0, 20)
+    lab: Labeller,
+    seed: int,
+    exact_at: int,
+    opening: tuple[int, int] = (0, 20),
+    children: float = 0.0,
 ) -> dict[str, list[Any]]:
     rng = np.random.default_rng(seed)
     b = _opening(rng, *opening)
     rows: dict[str, list[Any]] = {k: [] for k in FIELDS}
     lab.ab.clear()
     lab.solver.clear()
+
+    def keep(pos: Board, child: bool) -> None:
+        p, o = pos.pieces()
+        e = pos.empties()
+        if e <= exact_at:
+            v, ex = lab.exact(pos), True
+        else:
+            v, ex = lab.value(pos), False
+        for k, x in zip(FIELDS, (p, o, e, v, ex, seed, child), strict=True):
+            rows[k].append(x)
+
     while not b.is_game_over():
         legal = b.legal_moves
         if legal != [PASS]:
-            p, o = b.pieces()
-            e = b.empties()
-            if e <= exact_at:
-                v, ex = lab.exact(b), True
-            else:
-                v, ex = lab.value(b), False
-            for k, x in zip(FIELDS, (p, o, e, v, ex, seed), strict=True):
-                rows[k].append(x)
+            keep(b, False)
+            if children > 0 and rng.random() < children:
+                for m in legal:  # every reply, good or bad, from its own mover's view
+                    c = b.copy()
+                    c.push(m)
+                    if not c.is_game_over() and c.legal_moves != [PASS]:
+                        keep(c, True)
         b.push(_self_play_move(lab, b, rng))
     return rows
 
@@ -133,12 +147,14 @@ def _self_play_move(lab: Labeller, b: Board, rng: np.random.Generator) -> int:
     return lab.best(b, 2)
 
 
-def _generate_chunk(args: tuple[list[int], str | None, int, int]) -> dict[str, np.ndarray]:
-    seeds, weights, depth, exact_at = args
+def _generate_chunk(
+    args: tuple[list[int], str | None, int, int, float],
+) -> dict[str, np.ndarray]:
+    seeds, weights, depth, exact_at, children = args
     lab = Labeller(Path(weights) if weights else None, depth)
     rows: dict[str, list[Any]] = {k: [] for k in FIELDS}
     for s in seeds:
-        g = _game(lab, s, exact_at)
+        g = _game(lab, s, exact_at, children=children)
         for k in FIELDS:
             rows[k].extend(g[k])
     return _arrays(rows)
@@ -152,6 +168,7 @@ def _arrays(rows: dict[str, list[Any]]) -> dict[str, np.ndarray]:
         "label": np.array(rows["label"], dtype=np.float32),
         "exact": np.array(rows["exact"], dtype=bool),
         "game": np.array(rows["game"], dtype=np.int64),
+        "child": np.array(rows["child"], dtype=bool),
     }
 
 
@@ -160,6 +177,8 @@ def load(paths: list[Path]) -> dict[str, np.ndarray]:
     for p in paths:
         files += sorted(p.glob("*.npz")) if p.is_dir() else [p]
     parts = [dict(np.load(f)) for f in files]
+    for d in parts:  # (shards written before ``child`` was kept: no children)
+        d.setdefault("child", np.zeros(len(d["label"]), dtype=bool))
     return {k: np.concatenate([d[k] for d in parts]) for k in FIELDS}
 
 
@@ -167,8 +186,8 @@ def cmd_generate(a: argparse.Namespace) -> None:
     a.out.mkdir(parents=True, exist_ok=True)
     seeds = list(range(a.seed, a.seed + a.games))
     chunk = max(1, min(50, a.games // (4 * a.workers) or 1))
-    jobs = [(seeds[i : i + chunk], str(a.weights) if a.weights else None, a.depth, a.exact)
-            for i in range(0, len(seeds), chunk)]  # fmt: skip
+    jobs = [(seeds[i : i + chunk], str(a.weights) if a.weights else None, a.depth, a.exact,
+             a.children) for i in range(0, len(seeds), chunk)]  # fmt: skip
     t0 = time.time()
     done = 0
     with ProcessPoolExecutor(a.workers) as pool:
@@ -180,6 +199,7 @@ def cmd_generate(a: argparse.Namespace) -> None:
                   f"{time.time() - t0:.0f} s", flush=True)  # fmt: skip
     (a.out / f"generate-{a.seed}.json").write_text(json.dumps({
         "games": a.games, "seed": a.seed, "depth": a.depth, "exact": a.exact,
+        "children": a.children,
         "weights": str(a.weights) if a.weights else "hand-set", "workers": a.workers,
         "seconds": round(time.time() - t0, 1), "date": time.strftime("%Y-%m-%d %H:%M"),
     }, indent=1))  # fmt: skip
@@ -259,7 +279,7 @@ def fit(
         y = d["label"][sel].astype(np.float64) * w
         sol = lsqr(A, y, damp=damp, atol=1e-6, btol=1e-6, iter_lim=iters)
         table[k] = sol[0][canon]
-        held = (ph == k) & test
+        held = (ph == k) & test & ~d["child"]  # (the game's own positions: comparable)
         row: dict[str, Any] = {
             "phase": k,
             "empties": f"{5 * k}-{5 * k + 4 if k < T.PHASES - 1 else 60}",
@@ -279,6 +299,12 @@ def fit(
 
 def cmd_fit(a: argparse.Namespace) -> None:
     d = load(a.data)
+    if a.parents_only:
+        d = {k: v[~d["child"]] for k, v in d.items()}
+    if a.max_positions and len(d["label"]) > a.max_positions:
+        pick = np.sort(np.random.default_rng(a.seed).choice(
+            len(d["label"]), a.max_positions, replace=False))  # fmt: skip
+        d = {k: v[pick] for k, v in d.items()}
     t0 = time.time()
     table, report = fit(d, a.damp, a.iters)
     for row in report:
@@ -287,6 +313,7 @@ def cmd_fit(a: argparse.Namespace) -> None:
         "positions": len(d["label"]),
         "games": len(np.unique(d["game"])),
         "damp": a.damp,
+        "children": int(d["child"].sum()),
         "fit_seconds": round(time.time() - t0, 1),
         "date": time.strftime("%Y-%m-%d"),
     }
@@ -387,7 +414,7 @@ def _test_chunk(args: tuple[list[int], int, int]) -> dict[str, np.ndarray]:
             continue
         p, o = b.pieces()
         lab.solver.clear()
-        for k, x in zip(FIELDS, (p, o, b.empties(), lab.exact(b), True, s), strict=True):
+        for k, x in zip(FIELDS, (p, o, b.empties(), lab.exact(b), True, s, False), strict=True):
             rows[k].append(x)
     return _arrays(rows)
 
@@ -444,6 +471,10 @@ def main() -> None:
         "--exact", type=int, default=18, help="exact labels at this many empties or fewer"
     )
     g.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    g.add_argument(
+        "--children", type=float, default=0.0,
+        help="share of positions whose every child position is labelled and kept too",
+    )  # fmt: skip
     r = sub.add_parser("relabel")
     r.add_argument("data", type=Path)
     r.add_argument("--weights", type=Path, required=True)
@@ -455,6 +486,9 @@ def main() -> None:
     f.add_argument("--out", type=Path, required=True)
     f.add_argument("--damp", type=float, default=3.0)
     f.add_argument("--iters", type=int, default=300)
+    f.add_argument("--parents-only", action="store_true", help="leave the children out")
+    f.add_argument("--max-positions", type=int, default=0, help="a random sample of this many")
+    f.add_argument("--seed", type=int, default=1, help="the sample's seed")
     c = sub.add_parser("probcut")
     c.add_argument("data", type=Path, nargs="+")
     c.add_argument("--weights", type=Path, required=True)
