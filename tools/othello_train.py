@@ -98,6 +98,7 @@ def _game(
     children: float = 0.0,
 ) -> dict[str, list[Any]]:
     rng = np.random.default_rng(seed)
+    pick = np.random.default_rng(seed ^ 0x5EED)  # (the game is the same with or without)
     b = _opening(rng, *opening)
     rows: dict[str, list[Any]] = {k: [] for k in FIELDS}
     lab.ab.clear()
@@ -117,7 +118,7 @@ def _game(
         legal = b.legal_moves
         if legal != [PASS]:
             keep(b, False)
-            if children > 0 and rng.random() < children:
+            if children > 0 and pick.random() < children:
                 for m in legal:  # every reply, good or bad, from its own mover's view
                     c = b.copy()
                     c.push(m)

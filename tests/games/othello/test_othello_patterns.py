@@ -183,7 +183,8 @@ def test_the_fit_recovers_a_known_evaluation() -> None:
                 mine = len(legal)
                 theirs = len([m for m in Board(o, p).legal_moves if m != PASS])
                 y = 0.5 * (mine - theirs) + rng.normal(0, 0.2)
-                for k, x in zip(tool.FIELDS, (p, o, b.empties(), y, False, g), strict=True):
+                row = (p, o, b.empties(), y, False, g, False)
+                for k, x in zip(tool.FIELDS, row, strict=True):
                     rows[k].append(x)
             b.push(int(rng.choice(legal)))
     d = tool._arrays(rows)
@@ -198,6 +199,44 @@ def test_the_fit_recovers_a_known_evaluation() -> None:
     err = np.abs(pred - d["label"][test]).mean()
     base = np.abs(d["label"][test] - d["label"][~test].mean()).mean()
     assert err < 0.5 * base, (err, base)
+
+
+def test_generate_keeps_every_child_of_a_chosen_position() -> None:
+    """``generate --children``: with a share of 1 every position is followed by each of
+    its legal successors where the mover has a move, each labelled from its own mover's
+    view — exactly (the solver's value) within ``exact`` empties; the game's own
+    positions are the same as without children."""
+    tool = _tool()
+    lab = tool.Labeller(None, 1)  # the hand-set evaluation, one ply: cheap labels
+    plain = tool._game(lab, 7, 10)
+    full = tool._game(lab, 7, 10, children=1.0)
+    parents = [i for i, c in enumerate(full["child"]) if not c]
+    assert [(full["P"][i], full["O"][i]) for i in parents] == list(
+        zip(plain["P"], plain["O"], strict=True)
+    )
+    assert sum(full["child"]) > len(parents)
+    solver = EndgameSolver(tt_bits=16)
+    checked = 0
+    for i in parents:
+        b = Board(black=full["P"][i], white=full["O"][i])
+        kids = set()
+        for m in b.legal_moves:
+            c = b.copy()
+            c.push(m)
+            if not c.is_game_over() and c.legal_moves != [PASS]:
+                kids.add(c.pieces())
+        j = i + 1
+        got = set()
+        while j < len(full["child"]) and full["child"][j]:
+            got.add((full["P"][j], full["O"][j]))
+            if full["empties"][j] <= 10 and checked < 12:
+                assert full["exact"][j]
+                solver.clear()
+                assert full["label"][j] == solver.solve(full["P"][j], full["O"][j]).score
+                checked += 1
+            j += 1
+        assert got == kids
+    assert checked == 12
 
 
 def test_player_specs_choose_the_evaluation() -> None:
