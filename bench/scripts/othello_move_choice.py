@@ -1,8 +1,8 @@
 """Issue 40: how well an Othello evaluation chooses a move, on positions solved exactly.
 
 Positions with ``--empties`` empty squares (default 22) from the games of arena runs (by
-default the games against Egaroucid-web in ``bench/results/issue40-othello-scaling.sqlite3``;
-each game's first such position with a choice of moves, duplicates dropped). For each
+default banmen's games against Egaroucid-web in ``bench/results``: :data:`SOURCES`; each
+game's first such position with a choice of moves, duplicates dropped). For each
 position banmen's exact solver gives the value of every move. Then each evaluation —
 the shipped weights and any ``--weights NAME=FILE`` — names a move with a full-width
 ``alphabeta`` search (ProbCut off, a cold table) at each depth of ``--depths``, as does
@@ -15,6 +15,7 @@ Usage::
 
     .venv/bin/python bench/scripts/othello_move_choice.py [--weights new=FILE ...]
         [--empties 22] [--positions 120] [--depths 1,2,4] [--out FILE.json]
+        [--values VALUES.json]    # the exact values, solved once and kept for later runs
 """
 
 from __future__ import annotations
@@ -35,19 +36,25 @@ from banmen.games.othello.evaluators import patterns
 from banmen.search.limits import Limit
 
 ROOT = Path(__file__).resolve().parents[2]
-RUNS = ("d10", "t01", "t02", "t04", "p01", "p04")
+#: arena runs of games against Egaroucid-web (file in bench/results, run)
+SOURCES = (
+    "issue40-othello-scaling.sqlite3:d10",
+    "issue40-othello-scaling.sqlite3:tscale",
+    "issue40-othello-scaling.sqlite3:noprobcut",
+    "othello18/oth18.sqlite3:oth18-egw-levels",
+    "othello18/oth18.sqlite3:oth18-egw8",
+    "issue38-evaluations.sqlite3:egw10-equal-time",
+    "issue38-evaluations.sqlite3:egw10-equal-time-2",
+)
 
 
-def positions(db: Path, runs: list[str], empties: int, count: int) -> list[Board]:
+def positions(sources: list[str], empties: int, count: int) -> list[Board]:
     """Each game's first position with ``empties`` empties and a choice, no repeats."""
     out: list[Board] = []
     seen: set[tuple[int, int]] = set()
-    for run in runs:
-        try:
-            games = list(arena_positions(db, run, "othello"))
-        except Exception:  # (a run the file does not have)
-            continue
-        for boards in games:
+    for source in sources:
+        db, run = source.rsplit(":", 1)
+        for boards in arena_positions(ROOT / "bench/results" / db, run, "othello"):
             for b in boards:
                 if b.empties() == empties and len(b.legal_moves) > 1:
                     if b.pieces() not in seen:
@@ -90,10 +97,13 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=120)
     ap.add_argument("--depths", default="1,2,4")
     ap.add_argument(
-        "--db", type=Path, default=ROOT / "bench/results/issue40-othello-scaling.sqlite3"
+        "--source", action="append", help="FILE:RUN, FILE under bench/results (repeatable)"
     )
-    ap.add_argument("--runs", default=",".join(RUNS))
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument(
+        "--values", type=Path, default=None,
+        help="a JSON file of the positions' exact move values: read if there, kept up to date",
+    )  # fmt: skip
     a = ap.parse_args()
     depths = [int(x) for x in a.depths.split(",")]
     engines: dict[str, OthelloEngine] = {"shipped": OthelloEngine(probcut=False)}
@@ -106,11 +116,19 @@ def main() -> None:
     if not a.no_egaroucid:
         eg = subprocess.Popen([a.driver], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     solver = EndgameSolver(tt_bits=22)
-    boards = positions(a.db, a.runs.split(","), a.empties, a.positions)
+    boards = positions(a.source or list(SOURCES), a.empties, a.positions)
+    known: dict[str, dict[str, int]] = {}
+    if a.values is not None and a.values.exists():
+        known = json.loads(a.values.read_text())
     rows = []
     t0 = time.time()
     for i, board in enumerate(boards):
-        values = move_values(solver, board)
+        p, o = board.pieces()
+        key = f"{p:016x} {o:016x}"
+        values = known[key] if key in known else move_values(solver, board)
+        known[key] = values
+        if a.values is not None:
+            a.values.write_text(json.dumps(known))
         truth = max(values.values())
         row: dict[str, object] = {"values": values, "truth": truth}
         names = list(engines) + (["egaroucid"] if eg is not None else [])
