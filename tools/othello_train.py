@@ -14,6 +14,11 @@ or fewer (the solver's table is kept along a game, so its later positions cost l
 above that by an alpha-beta search of ``--depth`` plies with the evaluation. No other
 program's evaluation is used.
 
+``generate --children F`` also keeps, at a share F of a game's positions (drawn by a
+generator of their own, so the game is the same), every legal reply's position, labelled
+the same way and marked ``child``; ``fit --parents-only`` leaves them out and
+``--max-positions N`` fits a random sample of N.
+
 ``relabel`` redoes the search labels of stored positions with a new evaluation (the
 exact ones stay): the iteration the issue asks for.
 

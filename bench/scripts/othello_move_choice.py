@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from _arena_games import positions as arena_positions
+from othello_eval_error import egaroucid_text
 
 from banmen.games.othello import Board
 from banmen.games.othello.endgame import EndgameSolver
@@ -64,12 +65,6 @@ def positions(sources: list[str], empties: int, count: int) -> list[Board]:
             if len(out) >= count:
                 return out
     return out
-
-
-def egaroucid_text(board: Board) -> str:
-    """The driver's board: 64 squares a1..h8 row by row, P the mover's, O the other's."""
-    p, o = board.pieces()
-    return "".join("P" if p >> sq & 1 else "O" if o >> sq & 1 else "." for sq in range(64))
 
 
 def move_values(solver: EndgameSolver, board: Board) -> dict[str, int]:

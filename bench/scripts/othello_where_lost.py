@@ -32,7 +32,8 @@ import time
 from pathlib import Path
 
 from _arena_games import games as arena_games
-from othello_move_choice import ROOT, egaroucid_text
+from othello_eval_error import egaroucid_text
+from othello_move_choice import ROOT
 
 from banmen.arena.play import start_board
 from banmen.games.othello import PASS, Board
@@ -67,9 +68,7 @@ def main() -> None:
         key = (*b.pieces(), int(b.turn), level)
         if key not in cache:
             if b.is_game_over():
-                p, o = b.pieces()
-                d = p.bit_count() - o.bit_count()
-                cache[key] = d + (b.empties() if d > 0 else -b.empties() if d < 0 else 0)
+                cache[key] = b.final_margin()
             elif b.legal_moves == [PASS]:
                 c = b.copy()
                 c.push(PASS)
