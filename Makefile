@@ -56,8 +56,8 @@ test-slow: $(VENV)/.installed-test warm-up
 	$(PYTEST) -m slow
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check src tests tools examples
-	$(BIN)/ruff format --check src tests tools examples
+	$(BIN)/ruff check src tests tools examples bench/scripts
+	$(BIN)/ruff format --check src tests tools examples bench/scripts
 
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy

@@ -1,7 +1,10 @@
 """Score each SGF of an arena report with GNU Go's own final_score (its dead-stone
 estimate): python bench/scripts/gnugo_final_score.py REPORT_DIR."""
 
-import subprocess, sys, glob, json, re
+import glob
+import re
+import subprocess
+import sys
 
 files = sorted(glob.glob(sys.argv[1] + "/games/*.sgf"))
 p = subprocess.Popen(
@@ -17,10 +20,10 @@ def cmd(c):
     p.stdin.flush()
     out = []
     while True:
-        l = p.stdout.readline()
-        if l == "\n" and out:
+        line = p.stdout.readline()
+        if line == "\n" and out:
             break
-        out.append(l.strip())
+        out.append(line.strip())
     return " ".join(out)
 
 
@@ -44,5 +47,6 @@ cmd("quit")
 for r in rows:
     print(*r)
 print(
-    f"games {len(rows)}; GNU Go's final_score agrees on the winner in {agree}; mcts wins by GNU Go's count: {ours_won}"
+    f"games {len(rows)}; GNU Go's final_score agrees on the winner in {agree}; "
+    f"mcts wins by GNU Go's count: {ours_won}"
 )
