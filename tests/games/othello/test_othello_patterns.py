@@ -199,6 +199,11 @@ def test_the_fit_recovers_a_known_evaluation() -> None:
     err = np.abs(pred - d["label"][test]).mean()
     base = np.abs(d["label"][test] - d["label"][~test].mean()).mean()
     assert err < 0.5 * base, (err, base)
+    # --all: the held-out games are fitted too, and the report says its figures are in-sample
+    table_all, report_all = tool.fit(d, damp=3.0, iters=300, hand=False, use_all=True)
+    assert all(r["in_sample"] for r in report_all) and not any("in_sample" in r for r in report)
+    pred_all = np.array([table_all[ph[i]][idx[i]].sum() for i in np.flatnonzero(test)])
+    assert np.abs(pred_all - d["label"][test]).mean() < err
 
 
 def test_generate_keeps_every_child_of_a_chosen_position() -> None:
