@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from banmen.bench.othello import bench_ffo, ffo_positions
-from banmen.games.othello import BLACK, Board
+from banmen.games.othello import Board
 from banmen.games.othello.endgame import EndgameSolver
 
 
@@ -39,7 +39,7 @@ def main() -> None:
         row["load_before"] = os.getloadavg()[0]
         if plain is not None and i <= args.unordered_upto:
             b = Board.from_string(suite[i]["board"])
-            p, o = (b.black, b.white) if b.turn == BLACK else (b.white, b.black)
+            p, o = b.pieces()
             plain.clear()
             sol = plain.solve(p, o, time_limit=args.limit)
             row["unordered"] = {

@@ -13,18 +13,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
+import time
 from pathlib import Path
 
 from banmen.bench.othello import ffo_positions
-from banmen.games.othello import BLACK, Board
+from banmen.games.othello import Board
 from banmen.games.othello.endgame import EndgameSolver
 from banmen.games.othello.patterns import Weights, load_weights
-
-
-def cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
 
 
 def main() -> None:
@@ -41,16 +36,16 @@ def main() -> None:
     suite = ffo_positions()
     for k, i in enumerate(ids):
         b = Board.from_string(suite[i]["board"])
-        p, o = (b.black, b.white) if b.turn == BLACK else (b.white, b.black)
+        p, o = b.pieces()
         order = list(solvers) if k % 2 == 0 else list(solvers)[::-1]
         for name in order:
             s = solvers[name]
             s.clear()
-            c0 = cpu()
+            c0 = time.process_time()
             sol = s.solve(p, o)
             row = {"id": i, "weights": name, "score": sol.score, "right": sol.score ==
                    suite[i]["score"], "nodes": sol.nodes, "seconds": sol.seconds,
-                   "cpu": cpu() - c0, "load": os.getloadavg()[0]}  # fmt: skip
+                   "cpu": time.process_time() - c0, "load": os.getloadavg()[0]}  # fmt: skip
             with open(a.out, "a") as fh:
                 fh.write(json.dumps(row) + "\n")
             print(json.dumps(row), flush=True)

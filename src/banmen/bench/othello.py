@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from banmen.games.othello import BLACK, PASS, Board, square_name
+from banmen.games.othello import PASS, Board, square_name
 from banmen.games.othello.endgame import EndgameSolver
 from banmen.games.othello.kernels import U, perft, perft_bulk
 
@@ -196,7 +196,7 @@ def bench_ffo(ids: list[int], time_limit: float | None = None,
     for i in ids:
         pos = suite[i]
         b = Board.from_string(pos["board"])
-        p, o = (b.black, b.white) if b.turn == BLACK else (b.white, b.black)
+        p, o = b.pieces()
         solver.clear()
         sol = solver.solve(p, o, time_limit=time_limit)
         moves = [square_name(m) for m in sol.best_moves]

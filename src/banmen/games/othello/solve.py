@@ -16,7 +16,7 @@ def solve(board: Board, limits: SolveLimits) -> dict[str, Any]:
     ``unknown`` if the time ran out first."""
     from banmen.games.othello.endgame import EndgameSolver
 
-    p, o = (board.black, board.white) if board.turn == BLACK else (board.white, board.black)
+    p, o = board.pieces()
     sol = EndgameSolver().solve(p, o, time_limit=limits.time, all_best=limits.all_best)
     return {
         "game": "othello",

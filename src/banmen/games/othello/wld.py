@@ -36,7 +36,7 @@ from banmen._jit import kernel
 from banmen.games.othello.board import Board
 from banmen.games.othello.endgame import _solve_small
 from banmen.games.othello.errors import InvalidBoardError
-from banmen.games.othello.formats import BLACK, PASS
+from banmen.games.othello.formats import PASS
 from banmen.games.othello.kernels import U, flips, moves
 from banmen.search.dfpn import DfPn, Kernels
 from banmen.search.limits import Limit, StopFlag
@@ -234,7 +234,7 @@ def prove_wld(
     t0 = time.perf_counter()
     if isinstance(position, Board):
         b = position
-        player, opponent = (b.black, b.white) if b.turn == BLACK else (b.white, b.black)
+        player, opponent = b.pieces()
     else:
         player, opponent = position
     st = new_state(player, opponent)
