@@ -274,9 +274,10 @@ def fit(
     cidx = canon[idx]  # symmetric configurations share one weight
     table = np.zeros((T.PHASES, T.N_FEATURES), dtype=np.float64)
     report = []
+    fitted = ~test | use_all
     for k in range(T.PHASES):
         # a phase learns from its own positions and, at half weight, its neighbours'
-        sel = (np.abs(ph - k) <= 1) & (~test | use_all)
+        sel = (np.abs(ph - k) <= 1) & fitted
         m = int(sel.sum())
         if m == 0:
             continue
@@ -291,7 +292,7 @@ def fit(
         row: dict[str, Any] = {
             "phase": k,
             "empties": f"{5 * k}-{5 * k + 4 if k < T.PHASES - 1 else 60}",
-            "train": int((ph[~test] == k).sum()),
+            "train": int((ph[fitted] == k).sum()),
             "held_out": int(held.sum()),
         }
         if use_all:

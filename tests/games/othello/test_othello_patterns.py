@@ -202,6 +202,9 @@ def test_the_fit_recovers_a_known_evaluation() -> None:
     # --all: the held-out games are fitted too, and the report says its figures are in-sample
     table_all, report_all = tool.fit(d, damp=3.0, iters=300, hand=False, use_all=True)
     assert all(r["in_sample"] for r in report_all) and not any("in_sample" in r for r in report)
+    assert [r["train"] for r in report_all] == [
+        int((ph == r["phase"]).sum()) for r in report_all
+    ]  # every position is counted as fitted
     pred_all = np.array([table_all[ph[i]][idx[i]].sum() for i in np.flatnonzero(test)])
     assert np.abs(pred_all - d["label"][test]).mean() < err
 
