@@ -205,3 +205,43 @@ def test_puct_with_threads_keeps_the_playout_count() -> None:
     m = MCTS(NIM, capacity=1 << 16, puct=True, threads=2)
     r = m.search(CTX, nim(10), [nim(10), nim(10)], Limit(nodes=2000))
     assert r.playouts == 2000 and m.root_visits == 2000 and r.move == 2
+
+
+def _fresh_nim(**kw: Any) -> MctsKernels:
+    """NIM's kernels as new dispatchers (nothing compiled in this process yet)."""
+    fns = (nim_copy, nim_to_move, nim_expand, nim_play, nim_playout, nim_evaluate)
+    return MctsKernels(*(kernel(f.py_func) for f in fns), max_moves=4, max_playout=64, **kw)
+
+
+@pytest.mark.parametrize("puct", [False, True])
+def test_kernels_called_through_pointers_search_the_same(puct: bool) -> None:
+    """A bundle with ``pointers``: the loop compiles from the kernels' types alone (no
+    kernel compiled by it), and then searches exactly as the bundle whose code the loop
+    links (the same tree, visit for visit)."""
+    k = _fresh_nim(pointers=True)
+    m = MCTS(k, capacity=1 << 16, explore=0.5, puct=puct)
+    m.compile_loop(CTX, nim(10), nim(10))
+    assert not any(f.overloads for f in k[:6])  # the loop alone
+    r = m.search(CTX, nim(10), nim(10), Limit(nodes=3000))
+    assert all(f.overloads for f in k[:6])
+    linked = MCTS(NIM, capacity=1 << 16, explore=0.5, puct=puct)
+    r2 = linked.search(CTX, nim(10), nim(10), Limit(nodes=3000))
+    assert r.move == r2.move == 2 and r.playouts == r2.playouts == 3000
+    used = m.nodes
+    assert used == linked.nodes > 10
+    assert np.array_equal(m._ist[:used], linked._ist[:used])
+    assert np.array_equal(m._fs[:used], linked._fs[:used])
+
+
+@kernel
+def nim_to_move_float(ctx: Any, st: Any) -> float:
+    return float(st[1])
+
+
+def test_a_pointer_kernel_of_another_type_is_refused() -> None:
+    """A kernel whose compiled return type is not the contract's would be called wrongly
+    through its pointer: the search refuses it, naming it, before anything runs."""
+    k = _fresh_nim(pointers=True)._replace(to_move=nim_to_move_float)
+    m = MCTS(k, capacity=1 << 10)
+    with pytest.raises(TypeError, match="the to_move kernel returns float64"):
+        m.search(CTX, nim(5), nim(5), Limit(nodes=10))

@@ -94,6 +94,15 @@ thread that meets such a node plays out from it), which takes its children's roo
 atomic add, writes them, then publishes the node's child count and, last, its first child
 with a sequentially consistent exchange. Nothing waits on a lock.
 
+**Pointers** (:attr:`MctsKernels.pointers`): numba compiles a call to a compiled function
+by linking the callee's code into the caller's, so the loop's compile optimises and emits
+machine code for the whole game again (every game's MCTS bundle, and Go's priors and
+playouts). A bundle that sets ``pointers`` is handed to the loop as function pointers of
+the contract's signatures (:data:`KERNEL_RETURNS`): the loop links nothing of the game,
+its compile can happen before the kernels' and beside them (Go's first move compiles it
+in a helper process), and a call costs an indirect jump — a playout, an expansion, a move
+down the tree, not an inner loop.
+
 The compiled loop releases the GIL and polls the stop flag every 16 playouts (a
 :class:`~banmen.search.limits.Deadline` sets it for time limits); ``Limit(nodes=N)``
 counts playouts. The driver runs it in slices of about a quarter second to report
@@ -113,7 +122,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+import numba
 import numpy as np
+from numba import types
+from numba.core.types import FunctionType
 
 from banmen._atomic import atomic_add, atomic_add2, atomic_cas2, atomic_store2
 from banmen._bits import stable_order
@@ -150,6 +162,19 @@ C_KEEP = 12  #: ... besides the kernels' first moves, kept first (MctsKernels.ke
 C_AMAF = 13  #: 1: AMAF statistics are gathered (MctsKernels.amaf)
 C_PUCT = 14  #: 1: PUCT selection and leaf values (module docstring); 0: UCT-RAVE, playouts
 C_LEN = 15
+
+#: what each kernel of the contract returns (module docstring), as numba types: the
+#: signatures of a bundle's function pointers (:attr:`MctsKernels.pointers`)
+KERNEL_RETURNS: dict[str, Any] = {
+    "copy": types.none,
+    "to_move": types.int64,
+    "expand": types.int64,
+    "play": types.none,
+    "playout": types.Tuple((types.float64, types.int64)),
+    "evaluate": types.float64,
+    "prior": types.none,
+    "value": types.Tuple((types.float64, types.int64)),
+}
 
 # fpar[] slots: the loop's float parameters
 FP_EQUIV, FP_EXPLORE, FP_VLOSS, FP_CPUCT, FP_FPU = range(5)
@@ -218,6 +243,11 @@ class MctsKernels(NamedTuple):
     move_limit: int = 0  #: moves are below this (the AMAF tables' size; 0: ``max_moves``)
     amaf: bool = True  #: a move means the same wherever it is played: gather AMAF
     keep_first: int = 0  #: ``expand``'s first moves, kept first by progressive widening
+    #: the compiled loop calls the kernels through function pointers (numba's first-class
+    #: functions) instead of linking their code into its own: its compile is then the
+    #: loop's alone, and needs only the kernels' types (:meth:`MCTS.compile_loop`). Only
+    #: for kernels that raise nothing: an exception inside one is printed, not raised.
+    pointers: bool = False
 
     def complete(self) -> MctsKernels:
         """The bundle with its defaults filled in (what the compiled loop is given)."""
@@ -671,6 +701,8 @@ class MCTS:
         self.ctl[C_PUCT] = int(puct)
         self.widen = widen
         self._bufs = [self._buffers() for _ in range(threads)]  # each thread's own
+        #: the loop's compiled entry points by argument types (MctsKernels.pointers)
+        self._entries: dict[Any, tuple[Any, Any]] = {}
         self.clear()
 
     @property
@@ -846,9 +878,11 @@ class MCTS:
                         dtype=np.float64)  # fmt: skip
         self.ctl[C_STOPPED] = 0
 
+        run = self._loop(ctx, root, states[0], stop)[0] if k.pointers else _run
+
         def work(t: int) -> None:
-            _run(k, ctx, root, states[t], self._fs, self._ist, self.ctl, fpar, stop,
-                 self._bufs[t], par)  # fmt: skip
+            run(k, ctx, root, states[t], self._fs, self._ist, self.ctl, fpar, stop,
+                self._bufs[t], par)  # fmt: skip
 
         pool = [threading.Thread(target=work, args=(t,), daemon=True)
                 for t in range(1, self.threads)]  # fmt: skip
@@ -858,11 +892,75 @@ class MCTS:
         for th in pool:
             th.join()
 
+    def _signatures(self, ctx: Any, root: Any, st: Any, stop: Any) -> tuple[Any, Any, Any]:
+        """The compiled loop's and the expansion's argument types for these states, with
+        the kernels as function pointers (:attr:`MctsKernels.pointers`), and each kernel's
+        argument types by name."""
+        T = numba.typeof
+        b = self._bufs[0]
+        c, r, s, i64 = T(ctx), T(root), T(st), types.int64
+        args = {
+            "copy": (c, r, s), "to_move": (c, s), "expand": (c, s, T(b.moves), T(b.pn), T(b.pw)),
+            "play": (c, s, i64), "playout": (c, s, T(b.seq), T(b.seqc)), "evaluate": (c, s),
+            "prior": (c, s, T(b.moves), i64, T(b.pn), T(b.pw), T(b.pp)),
+            "value": (c, s, T(b.seq), T(b.seqc)),
+        }  # fmt: skip
+        fields = [FunctionType(KERNEL_RETURNS[name](*args[name])) if name in args else T(v)
+                  for name, v in zip(self.kernels._fields, self.kernels, strict=True)]  # fmt: skip
+        kt = types.NamedTuple(fields, MctsKernels)
+        bt, fs, ist, ctl = T(b), T(self._fs), T(self._ist), T(self.ctl)
+        run = (kt, c, r, s, fs, ist, ctl, T(np.zeros(5)), T(stop), bt, types.boolean)
+        expand = (kt, c, r, fs, ist, ctl, i64, bt, types.boolean)
+        return run, expand, args
+
+    def compile_loop(self, ctx: Any, root: Any, st: Any) -> None:
+        """Compile (or load) the loop for a bundle with :attr:`MctsKernels.pointers` and
+        these states, without compiling any kernel (a helper process can do it while
+        another compiles the game's kernels); with tree reuse's copy."""
+        run, expand, _ = self._signatures(ctx, root, st, StopFlag().array)
+        _run.compile(run)
+        _expand_node.compile(expand)
+        T = numba.typeof
+        _compact.compile((T(self._fs), T(self._ist), T(self._fs2), T(self._ist2),
+                          T(self._old_of), types.int64))  # fmt: skip
+
+    def compile_kernels(self, ctx: Any, root: Any, st: Any) -> None:
+        """Compile (or load) a :attr:`MctsKernels.pointers` bundle's kernels for these
+        states, and not the loop (:meth:`compile_loop`)."""
+        self._compile_kernels(self._signatures(ctx, root, st, StopFlag().array)[2])
+
+    def _compile_kernels(self, args: dict[str, Any]) -> None:
+        for name, argtypes in args.items():
+            fn = getattr(self.kernels, name)
+            fn.compile(argtypes)
+            ret = fn.overloads[argtypes].signature.return_type
+            if ret != KERNEL_RETURNS[name]:
+                raise TypeError(f"the {name} kernel returns {ret}, the search expects "
+                                f"{KERNEL_RETURNS[name]}")  # fmt: skip
+
+    def _loop(self, ctx: Any, root: Any, st: Any, stop: Any) -> tuple[Any, Any]:
+        """The loop and the expansion compiled for :attr:`MctsKernels.pointers` (their
+        entry points), each kernel compiled for its signature and its return type checked
+        against the contract's (a pointer of another type would be called wrongly)."""
+        run, expand, args = self._signatures(ctx, root, st, stop)
+        got = self._entries.get(run)
+        if got is None:
+            self._compile_kernels(args)
+            _run.compile(run)
+            _expand_node.compile(expand)
+            got = self._entries[run] = (
+                _run.overloads[run].entry_point,
+                _expand_node.overloads[expand].entry_point,
+            )
+        return got
+
     def expand_root(self, ctx: Any, root: Any) -> int:
         """Give the root its children if it has none yet; returns how many it has (0: the
         game is over)."""
         if self._ist[0, I_FIRST] == UNEXPANDED:
-            n = _expand_node(
+            expand = (self._loop(ctx, root, root, StopFlag().array)[1] if self.kernels.pointers
+                      else _expand_node)  # fmt: skip
+            n = expand(
                 self.kernels, ctx, root, self._fs, self._ist, self.ctl, 0, self._bufs[0], False
             )
             if n < 0:  # pragma: no cover - the root always fits after clear()

@@ -548,11 +548,11 @@ def test_puct_plays_go_and_beats_random() -> None:
 def test_warm_up_hands_the_estimate_to_a_helper_before_compiling_the_search(
     monkeypatch: Any, threads: int
 ) -> None:
-    """The dead-stone estimate goes to a helper process first (banmen.warm.beside, while
-    the search is cold), then the search is ensured, then the estimate (loaded, or waited
-    for)."""
+    """The dead-stone estimate and the search's loop go to a helper process first
+    (banmen.warm.beside, while the search is cold), then the search is ensured, then the
+    estimate (loaded, or waited for)."""
     import banmen.games.go.engine as E
-    from banmen.games.go.sets import SCORING, SEARCH, THREADS
+    from banmen.games.go.sets import LOOP, SCORING, SEARCH, THREADS
 
     calls: list[tuple[str, ...]] = []
     monkeypatch.setattr(E, "beside", lambda *sets, while_: calls.append(
@@ -560,4 +560,29 @@ def test_warm_up_hands_the_estimate_to_a_helper_before_compiling_the_search(
     monkeypatch.setattr(E, "ensure", lambda ks: calls.append(("ensure", ks.id)) or False)
     GoEngine(threads=threads).warm_up()
     search = (SEARCH if threads == 1 else THREADS).id
-    assert calls == [("beside", SCORING.id, search), ("ensure", search), ("ensure", SCORING.id)]
+    assert calls == [
+        ("beside", SCORING.id, LOOP.id, search),
+        ("ensure", search),
+        ("ensure", SCORING.id),
+    ]
+
+
+def test_the_search_through_pointers_is_the_linked_search() -> None:
+    """Go's kernels are called through function pointers (``MctsKernels.pointers``: the
+    loop's compile links none of Go's code); the same search with the loop linking them
+    grows the same tree, visit for visit, from a middle-game position."""
+    board = Board(9)
+    for name in ("E5", "C3", "G7", "C7", "G3", "D5", "E3", "F4"):
+        board.push(board.parse_move(name))
+    trees = []
+    for pointers in (True, False):
+        engine = GoEngine(seed=3, capacity=1 << 16)
+        assert engine.search.kernels.pointers
+        engine.search.kernels = engine.search.kernels._replace(pointers=pointers)
+        r = engine.think(board, Limit(nodes=2_000))
+        used = engine.search.nodes
+        trees.append((r.move, used, engine.search._ist[:used].copy(),
+                      engine.search._fs[:used].copy()))  # fmt: skip
+    (m1, n1, i1, f1), (m2, n2, i2, f2) = trees
+    assert m1 == m2 and n1 == n2 > 100
+    assert np.array_equal(i1, i2) and np.array_equal(f1, f2)

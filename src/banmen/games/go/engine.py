@@ -77,7 +77,7 @@ from banmen.games.go.estimate import estimate_dead
 from banmen.games.go.features import Weights
 from banmen.games.go.game import RESIGN_NAME, Game, board_of
 from banmen.games.go.scoring import capturing_move
-from banmen.games.go.sets import SCORING, SEARCH, THREADS
+from banmen.games.go.sets import LOOP, SCORING, SEARCH, THREADS
 from banmen.search.limits import Limit, StopFlag
 from banmen.search.mcts import MCTS, MctsInfo, MctsResult
 from banmen.warm import beside, ensure
@@ -260,9 +260,10 @@ class GoEngine(Engine[Board | Game]):
 
     def warm_up(self) -> None:
         """Load (or compile, the first time ever) the search and the tree reuse now (the
-        dead-stone estimate in a second process meanwhile: :func:`banmen.warm.beside`)."""
+        dead-stone estimate, then the search's loop, in a second process meanwhile:
+        :func:`banmen.warm.beside`)."""
         search = SEARCH if self.threads == 1 else THREADS
-        beside(SCORING, while_=search)
+        beside(SCORING, LOOP, while_=search)
         ensure(search)
         ensure(SCORING)  # (its moves after a pass count the board: estimate_dead)
 
@@ -509,9 +510,25 @@ def _load_search(threads: int = 1) -> None:
     moves, pn, pw = np.zeros(k.max_moves, np.int64), np.zeros(k.max_moves), np.zeros(k.max_moves)
     k.expand(engine._context(board), board.position.copy().arrays(), moves, pn, pw)
     ensure(SCORING)
+    # then the other kernels (the playouts' code from the estimate's cache), and the loop
+    # that calls them through pointers (compiled apart: a helper may have it by now)
+    ctx, root, scratch = engine._prepare(board)
+    engine.search.compile_kernels(ctx, root, scratch[0] if threads > 1 else scratch)
+    ensure(LOOP)
     for _ in range(3):
         r = engine.think(board, Limit(nodes=64))
         board.push(board.parse_move(r.move or "pass"))
+
+
+def _load_loop() -> None:
+    """The search's loop (:meth:`MCTS.compile_loop <banmen.search.mcts.MCTS.compile_loop>`)
+    for Go's kernels, from the types of a position alone: nothing of Go compiles with it,
+    so a helper process can do it while another compiles the rules and the priors."""
+    engine = GoEngine(capacity=1 << 14)
+    s = K.MAX_SIZE + 2
+    pos = K.Position(np.zeros(s * s, np.int8), np.zeros(8 * s * s, np.int32),
+                     np.zeros(K.META_LEN, np.int64))  # fmt: skip
+    engine.search.compile_loop(policy.context(9, 7.5), pos.copy().arrays(), pos.arrays())
 
 
 def _load_threads() -> None:

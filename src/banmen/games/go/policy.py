@@ -622,4 +622,5 @@ def kernels() -> MctsKernels:
         go_copy, go_to_move, go_expand, go_play, go_playout, go_evaluate,
         max_moves=s * s, max_playout=3 * MAX_SIZE * MAX_SIZE + 20, amaf_skip=PASS,
         keep_first=1,  # the pass, which go_expand puts first
+        pointers=True,  # the loop's compile links none of Go's code (compiled beside it)
     )  # fmt: skip

@@ -9,6 +9,9 @@ RULES = KernelSet("go", "rules", "the Go rules", f"{_P}.game:_load_rules", estim
                   board=True)  # fmt: skip
 #: the Monte-Carlo tree search (every ``mcts`` player and the analysis)
 SEARCH = KernelSet("go", "search", "the Go search", f"{_P}.engine:_load_search", estimate=30)
+#: the search's loop, compiled for Go's kernels' types alone (they are called through
+#: pointers: banmen.search.mcts's ``MctsKernels.pointers``), beside the rest
+LOOP = KernelSet("go", "loop", "the Go search's loop", f"{_P}.engine:_load_loop", estimate=5)
 #: the dead-stone estimate of a count, and the analysis's ownership (playout policy)
 SCORING = KernelSet("go", "scoring", "the Go dead-stone estimate", f"{_P}.game:_load_scoring",
                     estimate=10, board=True)  # fmt: skip
@@ -29,4 +32,4 @@ TREE = KernelSet("go", "mcts", "the generic tree search over Go's rules contract
 DFPN = KernelSet("go", "dfpn", "the Go df-pn prover", f"{_P}:_load_dfpn", estimate=20,
                  default=False)  # fmt: skip
 
-KERNEL_SETS = (RULES, SEARCH, SCORING, THREADS, ALPHABETA, TREE, DFPN)
+KERNEL_SETS = (RULES, SEARCH, LOOP, SCORING, THREADS, ALPHABETA, TREE, DFPN)
