@@ -72,7 +72,7 @@ def test_two_threads_keep_the_tree_exact(vloss: float) -> None:
     """After a search with two threads, every node's visits (with the prior's one virtual
     visit) equal its real visits plus one — no update lost, no virtual loss left — and
     each expanded node's visits are its children's plus the simulations that stopped at
-    it before it had children (at most a few)."""
+    it before it had children."""
     m, r = _search(2, 41, 40_000, virtual_loss=vloss)
     assert r.playouts == 40_000 and r.stopped_by == "nodes"
     used = m.nodes
@@ -89,7 +89,9 @@ def test_two_threads_keep_the_tree_exact(vloss: float) -> None:
     expanded = first >= 0
     early = ist[expanded, I_VISITS] - kids_visits[expanded]
     assert early[0] == 0  # the root was expanded before the threads started
-    assert early.min() >= 0 and early.max() <= 2 * 4 + 2  # threshold, and a race or two
+    # (no upper bound: while one thread expands a node the other plays out from it, as
+    # many times as the scheduler lets it — on a busy machine, hundreds)
+    assert early.min() >= 0
     assert np.all(first[~expanded] < 0) and not np.any(first == -3)  # none left half-made
     assert UNEXPANDED == -1
 
