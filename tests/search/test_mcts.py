@@ -245,3 +245,20 @@ def test_a_pointer_kernel_of_another_type_is_refused() -> None:
     m = MCTS(k, capacity=1 << 10)
     with pytest.raises(TypeError, match="the to_move kernel returns float64"):
         m.search(CTX, nim(5), nim(5), Limit(nodes=10))
+
+
+@kernel
+def nim_play_refusing(ctx: Any, st: Any, m: int) -> None:
+    if st[0] < 3:
+        raise ValueError("a heap of fewer than three stones")
+    st[0] -= m
+    st[1] = 3 - st[1]
+
+
+def test_a_kernels_exception_through_a_pointer_reaches_the_caller() -> None:
+    """The loop calls a pointer bundle's kernel through its own entry (not a C wrapper
+    that would print the exception and go on with garbage): the search raises it."""
+    k = _fresh_nim(pointers=True)._replace(play=nim_play_refusing)
+    m = MCTS(k, capacity=1 << 12)
+    with pytest.raises(ValueError, match="fewer than three stones"):
+        m.search(CTX, nim(6), nim(6), Limit(nodes=200))

@@ -245,8 +245,9 @@ class MctsKernels(NamedTuple):
     keep_first: int = 0  #: ``expand``'s first moves, kept first by progressive widening
     #: the compiled loop calls the kernels through function pointers (numba's first-class
     #: functions) instead of linking their code into its own: its compile is then the
-    #: loop's alone, and needs only the kernels' types (:meth:`MCTS.compile_loop`). Only
-    #: for kernels that raise nothing: an exception inside one is printed, not raised.
+    #: loop's alone, and needs only the kernels' types (:meth:`MCTS.compile_loop`). A
+    #: kernel's exception still reaches the caller (numba calls the kernel's own entry
+    #: through the pointer, not its C wrapper).
     pointers: bool = False
 
     def complete(self) -> MctsKernels:
@@ -703,6 +704,7 @@ class MCTS:
         self._bufs = [self._buffers() for _ in range(threads)]  # each thread's own
         #: the loop's compiled entry points by argument types (MctsKernels.pointers)
         self._entries: dict[Any, tuple[Any, Any]] = {}
+        self._seen: list[tuple[Any, Any] | None] = [None] * 4  # (_loop's arguments' types)
         self.clear()
 
     @property
@@ -941,18 +943,28 @@ class MCTS:
     def _loop(self, ctx: Any, root: Any, st: Any, stop: Any) -> tuple[Any, Any]:
         """The loop and the expansion compiled for :attr:`MctsKernels.pointers` (their
         entry points), each kernel compiled for its signature and its return type checked
-        against the contract's (a pointer of another type would be called wrongly)."""
-        run, expand, args = self._signatures(ctx, root, st, stop)
-        got = self._entries.get(run)
+        against the contract's (a pointer of another type would be called wrongly). Found
+        by the arguments' numba types, each remembered for the object last seen in its
+        place (typing a tuple of arrays takes ~0.1 ms, building the signatures 1.4 ms: a
+        search's first slice is a few ms)."""
+        key = tuple(self._typed(i, x) for i, x in enumerate((ctx, root, st, stop)))
+        got = self._entries.get(key)
         if got is None:
+            run, expand, args = self._signatures(ctx, root, st, stop)
             self._compile_kernels(args)
             _run.compile(run)
             _expand_node.compile(expand)
-            got = self._entries[run] = (
+            got = self._entries[key] = (
                 _run.overloads[run].entry_point,
                 _expand_node.overloads[expand].entry_point,
             )
         return got
+
+    def _typed(self, place: int, x: Any) -> Any:
+        seen = self._seen[place]
+        if seen is None or seen[0] is not x:
+            seen = self._seen[place] = (x, numba.typeof(x))
+        return seen[1]
 
     def expand_root(self, ctx: Any, root: Any) -> int:
         """Give the root its children if it has none yet; returns how many it has (0: the
