@@ -10,11 +10,13 @@ import threading
 from collections.abc import Callable
 
 import numpy as np
+import pytest
 from dfpn_graph import GRAPH, graph_ctx, graph_state
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_dfpn import oracle, random_graph
 
+from banmen._jit import kernel
 from banmen.search import dfpn
 from banmen.search.dfpn import INF, DfPn, hand_ge
 from banmen.search.limits import Limit, StopFlag
@@ -335,3 +337,53 @@ def test_bounds_in_any_order_agree_with_the_futility_rule(
             if r == INF:
                 continue  # unbounded: every drop counts (no futility test there)
             assert res.status == ("proved" if win(0, r) else "disproved"), (children, bounds, r)
+
+
+# ---------------------------------------------------------------- kernels through pointers
+
+_ALL = tuple(dfpn.KERNEL_SIGNATURES)
+
+
+def _fresh_graph(**kw: object) -> dfpn.Kernels:
+    """GRAPH's kernels as new dispatchers (nothing compiled in this process yet)."""
+    fresh: dict[int, object] = {}
+    fns = [fresh.setdefault(id(f), kernel(_nrt=False)(f.py_func)) for f in GRAPH[:12]]
+    return dfpn.Kernels(*fns, max_moves=GRAPH.max_moves, **kw)  # type: ignore[arg-type]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 8), st.integers(2, 8))
+def test_kernels_through_pointers_prove_the_same(seed: int, n_or: int, n_and: int) -> None:
+    """Every kernel called through a pointer (``Kernels.pointers``): the same answers, the
+    same lengths, node for node, as the node function that links them."""
+    children = random_graph(random.Random(seed), n_or, n_and, 2)
+    ctx = graph_ctx(children, True, True, True)
+    linked = DfPn(GRAPH, ctx, hash_mb=1, workspace=1 << 14)
+    pointed = DfPn(GRAPH._replace(pointers=_ALL), ctx, hash_mb=1, workspace=1 << 14)
+    for root in sorted(n for n in children if n % 2 == 0):
+        a, b = linked.prove(graph_state(root)), pointed.prove(graph_state(root))
+        assert (a.status, a.length) == (b.status, b.length), (children, root)
+        assert linked.nodes == pointed.nodes
+
+
+def test_the_node_function_compiles_without_its_pointer_kernels() -> None:
+    k = _fresh_graph(pointers=_ALL)
+    s = DfPn(k, graph_ctx({0: [1], 1: []}), hash_mb=1, workspace=1 << 14)
+    s.compile_node(graph_state(0))
+    assert not any(f.overloads for f in k[:12])  # type: ignore[attr-defined]
+    assert s.prove(graph_state(0)).status == "proved"  # OR 0 -> AND 1, which has no reply
+    assert all(f.overloads for f in k[:12])  # type: ignore[attr-defined]
+
+
+@kernel(_nrt=False)
+def _and_need_float(ctx, st):  # type: ignore[no-untyped-def]
+    return 0.0
+
+
+def test_a_pointer_kernel_of_another_type_is_refused() -> None:
+    """A kernel whose return type is not the contract's would be called wrongly through
+    its pointer: refused, naming it, before anything runs."""
+    k = _fresh_graph(pointers=_ALL)._replace(and_need=_and_need_float)
+    s = DfPn(k, graph_ctx({0: [1], 1: []}), hash_mb=1, workspace=1 << 14)
+    with pytest.raises(TypeError, match="the and_need kernel returns float64"):
+        s.prove(graph_state(0))

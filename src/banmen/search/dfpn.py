@@ -80,7 +80,8 @@ from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
-from numba import types
+from numba import typeof, types
+from numba.core.types import FunctionType
 
 from banmen._bits import prefetch
 from banmen._fields import IntAt
@@ -167,6 +168,31 @@ class Kernels(NamedTuple):
     hand_delta: Any
     and_need: Any
     max_moves: int  #: the most moves any position can have (a buffer's size)
+    #: the kernels the node function calls through function pointers (numba's first-class
+    #: functions of :data:`KERNEL_SIGNATURES`) instead of linking their code into its own,
+    #: by name: it then compiles without them (:meth:`DfPn.compile_node`), beside them. The
+    #: big ones (move generation), where a call costs nothing; a small one called at
+    #: every node (a key, a move) is faster inlined
+    pointers: tuple[str, ...] = ()
+
+
+_BUF = types.Array(types.int64, 1, "C")
+#: each kernel's arguments after ``(ctx, st)`` and its return type, as numba types: the
+#: signatures of a bundle's function pointers (:attr:`Kernels.pointers`)
+KERNEL_SIGNATURES: dict[str, tuple[tuple[Any, ...], Any]] = {
+    "or_moves": ((_BUF,), types.int64),
+    "and_moves": ((_BUF,), types.int64),
+    "play": ((types.int64,), types.none),
+    "undo": ((), types.none),
+    "key": ((), types.int64),
+    "hand": ((), types.int64),
+    "outcome": ((), types.int64),
+    "quick_win": ((_BUF, types.int64), types.int64),
+    "group": ((types.int64,), types.int64),
+    "futile_replies": ((_BUF,), types.int64),
+    "hand_delta": ((types.int64,), types.UniTuple(types.int64, 2)),
+    "and_need": ((), types.int64),
+}
 
 
 # --------------------------------------------------------------------------- hands
@@ -1200,8 +1226,43 @@ class DfPn:
     def _fn(self, name: str, dispatcher: Any, args: tuple[Any, ...]) -> Callable[..., Any]:
         fn = self._fns.get(name)
         if fn is None:
-            fn = self._fns[name] = bound(dispatcher, *args)
+            if dispatcher is _mid and self.kernels.pointers:
+                self.compile_kernels(args[13])
+                sig = self._node_signature(args)
+                _mid.compile(sig)
+                fn = self._fns[name] = _mid.overloads[sig].entry_point
+            else:
+                fn = self._fns[name] = bound(dispatcher, *args)
         return fn
+
+    def _node_signature(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        """``_mid``'s argument types for ``args`` with the kernels as function pointers."""
+        c, s = typeof(args[12]), typeof(args[13])
+        kernels = tuple(
+            FunctionType(ret(c, s, *more)) if name in self.kernels.pointers else typeof(fn)
+            for (name, (more, ret)), fn in zip(KERNEL_SIGNATURES.items(), args[:12], strict=True)
+        )
+        return (*kernels, *(typeof(a) for a in args[12:]))
+
+    def compile_kernels(self, st: npt.NDArray[np.int64]) -> None:
+        """Compile (or load) the kernels a bundle calls through pointers
+        (:attr:`Kernels.pointers`) for this state's type, each checked against its
+        contract's return type (a pointer of another type would be called wrongly)."""
+        c, s = typeof(self.ctx), typeof(st)
+        for name in self.kernels.pointers:
+            more, ret = KERNEL_SIGNATURES[name]
+            fn = getattr(self.kernels, name)
+            fn.compile((c, s, *more))
+            got = types.unliteral(fn.overloads[(c, s, *more)].signature.return_type)
+            if got != ret:
+                raise TypeError(f"the {name} kernel returns {got}, df-pn expects {ret}")
+
+    def compile_node(self, st: npt.NDArray[np.int64]) -> None:
+        """Compile (or load) the node function for this state's type without compiling the
+        kernels it calls through pointers (:attr:`Kernels.pointers`): a helper process can
+        do it while another compiles them."""
+        args = (*self._args(st), False, INF, INF, 0, 0, 0, False, 0, 0, 0)
+        _mid.compile(self._node_signature(args))
 
     def session(self, fn: Callable[[], T]) -> T:
         """``fn()`` — which proves, looks up, reads lines — run in one search thread with a

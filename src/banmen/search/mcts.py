@@ -935,7 +935,7 @@ class MCTS:
         for name, argtypes in args.items():
             fn = getattr(self.kernels, name)
             fn.compile(argtypes)
-            ret = fn.overloads[argtypes].signature.return_type
+            ret = types.unliteral(fn.overloads[argtypes].signature.return_type)
             if ret != KERNEL_RETURNS[name]:
                 raise TypeError(f"the {name} kernel returns {ret}, the search expects "
                                 f"{KERNEL_RETURNS[name]}")  # fmt: skip

@@ -26,7 +26,26 @@ __all__ = ["KERNELS", "CompiledBackend"]
 KERNELS = Kernels(
     K.gen_checks, K.gen_legal, K.play, K.undo, K.key, K.hand, K.outcome, K.quick_win,
     K.group, K.futile_replies, K.hand_delta, K.and_need, max_moves=K.MAX_MOVES,
+    # the node function compiles apart from the move generators (beside them)
+    pointers=("or_moves", "and_moves", "quick_win", "futile_replies", "and_need"),
 )  # fmt: skip
+
+
+def _solver() -> DfPn:
+    return DfPn(KERNELS, K.CTX, hash_mb=1, workspace=1 << 10)
+
+
+def compile_kernels() -> None:
+    """Compile (or load) the solver's kernels (the node function calls them through
+    pointers: :data:`KERNELS`)."""
+    _solver().compile_kernels(np.zeros(1, dtype=np.int64))
+
+
+def _load_node() -> None:
+    """The ``node`` kernel set: df-pn's node function for shogi's kernels' types, and not
+    the kernels (:meth:`DfPn.compile_node <banmen.search.dfpn.DfPn.compile_node>`): a
+    helper process compiles it while the solver's process compiles the kernels."""
+    _solver().compile_node(np.zeros(1, dtype=np.int64))
 
 
 #: plies of the position's stack kept free below the deepest search node (see _room)

@@ -6,4 +6,9 @@ from banmen.warm import KernelSet
 MATE = KernelSet("shogi", "mate", "the shogi mate solver", "banmen.games.shogi.tsume:_load_mate",
                  estimate=35)  # fmt: skip
 
-KERNEL_SETS = (MATE,)
+#: df-pn's node function alone, compiled for shogi's kernels' types (they are called
+#: through pointers: banmen.search.dfpn's ``Kernels.pointers``), beside the rest
+NODE = KernelSet("shogi", "node", "the shogi mate solver's node function",
+                 "banmen.games.shogi.compiled:_load_node", estimate=10)  # fmt: skip
+
+KERNEL_SETS = (MATE, NODE)

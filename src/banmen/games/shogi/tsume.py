@@ -34,12 +34,12 @@ from typing import Any, Literal, Protocol
 
 import cshogi
 
-from banmen.games.shogi.compiled import CompiledBackend
+from banmen.games.shogi.compiled import CompiledBackend, compile_kernels
 from banmen.games.shogi.formats import normalize_sfen, parse_sfen
-from banmen.games.shogi.sets import MATE
+from banmen.games.shogi.sets import MATE, NODE
 from banmen.search.limits import Limit, StopFlag
 from banmen.search.proof import INF, ProofResult, Unknown
-from banmen.warm import ensure
+from banmen.warm import beside, ensure
 
 __all__ = ["TsumeResult", "solve", "warm_up", "Progress", "Backend", "BackendFactory"]
 
@@ -125,12 +125,18 @@ _WARM_UP_SFEN = "3sks3/9/4+P4/9/9/9/9/9/9 b 2G2r2b2g2s4n4l17p 1"
 
 
 def _load_mate() -> None:
+    # the kernels first, then the node function that calls them through pointers (which a
+    # helper process may be compiling meanwhile: warm_up), then a solve
+    compile_kernels()
+    ensure(NODE)
     _solve_problem(_WARM_UP_SFEN, None, None, None, 1, None)
 
 
 def warm_up() -> None:
     """Load the solver's code now (or compile it, the first time ever: :data:`MATE`)
-    rather than in the first solve."""
+    rather than in the first solve; the node function in a second process meanwhile:
+    :func:`banmen.warm.beside`)."""
+    beside(NODE, while_=MATE)
     ensure(MATE)
 
 
