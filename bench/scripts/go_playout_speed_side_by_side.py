@@ -16,13 +16,9 @@ The trees' order is reversed every other round. One JSON line per run.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from _rows import record
+from _rows import child_json, record, trees_in_turn
 
 _CHILD = r"""
 import json, time
@@ -63,14 +59,9 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    trees = [t.split("=", 1) for t in args.tree]
-    for rnd in range(args.rounds):
-        for name, src in trees if rnd % 2 == 0 else trees[::-1]:
-            env = {**os.environ, "PYTHONPATH": str(Path(src).resolve())}
-            p = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True,
-                               text=True, check=True)  # fmt: skip
-            speeds = json.loads(p.stdout.splitlines()[-1])
-            record({"tree": name, "playouts_per_cpu_second": speeds}, args.out)
+    for name, src in trees_in_turn(args.tree, args.rounds):
+        speeds = child_json(src, _CHILD)
+        record({"tree": name, "playouts_per_cpu_second": speeds}, args.out)
 
 
 if __name__ == "__main__":

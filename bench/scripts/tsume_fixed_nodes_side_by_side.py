@@ -12,13 +12,9 @@ reversed every other round. One JSON line per run.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from _rows import record
+from _rows import child_json, record, trees_in_turn
 
 _CHILD = r"""
 import json, time
@@ -47,14 +43,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
-    trees = [t.split("=", 1) for t in args.tree]
-    for rnd in range(args.rounds):
-        for name, src in trees if rnd % 2 == 0 else trees[::-1]:
-            env = {**os.environ, "PYTHONPATH": str(Path(src).resolve())}
-            out = subprocess.run([sys.executable, "-c", _CHILD], env=env, check=True,
-                                 capture_output=True, text=True).stdout  # fmt: skip
-            rec = json.loads(out.strip().splitlines()[-1])
-            record({"tree": name, **rec}, args.out)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    for name, src in trees_in_turn(args.tree, args.rounds):
+        record({"tree": name, **child_json(src, _CHILD)}, args.out)
 
 
 if __name__ == "__main__":

@@ -109,7 +109,7 @@ from numba.core.errors import NumbaWarning
 
 from banmen._flock import flock
 
-__all__ = ["njit", "kernel", "bound"]
+__all__ = ["njit", "kernel", "bound", "compile_returning"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -771,3 +771,16 @@ def bound(dispatcher: Any, *args: Any) -> Callable[..., Any]:
     compiled = dispatcher.overloads.get(sig)
     fn: Callable[..., Any] = dispatcher if compiled is None else compiled.entry_point
     return fn
+
+
+def compile_returning(
+    dispatcher: Any, argtypes: tuple[Any, ...], returns: Any, name: str, caller: str
+) -> None:
+    """Compile (or load) ``dispatcher`` for ``argtypes`` and check that it returns
+    ``returns`` (a literal counts as its type): a search calling it through a function
+    pointer of that signature would otherwise call it wrongly. The error names it
+    (``name``: "the play kernel") and who expected otherwise (``caller``: "df-pn")."""
+    dispatcher.compile(argtypes)
+    got = types.unliteral(dispatcher.overloads[argtypes].signature.return_type)  # type: ignore[no-untyped-call]
+    if got != returns:
+        raise TypeError(f"{name} returns {got}, {caller} expects {returns}")

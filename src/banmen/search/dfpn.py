@@ -85,7 +85,7 @@ from numba.core.types import FunctionType
 
 from banmen._bits import prefetch
 from banmen._fields import IntAt
-from banmen._jit import bound, njit
+from banmen._jit import bound, compile_returning, njit
 from banmen.search.limits import STOP_TIME, Deadline, Limit, StopFlag
 from banmen.search.proof import INF, ProofResult
 
@@ -1251,11 +1251,8 @@ class DfPn:
         c, s = typeof(self.ctx), typeof(st)
         for name in self.kernels.pointers:
             more, ret = KERNEL_SIGNATURES[name]
-            fn = getattr(self.kernels, name)
-            fn.compile((c, s, *more))
-            got = types.unliteral(fn.overloads[(c, s, *more)].signature.return_type)
-            if got != ret:
-                raise TypeError(f"the {name} kernel returns {got}, df-pn expects {ret}")
+            compile_returning(getattr(self.kernels, name), (c, s, *more), ret,
+                              f"the {name} kernel", "df-pn")  # fmt: skip
 
     def compile_node(self, st: npt.NDArray[np.int64]) -> None:
         """Compile (or load) the node function for this state's type without compiling the

@@ -130,7 +130,7 @@ from numba.core.types import FunctionType
 from banmen._atomic import atomic_add, atomic_add2, atomic_cas2, atomic_store2
 from banmen._bits import stable_order
 from banmen._fields import PerSecond
-from banmen._jit import kernel, njit
+from banmen._jit import compile_returning, kernel, njit
 from banmen.search.limits import STOP_REQUESTED, STOP_TIME, Deadline, Limit, StopFlag
 
 __all__ = ["MctsKernels", "MCTS", "MctsInfo", "MctsResult", "ChildStats", "visit_priors"]
@@ -894,32 +894,37 @@ class MCTS:
         for th in pool:
             th.join()
 
-    def _signatures(self, ctx: Any, root: Any, st: Any, stop: Any) -> tuple[Any, Any, Any]:
-        """The compiled loop's and the expansion's argument types for these states, with
-        the kernels as function pointers (:attr:`MctsKernels.pointers`), and each kernel's
-        argument types by name."""
+    def _kernel_args(self, ctx: Any, root: Any, st: Any) -> dict[str, Any]:
+        """Each kernel's argument types for these states, by name (the contract's)."""
         T = numba.typeof
         b = self._bufs[0]
         c, r, s, i64 = T(ctx), T(root), T(st), types.int64
-        args = {
+        return {
             "copy": (c, r, s), "to_move": (c, s), "expand": (c, s, T(b.moves), T(b.pn), T(b.pw)),
             "play": (c, s, i64), "playout": (c, s, T(b.seq), T(b.seqc)), "evaluate": (c, s),
             "prior": (c, s, T(b.moves), i64, T(b.pn), T(b.pw), T(b.pp)),
             "value": (c, s, T(b.seq), T(b.seqc)),
         }  # fmt: skip
+
+    def _signatures(self, ctx: Any, root: Any, st: Any, stop: Any) -> tuple[Any, Any]:
+        """The compiled loop's and the expansion's argument types for these states, with
+        the kernels as function pointers (:attr:`MctsKernels.pointers`)."""
+        T = numba.typeof
+        args = self._kernel_args(ctx, root, st)
         fields = [FunctionType(KERNEL_RETURNS[name](*args[name])) if name in args else T(v)
                   for name, v in zip(self.kernels._fields, self.kernels, strict=True)]  # fmt: skip
         kt = types.NamedTuple(fields, MctsKernels)
-        bt, fs, ist, ctl = T(b), T(self._fs), T(self._ist), T(self.ctl)
+        c, r, s, i64 = T(ctx), T(root), T(st), types.int64
+        bt, fs, ist, ctl = T(self._bufs[0]), T(self._fs), T(self._ist), T(self.ctl)
         run = (kt, c, r, s, fs, ist, ctl, T(np.zeros(5)), T(stop), bt, types.boolean)
         expand = (kt, c, r, fs, ist, ctl, i64, bt, types.boolean)
-        return run, expand, args
+        return run, expand
 
     def compile_loop(self, ctx: Any, root: Any, st: Any) -> None:
         """Compile (or load) the loop for a bundle with :attr:`MctsKernels.pointers` and
         these states, without compiling any kernel (a helper process can do it while
         another compiles the game's kernels); with tree reuse's copy."""
-        run, expand, _ = self._signatures(ctx, root, st, StopFlag().array)
+        run, expand = self._signatures(ctx, root, st, StopFlag().array)
         _run.compile(run)
         _expand_node.compile(expand)
         T = numba.typeof
@@ -928,17 +933,11 @@ class MCTS:
 
     def compile_kernels(self, ctx: Any, root: Any, st: Any) -> None:
         """Compile (or load) a :attr:`MctsKernels.pointers` bundle's kernels for these
-        states, and not the loop (:meth:`compile_loop`)."""
-        self._compile_kernels(self._signatures(ctx, root, st, StopFlag().array)[2])
-
-    def _compile_kernels(self, args: dict[str, Any]) -> None:
-        for name, argtypes in args.items():
-            fn = getattr(self.kernels, name)
-            fn.compile(argtypes)
-            ret = types.unliteral(fn.overloads[argtypes].signature.return_type)
-            if ret != KERNEL_RETURNS[name]:
-                raise TypeError(f"the {name} kernel returns {ret}, the search expects "
-                                f"{KERNEL_RETURNS[name]}")  # fmt: skip
+        states, each checked against the contract's return type, and not the loop
+        (:meth:`compile_loop`)."""
+        for name, argtypes in self._kernel_args(ctx, root, st).items():
+            compile_returning(getattr(self.kernels, name), argtypes, KERNEL_RETURNS[name],
+                              f"the {name} kernel", "the search")  # fmt: skip
 
     def _loop(self, ctx: Any, root: Any, st: Any, stop: Any) -> tuple[Any, Any]:
         """The loop and the expansion compiled for :attr:`MctsKernels.pointers` (their
@@ -950,8 +949,8 @@ class MCTS:
         key = tuple(self._typed(i, x) for i, x in enumerate((ctx, root, st, stop)))
         got = self._entries.get(key)
         if got is None:
-            run, expand, args = self._signatures(ctx, root, st, stop)
-            self._compile_kernels(args)
+            self.compile_kernels(ctx, root, st)
+            run, expand = self._signatures(ctx, root, st, stop)
             _run.compile(run)
             _expand_node.compile(expand)
             got = self._entries[key] = (
